@@ -1,0 +1,240 @@
+//! The `carnet` command: checks, builds and inspects a carnet directory.
+//!
+//! Exit status: 0 on success, 1 when the content has errors, 2 on usage errors (bad flags,
+//! unknown entity names).
+
+mod init;
+mod list;
+mod show;
+
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use carnet_codegen::{Config, Report};
+use carnet_runtime::Manifest;
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "carnet", version, about = "Check, build and inspect carnet content (markdown agents, skills and toolsets)")]
+struct Cli {
+    /// The carnet directory.
+    #[arg(long, short = 'd', global = true, default_value = "carnet", value_name = "DIR")]
+    dir: PathBuf,
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// When to color diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Scaffold a working carnet directory (agent, skill, toolset); never overwrites a file.
+    Init {
+        /// Where to create it (default: the `--dir` directory).
+        dir: Option<PathBuf>,
+    },
+    /// Report every problem in the content, as source snippets (or JSON).
+    Check,
+    /// Write the manifest JSON (loadable by TS Carnet 0.3.0 and `Manifest::from_json`).
+    Build {
+        /// The file to write (default: `output` of carnet.config.json, else
+        /// `<dir>/carnet.manifest.json`); `-` writes to stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the agent → skills → toolsets → tools tree.
+    List {
+        /// Only this agent.
+        agent: Option<String>,
+        /// 1: agents, 2: + skills, 3: + toolsets, 4: + tools.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=4))]
+        depth: u8,
+    },
+    /// Print one agent, skill, toolset or tool.
+    Show {
+        /// The kind of entity.
+        #[arg(value_enum)]
+        kind: show::Kind,
+        /// Its name.
+        name: String,
+    },
+}
+
+/// An error to report and the status to exit with.
+struct Failure {
+    message: String,
+    status: u8,
+}
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), status: 2 }
+    }
+
+    fn content(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), status: 1 }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            if !failure.message.is_empty() {
+                eprintln!("{}", failure.message.trim_end());
+            }
+            ExitCode::from(failure.status)
+        }
+    }
+}
+
+fn color(cli: &Cli) -> bool {
+    match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    }
+}
+
+/// Checks the directory; prints warnings; fails on errors.
+fn checked(cli: &Cli) -> Result<(Report, Manifest), Failure> {
+    let report = Config::new().dir(&cli.dir).check();
+    if report.has_errors() {
+        return Err(Failure::content(match cli.format {
+            Format::Json => {
+                println!("{}", diagnostics_json(&report));
+                String::new()
+            }
+            Format::Text => report.render(color(cli)),
+        }));
+    }
+    if cli.format == Format::Text && report.warnings().next().is_some() {
+        eprint!("{}", report.render(color(cli)));
+    }
+    let manifest = report.manifest().cloned().expect("no errors means a manifest");
+    Ok((report, manifest))
+}
+
+fn diagnostics_json(report: &Report) -> String {
+    let diagnostics: Vec<_> = report.diagnostics().iter().map(carnet_codegen::Diagnostic::to_json).collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "ok": !report.has_errors(),
+        "errors": report.errors().count(),
+        "warnings": report.warnings().count(),
+        "diagnostics": diagnostics,
+    }))
+    .expect("JSON values serialise")
+}
+
+fn summary(manifest: &Manifest) -> String {
+    let files: usize = manifest.skills.iter().map(|s| s.files.len()).sum();
+    let tools: usize = manifest.toolsets.iter().map(|t| t.tools.len()).sum();
+    format!(
+        "{} agents, {} skills ({} files), {} toolsets, {} tools",
+        manifest.agents.len(),
+        manifest.skills.len(),
+        files,
+        manifest.toolsets.len(),
+        tools
+    )
+}
+
+fn run(cli: &Cli) -> Result<(), Failure> {
+    match &cli.command {
+        Command::Init { dir } => init::run(dir.as_deref().unwrap_or(&cli.dir)).map_err(Failure::content),
+        Command::Check => {
+            let report = Config::new().dir(&cli.dir).check();
+            match cli.format {
+                Format::Json => println!("{}", diagnostics_json(&report)),
+                Format::Text => {
+                    eprint!("{}", report.render(color(cli)));
+                    if let Some(manifest) = report.manifest() {
+                        println!("ok: `{}`: {}", cli.dir.display(), summary(manifest));
+                    }
+                }
+            }
+            if report.has_errors() { Err(Failure::content("")) } else { Ok(()) }
+        }
+        Command::Build { out } => {
+            let (report, manifest) = checked(cli)?;
+            let json = manifest.to_json_pretty();
+            let out = out.clone().unwrap_or_else(|| report.default_output());
+            if out == Path::new("-") {
+                println!("{json}");
+                return Ok(());
+            }
+            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| Failure::content(format!("error: cannot create `{}`: {e}", parent.display())))?;
+            }
+            std::fs::write(&out, &json).map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
+            match cli.format {
+                Format::Json => println!(
+                    "{}",
+                    serde_json::json!({"manifest": out.to_string_lossy(), "bytes": json.len(), "fingerprint": format!("{:016x}", manifest.fingerprint)})
+                ),
+                Format::Text => println!("wrote `{}` ({}; {} bytes)", out.display(), summary(&manifest), json.len()),
+            }
+            Ok(())
+        }
+        Command::List { agent, depth } => {
+            let (_, manifest) = checked(cli)?;
+            list::run(&manifest, agent.as_deref(), *depth, cli.format == Format::Json)
+        }
+        Command::Show { kind, name } => {
+            let (_, manifest) = checked(cli)?;
+            show::run(&manifest, *kind, name, cli.format == Format::Json)
+        }
+    }
+}
+
+/// "no agent named `x`", with a did-you-mean.
+fn unknown(kind: &str, name: &str, candidates: impl Iterator<Item = impl AsRef<str>>) -> Failure {
+    let candidates: Vec<String> = candidates.map(|c| c.as_ref().to_owned()).collect();
+    let best = candidates
+        .iter()
+        .map(|c| (strsim_like(name, c), c))
+        .filter(|(score, _)| *score <= name.len().max(3) / 3)
+        .min_by_key(|(score, _)| *score);
+    let mut message = format!("error: no {kind} named `{name}`");
+    match best {
+        Some((_, c)) => message.push_str(&format!("\n  = help: did you mean `{c}`?")),
+        None if !candidates.is_empty() => message.push_str(&format!("\n  = note: {kind}s: {}", candidates.join(", "))),
+        None => {}
+    }
+    Failure::usage(message)
+}
+
+/// Levenshtein distance, case-insensitive.
+fn strsim_like(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,379 @@
+//! Frontmatter: splitting a markdown file the way gray-matter does, and parsing the YAML
+//! into a tree that remembers where every value came from.
+//!
+//! We do not use the `gray_matter` crate: it returns YAML values without positions, and
+//! every diagnostic must point at `file:line:col`. The split below reproduces gray-matter
+//! 4's rules exactly (they decide what the body of a skill is, byte for byte), and YAML
+//! parsing uses `yaml-rust2`'s event parser, the YAML 1.2 parser `gray_matter` itself uses.
+
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// The parts of a markdown file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Split {
+    /// Byte range of the YAML text, when the file has frontmatter.
+    pub(crate) matter: Option<std::ops::Range<usize>>,
+    /// Byte offset where the body starts.
+    pub(crate) body_start: usize,
+    /// The frontmatter has no closing `---` line (gray-matter then takes the whole file as
+    /// frontmatter and the body is empty).
+    pub(crate) unclosed: bool,
+    /// Byte range of a language given after the opening `---` (`---toml`).
+    pub(crate) language: Option<std::ops::Range<usize>>,
+}
+
+/// Splits `text` into frontmatter and body with gray-matter's rules: the file must start
+/// with `---` (not `----`); the frontmatter ends at the first `\n---`; the body is what
+/// follows that delimiter minus one `\r` and one `\n`. A leading BOM is ignored.
+pub(crate) fn split(text: &str) -> Split {
+    let base = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let s = &text[base..];
+    if !s.starts_with("---") || s[3..].starts_with('-') {
+        return Split { matter: None, body_start: base, unclosed: false, language: None };
+    }
+    let mut start = base + 3;
+    let mut language = None;
+    // gray-matter reads a language name from the rest of the opening line.
+    let first_line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let first_line = text[start..first_line_end].trim_end_matches('\r');
+    if !first_line.trim().is_empty() {
+        let lead = first_line.len() - first_line.trim_start().len();
+        language = Some(start + lead..start + lead + first_line.trim().len());
+        start += first_line.len();
+    }
+    match text[start..].find("\n---") {
+        Some(close) => {
+            let matter_end = start + close;
+            let mut body_start = matter_end + 4;
+            if text[body_start..].starts_with('\r') {
+                body_start += 1;
+            }
+            if text[body_start..].starts_with('\n') {
+                body_start += 1;
+            }
+            Split { matter: Some(start..matter_end), body_start, unclosed: false, language }
+        }
+        None => Split { matter: Some(start..text.len()), body_start: text.len(), unclosed: true, language },
+    }
+}
+
+/// A YAML value with its byte range in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Node {
+    pub(crate) value: Value,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+/// A YAML value (core schema).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(String),
+    List(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+impl Value {
+    /// What the value is, for "expected ..., found ..." messages.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a number",
+            Value::String(_) => "a string",
+            Value::List(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+
+    /// The value as JSON (for `extra` and `metadata`).
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => (*b).into(),
+            Value::Int(i) => (*i).into(),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into),
+            Value::String(s) => s.clone().into(),
+            Value::List(items) => items.iter().map(|n| n.value.to_json()).collect(),
+            Value::Map(entries) => entries
+                .iter()
+                .map(|(k, v)| (k.value.key_string(), v.value.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+
+    fn key_string(&self) -> String {
+        match self {
+            Value::String(s) => s.clone(),
+            other => other.to_json().to_string(),
+        }
+    }
+}
+
+/// A YAML problem, at a byte offset of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct YamlError {
+    pub(crate) offset: usize,
+    pub(crate) end: usize,
+    pub(crate) message: String,
+    pub(crate) related: Option<(usize, usize, String)>,
+}
+
+/// Parses the YAML at `range` of `text`. An empty (or comment-only) frontmatter is an
+/// empty mapping, as in gray-matter.
+pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<Node, YamlError> {
+    let yaml = &text[range.clone()];
+    let empty = || Node { value: Value::Map(Vec::new()), start: range.start, end: range.start };
+    if yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        return Ok(empty());
+    }
+    let mut builder = TreeBuilder { base: range.start, yaml, stack: Vec::new(), anchors: Vec::new(), root: None, error: None };
+    let mut parser = Parser::new_from_str(yaml);
+    if let Err(e) = parser.load(&mut builder, false) {
+        let offset = range.start + char_to_byte(yaml, e.marker().index());
+        return Err(YamlError { offset, end: offset, message: e.info().to_owned(), related: None });
+    }
+    if let Some(error) = builder.error {
+        return Err(error);
+    }
+    Ok(builder.root.unwrap_or_else(empty))
+}
+
+/// yaml-rust2 markers count characters; spans are bytes.
+fn char_to_byte(s: &str, chars: usize) -> usize {
+    s.char_indices().nth(chars).map_or(s.len(), |(i, _)| i)
+}
+
+enum Frame {
+    List(Node, usize),
+    Map(Node, usize, Option<Node>),
+}
+
+struct TreeBuilder<'a> {
+    base: usize,
+    yaml: &'a str,
+    stack: Vec<Frame>,
+    anchors: Vec<(usize, Node)>,
+    root: Option<Node>,
+    error: Option<YamlError>,
+}
+
+impl TreeBuilder<'_> {
+    fn offset(&self, mark: Marker) -> usize {
+        self.base + char_to_byte(self.yaml, mark.index())
+    }
+
+    fn finish(&mut self, node: Node, anchor: usize) {
+        if anchor > 0 {
+            self.anchors.push((anchor, node.clone()));
+        }
+        match self.stack.last_mut() {
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+            Some(Frame::List(list, _)) => {
+                list.end = list.end.max(node.end);
+                if let Value::List(items) = &mut list.value {
+                    items.push(node);
+                }
+            }
+            Some(Frame::Map(map, _, key)) => match key.take() {
+                None => *key = Some(node),
+                Some(k) => {
+                    map.end = map.end.max(node.end);
+                    if let Value::Map(entries) = &mut map.value {
+                        if let Some((first, _)) = entries.iter().find(|(other, _)| other.value == k.value) {
+                            if self.error.is_none() {
+                                self.error = Some(YamlError {
+                                    offset: k.start,
+                                    end: k.end,
+                                    message: format!("duplicated mapping key `{}`", k.value.key_string()),
+                                    related: Some((first.start, first.end, "first defined here".to_owned())),
+                                });
+                            }
+                        }
+                        entries.push((k, node));
+                    }
+                }
+            },
+        }
+    }
+}
+
+impl MarkedEventReceiver for TreeBuilder<'_> {
+    fn on_event(&mut self, event: Event, mark: Marker) {
+        let start = self.offset(mark);
+        match event {
+            Event::Scalar(text, style, anchor, tag) => {
+                let quoted = !matches!(style, TScalarStyle::Plain);
+                let len = if matches!(style, TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted) {
+                    text.len() + 2
+                } else {
+                    text.len()
+                };
+                let line_end = self.yaml[(start - self.base).min(self.yaml.len())..]
+                    .find('\n')
+                    .map_or(self.base + self.yaml.len(), |i| start + i);
+                let end = (start + len).min(line_end).max(start);
+                let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str" || t.suffix.ends_with(":str"));
+                let value = if quoted || is_str_tag { Value::String(text) } else { resolve_plain(text) };
+                self.finish(Node { value, start, end }, anchor);
+            }
+            Event::SequenceStart(anchor, _) => {
+                self.stack.push(Frame::List(Node { value: Value::List(Vec::new()), start, end: start + 1 }, anchor));
+            }
+            Event::MappingStart(anchor, _) => {
+                self.stack.push(Frame::Map(Node { value: Value::Map(Vec::new()), start, end: start + 1 }, anchor, None));
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some(frame) = self.stack.pop() {
+                    let (node, anchor) = match frame {
+                        Frame::List(node, anchor) | Frame::Map(node, anchor, _) => (node, anchor),
+                    };
+                    self.finish(node, anchor);
+                }
+            }
+            Event::Alias(id) => {
+                let node = self.anchors.iter().rev().find(|(a, _)| *a == id).map(|(_, n)| n.clone());
+                let node = node.map_or(Node { value: Value::Null, start, end: start }, |n| Node { start, end: start + 1, ..n });
+                self.finish(node, 0);
+            }
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentStart | Event::DocumentEnd => {}
+        }
+    }
+}
+
+/// Resolves a plain scalar with the YAML 1.2 core schema (as js-yaml's default schema does
+/// for these forms).
+fn resolve_plain(text: String) -> Value {
+    match text.as_str() {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Value::Float(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
+        _ => {}
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(&text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(i) = text.parse::<i64>() {
+            return Value::Int(i);
+        }
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        if let Ok(i) = i64::from_str_radix(hex, 16) {
+            return Value::Int(i);
+        }
+    }
+    if let Some(oct) = text.strip_prefix("0o") {
+        if let Ok(i) = i64::from_str_radix(oct, 8) {
+            return Value::Int(i);
+        }
+    }
+    let is_float = {
+        let (mantissa, exponent) = match digits.find(['e', 'E']) {
+            Some(i) => (&digits[..i], Some(&digits[i + 1..])),
+            None => (digits, None),
+        };
+        let mantissa_ok = !mantissa.is_empty()
+            && mantissa != "."
+            && mantissa.bytes().filter(|&b| b == b'.').count() <= 1
+            && mantissa.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        let exponent_ok = exponent.is_none_or(|e| {
+            let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+            !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
+        });
+        mantissa_ok && exponent_ok && (mantissa.contains('.') || exponent.is_some())
+    };
+    if is_float {
+        if let Ok(f) = text.parse::<f64>() {
+            return Value::Float(f);
+        }
+    }
+    Value::String(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(text: &str) -> &str {
+        &text[split(text).body_start..]
+    }
+
+    #[test]
+    fn gray_matter_body_rules() {
+        assert_eq!(body("---\nname: a\n---\n\nHello"), "\nHello");
+        assert_eq!(body("---\nname: a\n---\nHello\n"), "Hello\n");
+        assert_eq!(body("---\r\nname: a\r\n---\r\nLine1\r\nLine2"), "Line1\r\nLine2");
+        assert_eq!(body("---\nname: s\ndescription: d\n---"), "");
+        assert_eq!(body("no frontmatter"), "no frontmatter");
+        assert_eq!(body("----\nname: a\n----\nx"), "----\nname: a\n----\nx");
+        assert_eq!(body("\u{feff}---\nname: a\n---\nx"), "x");
+        let s = split("---\nname: a\n");
+        assert!(s.unclosed);
+        assert_eq!(body("---\nname: a\n"), "");
+    }
+
+    #[test]
+    fn matter_range_keeps_file_lines() {
+        let text = "---\nname: a\n---\nbody";
+        let s = split(text);
+        assert_eq!(&text[s.matter.unwrap()], "\nname: a");
+    }
+
+    #[test]
+    fn language_after_opening_delimiter() {
+        let text = "---toml\nname = 'a'\n---\nbody";
+        let s = split(text);
+        assert_eq!(&text[s.language.unwrap()], "toml");
+        assert_eq!(body(text), "body");
+    }
+
+    #[test]
+    fn yaml_positions_and_types() {
+        let text = "---\nname: héllo\ncount: 12\nlist: [a, 'b']\nf: 1.5\nn: ~\n---\n";
+        let s = split(text);
+        let node = parse_yaml(text, s.matter.unwrap()).unwrap();
+        let Value::Map(entries) = node.value else { panic!() };
+        assert_eq!(entries[0].1.value, Value::String("héllo".into()));
+        assert_eq!(&text[entries[0].1.start..entries[0].1.end], "héllo");
+        assert_eq!(entries[1].1.value, Value::Int(12));
+        assert_eq!(&text[entries[1].0.start..entries[1].0.end], "count");
+        let Value::List(items) = &entries[2].1.value else { panic!() };
+        assert_eq!(&text[items[1].start..items[1].end], "'b'");
+        assert_eq!(entries[3].1.value, Value::Float(1.5));
+        assert_eq!(entries[4].1.value, Value::Null);
+    }
+
+    #[test]
+    fn yaml_errors_have_offsets() {
+        let text = "---\nname: a\nbad: [x\n---\n";
+        let s = split(text);
+        let err = parse_yaml(text, s.matter.unwrap()).unwrap_err();
+        assert!(err.offset > 4, "{err:?}");
+        let dup = "---\nname: a\nname: b\n---\n";
+        let err = parse_yaml(dup, split(dup).matter.unwrap()).unwrap_err();
+        assert_eq!(&dup[err.offset..err.end], "name");
+        assert_eq!(err.offset, 11);
+    }
+
+    #[test]
+    fn plain_scalars() {
+        assert_eq!(resolve_plain("yes".into()), Value::String("yes".into()));
+        assert_eq!(resolve_plain("-3".into()), Value::Int(-3));
+        assert_eq!(resolve_plain("1e3".into()), Value::Float(1000.0));
+        assert_eq!(resolve_plain("1.2.3".into()), Value::String("1.2.3".into()));
+        assert_eq!(resolve_plain("v1".into()), Value::String("v1".into()));
+    }
+}

@@ -1,0 +1,391 @@
+//! Compiles a carnet directory (markdown agents, skills and toolsets) into a validated
+//! manifest and typed Rust code. Call it from `build.rs`:
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     carnet_codegen::compile("carnet").unwrap_or_else(|e| e.exit())
+//! }
+//! ```
+//!
+//! and include the result with `carnet::include_manifest!()`. [`compile`] prints
+//! `cargo:rerun-if-changed` for the directory and every file it read, writes
+//! `$OUT_DIR/carnet/manifest.rs` and `$OUT_DIR/carnet/manifest.json` (each only when its
+//! bytes change; the same content gives the same bytes on any machine), and points
+//! `CARNET_MANIFEST` at the JSON for the binding macros. On a content error it prints
+//! every diagnostic as a source snippet and fails the build:
+//!
+//! ```text
+//! error[E0006]: agent `researcher` references unknown skill `webSerch`
+//!   ┌─ carnet/agents/researcher/AGENT.md:4:17
+//!   │
+//! 4 │ initialSkills: [webSerch]
+//!   │                 ^^^^^^^^ no skill named `webSerch`
+//!   │
+//!   = help: did you mean `webSearch`?
+//! ```
+//!
+//! The pipeline, one module per stage: `discover` → `frontmatter` → `model` → `validate` →
+//! `manifest` (lowering) → `generate` → `output`. Every problem is reported in one run, with a
+//! stable [`Code`]; see [`Code::ALL`] for the list.
+
+mod diagnostic;
+mod discover;
+mod frontmatter;
+mod generate;
+mod manifest;
+mod model;
+mod output;
+mod project;
+mod settings;
+mod source;
+mod validate;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use carnet_runtime::Manifest;
+pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
+
+use crate::diagnostic::Diagnostics;
+use crate::project::Project;
+
+/// Compiles the carnet directory `dir` (relative to the crate root in a build script) with
+/// the default [`Config`]. The one-liner for `build.rs`.
+///
+/// # Errors
+///
+/// As [`Config::compile`].
+pub fn compile(dir: impl AsRef<Path>) -> Result<(), Error> {
+    Config::new().dir(dir).compile()
+}
+
+/// Settings of a compilation, in the style of `prost_build::Config`.
+///
+/// # Examples
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     carnet_codegen::Config::new()
+///         .dir("content/carnet")
+///         .variables([("PRODUCT", "Acme")])
+///         .compile()
+///         .unwrap_or_else(|e| e.exit());
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Config {
+    dir: PathBuf,
+    out_dir: Option<PathBuf>,
+    crate_dir: Option<PathBuf>,
+    variables: Vec<(String, String)>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { dir: PathBuf::from("carnet"), out_dir: None, crate_dir: None, variables: Vec::new() }
+    }
+}
+
+impl Config {
+    /// A configuration reading `carnet/` and writing into `$OUT_DIR/carnet/`.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The carnet directory to compile (default `carnet`, relative to the current
+    /// directory, which is the crate root in a build script).
+    pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    /// Where to write `carnet/manifest.rs` and `carnet/manifest.json` (default `$OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The crate root that generated `include_bytes!` paths are relative to (default
+    /// `$CARGO_MANIFEST_DIR`, else the current directory). Generated code names skill files
+    /// as `concat!(env!("CARGO_MANIFEST_DIR"), "/carnet/skills/...")`, so it is the same on
+    /// every machine.
+    pub fn crate_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.crate_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Default variables written into the manifest, over those of `carnet.config.json`.
+    pub fn variables<K, V>(&mut self, variables: impl IntoIterator<Item = (K, V)>) -> &mut Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.variables.extend(variables.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// Reads and validates the directory. Never fails: the [`Report`] holds every
+    /// diagnostic, and the manifest when there is no error.
+    #[must_use]
+    pub fn check(&self) -> Report {
+        let mut diags = Diagnostics::default();
+        let mut project = project::load(&self.dir, &mut diags);
+        if self.dir.is_dir() {
+            validate::validate(&mut project, &mut diags);
+        }
+        let manifest = (!diags.has_errors()).then(|| manifest::lower(&project, &self.variables));
+        let diagnostics = diags.finish(&project.sources);
+        Report { diagnostics, manifest, project }
+    }
+
+    /// The validated manifest.
+    ///
+    /// # Errors
+    ///
+    /// [`Error`] with every diagnostic when the content has errors.
+    pub fn manifest(&self) -> Result<Manifest, Error> {
+        self.check().into_manifest()
+    }
+
+    /// The code [`compile`](Config::compile) would write to `manifest.rs`, without writing
+    /// anything (for tests).
+    ///
+    /// # Errors
+    ///
+    /// [`Error`] with every diagnostic when the content has errors.
+    pub fn generate(&self) -> Result<String, Error> {
+        let report = self.check();
+        if report.has_errors() {
+            return Err(Error::Content(Box::new(report)));
+        }
+        Ok(self.generate_from(&report))
+    }
+
+    fn crate_dir_or_default(&self) -> PathBuf {
+        self.crate_dir
+            .clone()
+            .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default()
+    }
+
+    fn generate_from(&self, report: &Report) -> String {
+        let manifest = report.manifest.as_ref().expect("generate_from is called without errors");
+        let crate_dir = self.crate_dir_or_default();
+        generate::generate(&report.project, manifest, &generate::Options { crate_dir: &crate_dir })
+    }
+
+    /// Compiles the directory for a build script: prints `cargo:rerun-if-changed` for the
+    /// directory and every file read and `cargo:warning` for each warning, writes
+    /// `carnet/manifest.rs` and `carnet/manifest.json` into the output directory (only when
+    /// their bytes change), and sets `CARNET_MANIFEST` to the JSON's path for the macros.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Content`] when the content has errors (every diagnostic is in it),
+    /// [`Error::OutDir`] when neither [`Config::out_dir`] nor `$OUT_DIR` is set,
+    /// [`Error::Io`] when an output file cannot be written.
+    pub fn compile(&self) -> Result<(), Error> {
+        let out_dir = self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+            .ok_or(Error::OutDir)?;
+        let report = self.check();
+        println!("{}", output::rerun_if_changed(&self.dir));
+        for path in &report.project.read_files {
+            println!("{}", output::rerun_if_changed(path));
+        }
+        for warning in report.warnings() {
+            println!("{}", output::cargo_warning(&warning.to_string()));
+        }
+        if report.has_errors() {
+            return Err(Error::Content(Box::new(report)));
+        }
+        let code = self.generate_from(&report);
+        let json = report.manifest.as_ref().map(Manifest::to_json_pretty).unwrap_or_default();
+        let dir = out_dir.join("carnet");
+        let rs_path = dir.join("manifest.rs");
+        let json_path = dir.join("manifest.json");
+        for (path, bytes) in [(&rs_path, code.as_bytes()), (&json_path, json.as_bytes())] {
+            output::write_if_changed(path, bytes).map_err(|source| Error::Io { path: path.clone(), source })?;
+        }
+        let json_path = std::path::absolute(&json_path).unwrap_or(json_path);
+        println!("cargo:rustc-env=CARNET_MANIFEST={}", json_path.display());
+        Ok(())
+    }
+}
+
+/// The outcome of checking a carnet directory: every diagnostic, and the manifest when
+/// there is no error.
+pub struct Report {
+    diagnostics: Vec<Diagnostic>,
+    manifest: Option<Manifest>,
+    project: Project,
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Report")
+            .field("diagnostics", &self.diagnostics)
+            .field("manifest", &self.manifest.as_ref().map(|_| ".."))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Report {
+    /// Every diagnostic, sorted by file and position.
+    #[must_use]
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The errors.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    /// The warnings.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+
+    /// Whether any diagnostic is an error.
+    #[must_use]
+    pub fn has_errors(&self) -> bool {
+        self.errors().next().is_some()
+    }
+
+    /// The manifest, when there is no error.
+    #[must_use]
+    pub fn manifest(&self) -> Option<&Manifest> {
+        self.manifest.as_ref()
+    }
+
+    /// The manifest, or every diagnostic as an [`Error`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Content`] when the content has errors.
+    pub fn into_manifest(mut self) -> Result<Manifest, Error> {
+        match self.manifest.take() {
+            Some(manifest) if !self.has_errors() => Ok(manifest),
+            _ => Err(Error::Content(Box::new(self))),
+        }
+    }
+
+    /// Every diagnostic rendered as a source snippet, like rustc, then a summary line.
+    #[must_use]
+    pub fn render(&self, color: bool) -> String {
+        let mut out = diagnostic::render(&self.diagnostics, &self.project.sources, color);
+        let errors = self.errors().count();
+        let warnings = self.diagnostics.len() - errors;
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        if errors > 0 {
+            out.push_str(&format!(
+                "error: could not compile `{}` due to {}{}\n",
+                self.project.root.display(),
+                plural(errors, "error"),
+                if warnings > 0 { format!("; {} emitted", plural(warnings, "warning")) } else { String::new() }
+            ));
+        } else if warnings > 0 {
+            out.push_str(&format!("warning: `{}` generated {}\n", self.project.root.display(), plural(warnings, "warning")));
+        }
+        out
+    }
+
+    /// The files the check read (content, config and skill files).
+    #[must_use]
+    pub fn files_read(&self) -> &[PathBuf] {
+        &self.project.read_files
+    }
+
+    /// Where `carnet build` writes the manifest by default: `output` of
+    /// `carnet.config.json`, relative to the folder holding the carnet directory, joined
+    /// with `carnet.manifest.json`; else `carnet.manifest.json` inside the carnet directory.
+    #[must_use]
+    pub fn default_output(&self) -> PathBuf {
+        match &self.project.settings.output {
+            Some(output) => {
+                let base = self.project.root.parent().unwrap_or(Path::new(""));
+                base.join(output).join("carnet.manifest.json")
+            }
+            None => self.project.root.join("carnet.manifest.json"),
+        }
+    }
+}
+
+/// Why a compilation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The content has errors; the report holds every diagnostic.
+    Content(Box<Report>),
+    /// Neither [`Config::out_dir`] nor `$OUT_DIR` is set (not running in a build script).
+    OutDir,
+    /// An output file could not be written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// The content diagnostics (empty for other errors).
+    #[must_use]
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match self {
+            Error::Content(report) => report.diagnostics(),
+            _ => &[],
+        }
+    }
+
+    /// Prints the error (every diagnostic as a snippet) to stderr and exits with status 1:
+    /// the end of a build script.
+    pub fn exit(&self) -> ! {
+        match self {
+            Error::Content(report) => eprint!("{}", report.render(false)),
+            other => eprintln!("error: {other}"),
+        }
+        std::process::exit(1)
+    }
+}
+
+impl fmt::Display for Error {
+    /// The first error as `file:line:col: error[CODE]: message`, then how many more.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Content(report) => {
+                let mut errors = report.errors();
+                match errors.next() {
+                    Some(first) => {
+                        write!(f, "{first}")?;
+                        let more = errors.count();
+                        if more > 0 {
+                            write!(f, " (and {more} more error{})", if more == 1 { "" } else { "s" })?;
+                        }
+                        Ok(())
+                    }
+                    None => f.write_str("the content has errors"),
+                }
+            }
+            Error::OutDir => f.write_str("`OUT_DIR` is not set: call `compile` from a build script, or set `Config::out_dir`"),
+            Error::Io { path, source } => write!(f, "cannot write `{}`: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

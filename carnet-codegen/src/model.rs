@@ -1,0 +1,544 @@
+//! The model: agents, skills, toolsets and tools as parsed from their files, with the
+//! position of every name so validation can point at it.
+//!
+//! Parsing is strict about types (`name: 123` is an error, not a coercion) and keeps going
+//! after a problem, so one run reports everything. An entity whose `name` cannot be read
+//! is dropped after its diagnostic (nothing could reference it); any other problem keeps
+//! the entity with the field defaulted, so references to it still resolve.
+
+use crate::diagnostic::{Builder, Code, Diagnostics};
+use crate::frontmatter::{self, Node, Value};
+use crate::source::{FileId, Sources, Span};
+
+/// A value with the span it was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Spanned<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+impl Spanned<String> {
+    pub(crate) fn as_str(&self) -> &str {
+        &self.value
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct AgentDef {
+    pub(crate) name: Spanned<String>,
+    pub(crate) description: String,
+    pub(crate) initial_skills: Vec<Spanned<String>>,
+    pub(crate) skills: Vec<Spanned<String>>,
+    pub(crate) prompt: String,
+    pub(crate) extra: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FileRef {
+    pub(crate) path: Spanned<String>,
+    pub(crate) description: String,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SkillDef {
+    pub(crate) file: FileId,
+    /// The skill's folder relative to the carnet directory.
+    pub(crate) dir: String,
+    pub(crate) name: Spanned<String>,
+    pub(crate) description: Spanned<String>,
+    pub(crate) toolsets: Vec<Spanned<String>>,
+    pub(crate) files: Vec<FileRef>,
+    pub(crate) content: String,
+    pub(crate) license: Option<String>,
+    pub(crate) compatibility: Option<Spanned<String>>,
+    pub(crate) allowed_tools: Vec<String>,
+    pub(crate) metadata: serde_json::Map<String, serde_json::Value>,
+    pub(crate) extra: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ToolDecl {
+    pub(crate) name: Spanned<String>,
+    pub(crate) description: Option<String>,
+    /// Documentation from the tool's file beside TOOLSET.md.
+    pub(crate) content: String,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ToolsetDef {
+    pub(crate) name: Spanned<String>,
+    pub(crate) description: String,
+    pub(crate) tools: Vec<ToolDecl>,
+    pub(crate) content: String,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ToolFile {
+    pub(crate) name: Spanned<String>,
+    pub(crate) description: String,
+    pub(crate) content: String,
+}
+
+/// A parsed markdown file: its frontmatter mapping and its body.
+pub(crate) struct Document<'a> {
+    file: FileId,
+    entries: Vec<(Node, Node)>,
+    used: Vec<bool>,
+    pub(crate) body: String,
+    whole: Span,
+    sources: &'a Sources,
+    has_frontmatter: bool,
+}
+
+/// Splits and parses a markdown file; reports YAML problems. `None` when the frontmatter
+/// cannot be parsed at all.
+pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut Diagnostics) -> Option<Document<'a>> {
+    let text = &sources.get(file).text;
+    let split = frontmatter::split(text);
+    let body = text[split.body_start..].to_owned();
+    let whole = Span::file_start(file);
+    let Some(matter) = split.matter.clone() else {
+        return Some(Document { file, entries: Vec::new(), used: Vec::new(), body, whole, sources, has_frontmatter: false });
+    };
+    if let Some(lang) = split.language.clone() {
+        let name = &text[lang.clone()];
+        if !matches!(name, "yaml" | "yml") {
+            diags.push(
+                Builder::new(Code::UnsupportedFrontmatter, format!("frontmatter in `{name}` is not supported"))
+                    .at(Span::new(file, lang.start, lang.end))
+                    .label("only YAML frontmatter is supported")
+                    .help("remove the language after `---` and write the frontmatter in YAML"),
+            );
+            return None;
+        }
+    }
+    if split.unclosed {
+        diags.push(
+            Builder::new(Code::UnclosedFrontmatter, "frontmatter is never closed")
+                .at(Span::new(file, 0, 3))
+                .label("opened here")
+                .help("add a `---` line after the frontmatter; the whole file is read as frontmatter and the body is empty"),
+        );
+    }
+    match frontmatter::parse_yaml(text, matter.clone()) {
+        Ok(node) => match node.value {
+            Value::Map(entries) => {
+                let used = vec![false; entries.len()];
+                Some(Document { file, entries, used, body, whole, sources, has_frontmatter: true })
+            }
+            other => {
+                diags.push(
+                    Builder::new(Code::WrongType, format!("frontmatter must be a mapping, found {}", other.kind()))
+                        .at(Span::new(file, node.start, node.end))
+                        .label("expected `key: value` lines"),
+                );
+                None
+            }
+        },
+        Err(e) => {
+            let mut b = Builder::new(Code::YamlSyntax, format!("invalid YAML: {}", e.message))
+                .at(Span::new(file, e.offset, e.end.max(e.offset + 1).min(matter.end.max(e.offset))));
+            if let Some((start, end, message)) = e.related {
+                b = b.related(Span::new(file, start, end), message);
+            }
+            diags.push(b);
+            None
+        }
+    }
+}
+
+impl Document<'_> {
+    fn span(&self, node: &Node) -> Span {
+        Span::new(self.file, node.start, node.end)
+    }
+
+    fn take(&mut self, key: &str) -> Option<(Node, Node)> {
+        let index = self
+            .entries
+            .iter()
+            .position(|(k, _)| matches!(&k.value, Value::String(s) if s == key))?;
+        self.used[index] = true;
+        let (k, v) = &self.entries[index];
+        Some((k.clone(), v.clone()))
+    }
+
+    fn missing(&self, kind: &str, key: &str, diags: &mut Diagnostics) {
+        let mut b = Builder::new(Code::MissingField, format!("{kind} has no `{key}`")).at(self.whole);
+        if !self.has_frontmatter {
+            b = b.help(format!("start the file with a YAML frontmatter: `---`, `{key}: ...`, `---`"));
+        } else if let Some((first, _)) = self.entries.first() {
+            b = b.at(self.span(first)).label(format!("`{key}` is required"));
+        }
+        diags.push(b);
+    }
+
+    /// A required non-empty string.
+    pub(crate) fn string(&mut self, kind: &str, key: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        let Some((k, v)) = self.take(key) else {
+            self.missing(kind, key, diags);
+            return None;
+        };
+        let (vspan, kspan) = (self.span(&v), self.span(&k));
+        match v.value {
+            Value::String(s) if s.trim().is_empty() => {
+                diags.push(
+                    Builder::new(Code::EmptyField, format!("`{key}` is empty"))
+                        .at(vspan.max_with(kspan))
+                        .label("must not be empty"),
+                );
+                None
+            }
+            Value::String(s) => Some(Spanned { value: s, span: vspan }),
+            Value::Null => {
+                diags.push(
+                    Builder::new(Code::EmptyField, format!("`{key}` is empty"))
+                        .at(kspan)
+                        .label("this key has no value"),
+                );
+                None
+            }
+            other => {
+                diags.push(wrong_type(key, "a string", &other, vspan));
+                None
+            }
+        }
+    }
+
+    /// An optional string.
+    pub(crate) fn opt_string(&mut self, key: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        let (_, v) = self.take(key)?;
+        let vspan = self.span(&v);
+        match v.value {
+            Value::Null => None,
+            Value::String(s) => Some(Spanned { value: s, span: vspan }),
+            other => {
+                diags.push(wrong_type(key, "a string", &other, vspan));
+                None
+            }
+        }
+    }
+
+    /// An optional list of strings (a missing key or `null` is an empty list).
+    pub(crate) fn string_list(&mut self, key: &str, diags: &mut Diagnostics) -> Vec<Spanned<String>> {
+        let Some((_, v)) = self.take(key) else { return Vec::new() };
+        let span = self.span(&v);
+        match v.value {
+            Value::Null => Vec::new(),
+            Value::List(items) => items
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, item)| {
+                    let span = self.span(&item);
+                    match item.value {
+                        Value::String(s) if !s.trim().is_empty() => Some(Spanned { value: s, span }),
+                        Value::String(_) => {
+                            diags.push(
+                                Builder::new(Code::EmptyField, format!("`{key}[{i}]` is empty")).at(span).label("must be a name"),
+                            );
+                            None
+                        }
+                        other => {
+                            diags.push(wrong_type(&format!("{key}[{i}]"), "a string", &other, span));
+                            None
+                        }
+                    }
+                })
+                .collect(),
+            other => {
+                let mut b = wrong_type(key, "a list", &other, span);
+                if matches!(other, Value::String(_)) {
+                    b = b.help(format!("write a list: `{key}: [name]`"));
+                }
+                diags.push(b);
+                Vec::new()
+            }
+        }
+    }
+
+    /// An optional mapping, as JSON.
+    pub(crate) fn map(&mut self, key: &str, diags: &mut Diagnostics) -> serde_json::Map<String, serde_json::Value> {
+        let Some((_, v)) = self.take(key) else { return serde_json::Map::new() };
+        match &v.value {
+            Value::Null => serde_json::Map::new(),
+            Value::Map(_) => match v.value.to_json() {
+                serde_json::Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            },
+            other => {
+                diags.push(wrong_type(key, "a mapping", other, self.span(&v)));
+                serde_json::Map::new()
+            }
+        }
+    }
+
+    /// Frontmatter keys nobody asked for, as JSON.
+    pub(crate) fn extra(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.entries
+            .iter()
+            .zip(&self.used)
+            .filter(|(_, used)| !**used)
+            .map(|((k, v), _)| {
+                let key = match &k.value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_json().to_string(),
+                };
+                (key, v.value.to_json())
+            })
+            .collect()
+    }
+
+    fn raw(&mut self, key: &str) -> Option<(Node, Node)> {
+        self.take(key)
+    }
+
+    pub(crate) fn file(&self) -> FileId {
+        self.file
+    }
+
+    pub(crate) fn sources(&self) -> &Sources {
+        self.sources
+    }
+}
+
+impl Span {
+    fn max_with(self, other: Span) -> Span {
+        if self.end > self.start { self } else { other }
+    }
+}
+
+fn wrong_type(key: &str, expected: &str, found: &Value, span: Span) -> Builder {
+    Builder::new(Code::WrongType, format!("`{key}` must be {expected}, found {}", found.kind()))
+        .at(span)
+        .label(format!("expected {expected}"))
+}
+
+pub(crate) fn parse_agent(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<AgentDef> {
+    let mut doc = parse_document(file, sources, diags)?;
+    let name = doc.string("agent", "name", diags);
+    let description = doc.string("agent", "description", diags);
+    let initial_skills = doc.string_list("initialSkills", diags);
+    let skills = doc.string_list("skills", diags);
+    let _ = doc.raw("content"); // overridden by the body, as in TS Carnet
+    let extra = doc.extra();
+    Some(AgentDef {
+        name: name?,
+        description: description.map(|d| d.value).unwrap_or_default(),
+        initial_skills,
+        skills,
+        prompt: doc.body,
+        extra,
+    })
+}
+
+pub(crate) fn parse_skill(file: FileId, dir: &str, sources: &Sources, diags: &mut Diagnostics) -> Option<SkillDef> {
+    let mut doc = parse_document(file, sources, diags)?;
+    let name = doc.string("skill", "name", diags);
+    let description = doc.string("skill", "description", diags);
+    let toolsets = doc.string_list("toolsets", diags);
+    let files = parse_file_refs(&mut doc, diags);
+    let license = doc.opt_string("license", diags).map(|s| s.value);
+    let compatibility = doc.opt_string("compatibility", diags);
+    let allowed_tools = parse_allowed_tools(&mut doc, diags);
+    let metadata = doc.map("metadata", diags);
+    let _ = doc.raw("content");
+    let extra = doc.extra();
+    let name = name?;
+    Some(SkillDef {
+        file,
+        dir: dir.to_owned(),
+        description: description.unwrap_or(Spanned { value: String::new(), span: name.span }),
+        name,
+        toolsets,
+        files,
+        content: doc.body,
+        license,
+        compatibility,
+        allowed_tools,
+        metadata,
+        extra,
+    })
+}
+
+/// Agent Skills' `allowed-tools`: a space-separated string; a list is accepted too.
+fn parse_allowed_tools(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<String> {
+    let Some((_, v)) = doc.raw("allowed-tools") else { return Vec::new() };
+    let span = doc.span(&v);
+    match v.value {
+        Value::Null => Vec::new(),
+        Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+        Value::List(items) => {
+            let mut out = Vec::new();
+            for item in items {
+                let item_span = doc.span(&item);
+                match item.value {
+                    Value::String(s) => out.push(s),
+                    other => diags.push(wrong_type("allowed-tools", "a string", &other, item_span)),
+                }
+            }
+            out
+        }
+        other => {
+            diags.push(wrong_type("allowed-tools", "a string", &other, span));
+            Vec::new()
+        }
+    }
+}
+
+fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileRef> {
+    let Some((_, v)) = doc.raw("files") else { return Vec::new() };
+    let span = doc.span(&v);
+    let items = match v.value {
+        Value::Null => return Vec::new(),
+        Value::List(items) => items,
+        other => {
+            diags.push(wrong_type("files", "a list", &other, span));
+            return Vec::new();
+        }
+    };
+    let mut refs = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let span = doc.span(&item);
+        let Value::Map(entries) = item.value else {
+            diags.push(
+                wrong_type(&format!("files[{i}]"), "a mapping", &item.value, span)
+                    .help("write `- path: relative/file.md` and `description: ...`"),
+            );
+            continue;
+        };
+        let get = |key: &str| entries.iter().find(|(k, _)| matches!(&k.value, Value::String(s) if s == key));
+        let path = match get("path") {
+            Some((_, Node { value: Value::String(s), start, end })) if !s.is_empty() => {
+                Some(Spanned { value: s.clone(), span: Span::new(doc.file(), *start, *end) })
+            }
+            Some((_, v)) => {
+                diags.push(wrong_type(&format!("files[{i}].path"), "a non-empty string", &v.value, doc.span(v)));
+                None
+            }
+            None => {
+                diags.push(
+                    Builder::new(Code::MissingField, format!("`files[{i}]` has no `path`")).at(span).label("`path` is required"),
+                );
+                None
+            }
+        };
+        let description = match get("description") {
+            Some((_, Node { value: Value::String(s), .. })) if !s.trim().is_empty() => Some(s.clone()),
+            Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
+                diags.push(
+                    Builder::new(Code::EmptyField, format!("`files[{i}].description` is empty"))
+                        .at(doc.span(v).max_with(span))
+                        .label("tell the model when to load this file"),
+                );
+                None
+            }
+            Some((_, v)) => {
+                diags.push(wrong_type(&format!("files[{i}].description"), "a string", &v.value, doc.span(v)));
+                None
+            }
+            None => {
+                diags.push(
+                    Builder::new(Code::MissingField, format!("`files[{i}]` has no `description`"))
+                        .at(span)
+                        .label("`description` is required")
+                        .help("the description tells the model when to load the file"),
+                );
+                None
+            }
+        };
+        if let (Some(path), Some(description)) = (path, description) {
+            refs.push(FileRef { path, description });
+        }
+    }
+    refs
+}
+
+pub(crate) fn parse_toolset(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<ToolsetDef> {
+    let mut doc = parse_document(file, sources, diags)?;
+    let name = doc.string("toolset", "name", diags);
+    let description = doc.string("toolset", "description", diags);
+    let tools = parse_tool_decls(&mut doc, diags);
+    let _ = doc.raw("content");
+    Some(ToolsetDef {
+        name: name?,
+        description: description.map(|d| d.value).unwrap_or_default(),
+        tools,
+        content: doc.body,
+    })
+}
+
+/// `tools`: names (TS Carnet 0.3.0) or `{name, description}` objects (later TS Carnet).
+fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<ToolDecl> {
+    let Some((_, v)) = doc.raw("tools") else { return Vec::new() };
+    let span = doc.span(&v);
+    let items = match v.value {
+        Value::Null => return Vec::new(),
+        Value::List(items) => items,
+        other => {
+            diags.push(wrong_type("tools", "a list", &other, span));
+            return Vec::new();
+        }
+    };
+    let mut decls = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let span = doc.span(&item);
+        match item.value {
+            Value::String(name) if !name.trim().is_empty() => {
+                decls.push(ToolDecl { name: Spanned { value: name, span }, description: None, content: String::new() });
+            }
+            Value::Map(entries) => {
+                let get = |key: &str| entries.iter().find(|(k, _)| matches!(&k.value, Value::String(s) if s == key));
+                let name = match get("name") {
+                    Some((_, Node { value: Value::String(s), start, end })) if !s.trim().is_empty() => {
+                        Some(Spanned { value: s.clone(), span: Span::new(doc.file(), *start, *end) })
+                    }
+                    Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
+                        diags.push(Builder::new(Code::EmptyField, format!("`tools[{i}].name` is empty")).at(doc.span(v).max_with(span)));
+                        None
+                    }
+                    Some((_, v)) => {
+                        diags.push(wrong_type(&format!("tools[{i}].name"), "a string", &v.value, doc.span(v)));
+                        None
+                    }
+                    None => {
+                        diags.push(Builder::new(Code::MissingField, format!("`tools[{i}]` has no `name`")).at(span));
+                        None
+                    }
+                };
+                let description = match get("description") {
+                    Some((_, Node { value: Value::String(s), .. })) if !s.trim().is_empty() => Some(s.clone()),
+                    None => None,
+                    Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
+                        diags.push(
+                            Builder::new(Code::EmptyField, format!("`tools[{i}].description` is empty"))
+                                .at(doc.span(v).max_with(span)),
+                        );
+                        Some(String::new())
+                    }
+                    Some((_, v)) => {
+                        diags.push(wrong_type(&format!("tools[{i}].description"), "a string", &v.value, doc.span(v)));
+                        Some(String::new())
+                    }
+                };
+                if let Some(name) = name {
+                    decls.push(ToolDecl { name, description, content: String::new() });
+                }
+            }
+            Value::String(_) => {
+                diags.push(Builder::new(Code::EmptyField, format!("`tools[{i}]` is empty")).at(span).label("must be a tool name"));
+            }
+            other => diags.push(
+                wrong_type(&format!("tools[{i}]"), "a tool name or a `{name, description}` mapping", &other, span),
+            ),
+        }
+    }
+    decls
+}
+
+pub(crate) fn parse_tool_file(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<ToolFile> {
+    let mut doc = parse_document(file, sources, diags)?;
+    let name = doc.string("tool", "name", diags);
+    let description = doc.string("tool", "description", diags);
+    let _ = doc.raw("content");
+    debug_assert!(std::ptr::eq(doc.sources(), sources));
+    Some(ToolFile { name: name?, description: description.map(|d| d.value).unwrap_or_default(), content: doc.body })
+}

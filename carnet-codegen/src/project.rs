@@ -1,0 +1,161 @@
+//! A loaded carnet directory: discovery, reading and parsing, before validation.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Builder, Code, Diagnostics};
+use crate::discover::{self, Discovered, Filter, SkillDir};
+use crate::model::{self, AgentDef, SkillDef, ToolsetDef};
+use crate::settings::{self, Settings};
+use crate::source::{FileId, Sources};
+
+/// A file of a skill, resolved and read.
+#[derive(Debug, Clone)]
+pub(crate) struct ResolvedFile {
+    /// Path relative to the skill's folder, `/`-separated.
+    pub(crate) path: String,
+    /// Where it was read from.
+    pub(crate) source: PathBuf,
+    pub(crate) description: Option<String>,
+    pub(crate) data: Vec<u8>,
+    pub(crate) is_text: bool,
+}
+
+/// A skill with its folder's files.
+#[derive(Debug, Clone)]
+pub(crate) struct Skill {
+    pub(crate) def: SkillDef,
+    pub(crate) folder: SkillDir,
+    /// Filled by validation: every file of the folder plus the listed ones, sorted by path.
+    pub(crate) files: Vec<ResolvedFile>,
+}
+
+/// Everything read from a carnet directory.
+#[derive(Debug)]
+pub(crate) struct Project {
+    pub(crate) root: PathBuf,
+    pub(crate) sources: Sources,
+    pub(crate) settings: Settings,
+    pub(crate) agents: Vec<AgentDef>,
+    pub(crate) skills: Vec<Skill>,
+    pub(crate) toolsets: Vec<ToolsetDef>,
+    /// Every file read, for `cargo:rerun-if-changed`.
+    pub(crate) read_files: Vec<PathBuf>,
+}
+
+/// Reads a content file into `sources`; reports it when it cannot be read or is not UTF-8.
+fn read_source(project: &mut Project, path: &Path, relative: &str, diags: &mut Diagnostics) -> Option<FileId> {
+    project.read_files.push(path.to_path_buf());
+    let display = project.root.join(relative);
+    match fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(project.sources.add(display, text)),
+            Err(e) => {
+                let id = project.sources.add(display, String::new());
+                diags.push(
+                    Builder::new(Code::UnreadableSource, format!("`{relative}` is not UTF-8 text"))
+                        .at(crate::source::Span::file_start(id))
+                        .note(format!("invalid byte at offset {}", e.utf8_error().valid_up_to())),
+                );
+                None
+            }
+        },
+        Err(e) => {
+            let id = project.sources.add(display, String::new());
+            diags.push(
+                Builder::new(Code::UnreadableSource, format!("cannot read `{relative}`: {e}"))
+                    .at(crate::source::Span::file_start(id)),
+            );
+            None
+        }
+    }
+}
+
+/// Discovers and parses the carnet directory at `root`.
+pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
+    let mut project = Project {
+        root: root.to_path_buf(),
+        sources: Sources::default(),
+        settings: Settings::default(),
+        agents: Vec::new(),
+        skills: Vec::new(),
+        toolsets: Vec::new(),
+        read_files: Vec::new(),
+    };
+    if !root.is_dir() {
+        diags.push(
+            Builder::new(Code::MissingDirectory, format!("carnet directory `{}` does not exist", root.display()))
+                .help("create it with `carnet init`, or point `--dir` (or `Config::dir`) at your content"),
+        );
+        return project;
+    }
+    let config_path = root.join("carnet.config.json");
+    if config_path.is_file() {
+        if let Some(id) = read_source(&mut project, &config_path, "carnet.config.json", diags) {
+            project.settings = settings::parse(id, &project.sources, diags);
+        }
+    }
+    let filter = Filter { include: project.settings.include.clone(), exclude: project.settings.exclude.clone() };
+    let Discovered { agents, skills, toolsets } = discover::discover(root, &filter);
+
+    for entry in agents {
+        if let Some(id) = read_source(&mut project, &entry.path, &entry.relative, diags) {
+            if let Some(agent) = model::parse_agent(id, &project.sources, diags) {
+                project.agents.push(agent);
+            }
+        }
+    }
+    for folder in skills {
+        if let Some(id) = read_source(&mut project, &folder.manifest.path, &folder.manifest.relative, diags) {
+            if let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, diags) {
+                project.skills.push(Skill { def, folder, files: Vec::new() });
+            }
+        }
+    }
+    for dir in toolsets {
+        let Some(id) = read_source(&mut project, &dir.manifest.path, &dir.manifest.relative, diags) else { continue };
+        let Some(mut toolset) = model::parse_toolset(id, &project.sources, diags) else { continue };
+        for entry in &dir.tool_files {
+            let Some(file) = read_source(&mut project, &entry.path, &entry.relative, diags) else { continue };
+            let Some(tool) = model::parse_tool_file(file, &project.sources, diags) else { continue };
+            match toolset.tools.iter_mut().find(|d| d.name.value == tool.name.value) {
+                Some(decl) => {
+                    if decl.description.is_none() {
+                        decl.description = Some(tool.description);
+                    }
+                    decl.content = tool.content;
+                }
+                None => {
+                    let declared: Vec<&str> = toolset.tools.iter().map(|d| d.name.as_str()).collect();
+                    diags.push(
+                        Builder::new(
+                            Code::OrphanToolFile,
+                            format!("tool file describes `{}`, which toolset `{}` does not declare", tool.name.value, toolset.name.value),
+                        )
+                        .at(tool.name.span)
+                        .label("not in the toolset's `tools`")
+                        .related(toolset.name.span, "the toolset is declared here")
+                        .help_opt(crate::diagnostic::did_you_mean(&tool.name.value, declared.iter().copied()).map(|s| format!("did you mean `{s}`?")))
+                        .help(format!("add `{}` to the toolset's `tools`, or delete the file", tool.name.value)),
+                    );
+                }
+            }
+        }
+        for decl in &toolset.tools {
+            if decl.description.is_none() {
+                let file = format!("{}/{}.md", dir.manifest.relative.trim_end_matches("/TOOLSET.md"), decl.name.value);
+                diags.push(
+                    Builder::new(Code::ToolWithoutDescription, format!("tool `{}` has no description", decl.name.value))
+                        .at(decl.name.span)
+                        .label("declared by name only")
+                        .help(format!(
+                            "add `{file}` with `name` and `description`, or write `- {{name: {}, description: ...}}`",
+                            decl.name.value
+                        )),
+                );
+            }
+        }
+        project.toolsets.push(toolset);
+    }
+    project
+}

@@ -1,0 +1,140 @@
+//! `carnet.config.json`: the optional settings file of a carnet directory.
+//!
+//! Every key takes effect (unlike in TS Carnet, where most are parsed and ignored):
+//!
+//! | key | effect |
+//! | --- | --- |
+//! | `app.globalSkills` | skills every agent may load; checked to exist |
+//! | `app.globalInitialSkills` | skills every agent starts with; checked to exist |
+//! | `variables` | default variables, written into the manifest |
+//! | `envPrefix` | environment prefixes allowed for variable injection, written into the manifest |
+//! | `include`, `exclude` | glob patterns (relative to the directory) filtering discovery |
+//! | `output` | where `carnet build` writes `carnet.manifest.json` by default, relative to the folder holding the carnet directory (default `./carnet`: the directory itself) |
+//! | `schema` | informational |
+//!
+//! Unknown keys are ignored, as in TS Carnet.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::diagnostic::{Builder, Code, Diagnostics};
+use crate::model::Spanned;
+use crate::source::{FileId, Sources, Span};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSettings {
+    #[serde(default)]
+    #[allow(dead_code)]
+    schema: Option<String>,
+    #[serde(default)]
+    app: Option<RawApp>,
+    #[serde(default)]
+    output: Option<String>,
+    #[serde(default)]
+    variables: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    env_prefix: Option<Vec<String>>,
+    #[serde(default)]
+    include: Option<Vec<String>>,
+    #[serde(default)]
+    exclude: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawApp {
+    #[serde(default)]
+    global_initial_skills: Vec<String>,
+    #[serde(default)]
+    global_skills: Vec<String>,
+}
+
+/// The settings of a carnet directory.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Settings {
+    pub(crate) global_initial_skills: Vec<Spanned<String>>,
+    pub(crate) global_skills: Vec<Spanned<String>>,
+    pub(crate) output: Option<String>,
+    pub(crate) variables: BTreeMap<String, String>,
+    pub(crate) env_prefix: Option<Vec<String>>,
+    pub(crate) include: Vec<String>,
+    pub(crate) exclude: Vec<String>,
+}
+
+/// Parses `carnet.config.json`. A problem is reported and the defaults are used.
+pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Settings {
+    let text = &sources.get(file).text;
+    let raw: RawSettings = if text.trim().is_empty() {
+        RawSettings::default()
+    } else {
+        match serde_json::from_str(text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                let offset = offset_of(text, e.line(), e.column());
+                diags.push(
+                    Builder::new(Code::InvalidConfig, format!("invalid `carnet.config.json`: {}", strip_position(&e)))
+                        .at(Span::new(file, offset, (offset + 1).min(text.len())))
+                        .note("the defaults are used for every setting"),
+                );
+                return Settings::default();
+            }
+        }
+    };
+    let app = raw.app.unwrap_or_default();
+    let spanned = |names: Vec<String>, key: &str| {
+        let key_at = sources.find(file, &format!("\"{key}\""), 0).unwrap_or(0);
+        let mut from = key_at;
+        names
+            .into_iter()
+            .map(|name| {
+                let needle = serde_json::to_string(&name).unwrap_or_default();
+                let start = sources.find(file, &needle, from).unwrap_or(key_at);
+                from = start + needle.len().min(1);
+                Spanned { span: Span::new(file, start, start + needle.len()), value: name }
+            })
+            .collect::<Vec<_>>()
+    };
+    let settings = Settings {
+        global_initial_skills: spanned(app.global_initial_skills, "globalInitialSkills"),
+        global_skills: spanned(app.global_skills, "globalSkills"),
+        output: raw.output,
+        variables: raw.variables.unwrap_or_default(),
+        env_prefix: raw.env_prefix,
+        include: raw.include.unwrap_or_default(),
+        exclude: raw.exclude.unwrap_or_default(),
+    };
+    for pattern in settings.include.iter().chain(&settings.exclude) {
+        let problem = if pattern.is_empty() {
+            Some("the pattern is empty")
+        } else if pattern.starts_with('/') || pattern.contains('\\') || pattern.split('/').any(|s| s == "..") {
+            Some("patterns are `/`-separated and relative to the carnet directory")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            let needle = serde_json::to_string(pattern).unwrap_or_default();
+            let start = sources.find(file, &needle, 0).unwrap_or(0);
+            diags.push(
+                Builder::new(Code::InvalidGlob, format!("invalid pattern `{pattern}`"))
+                    .at(Span::new(file, start, start + needle.len()))
+                    .label(problem),
+            );
+        }
+    }
+    settings
+}
+
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (line_start + column.saturating_sub(1)).min(text.len())
+}
+
+fn strip_position(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}

@@ -1,0 +1,115 @@
+//! Tool names: meta-tool names and the provider-safe aliases of canonical names.
+//!
+//! Canonical tool names come from the content and may contain `.` (`file.read`). Every
+//! provider accepts names matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (OpenAI allows a leading
+//! digit, Gemini does not), so each name gets an alias in that set and calls map back.
+
+/// Names of carnet's meta-tools, camelCase (the default naming).
+pub const META_TOOLS: [&str; 7] = [
+    "listAvailableSkills",
+    "loadSkill",
+    "listSkillToolsets",
+    "loadToolset",
+    "loadTool",
+    "loadSkillFile",
+    "callTool",
+];
+
+/// Names of carnet's meta-tools, snake_case (the snake naming option).
+pub const META_TOOLS_SNAKE: [&str; 7] = [
+    "list_available_skills",
+    "load_skill",
+    "list_skill_toolsets",
+    "load_toolset",
+    "load_tool",
+    "load_skill_file",
+    "call_tool",
+];
+
+/// The longest alias providers accept.
+pub const MAX_ALIAS_LEN: usize = 64;
+
+/// Whether `name` is one of the meta-tools' names, in either naming.
+#[must_use]
+pub fn is_meta_tool(name: &str) -> bool {
+    META_TOOLS.contains(&name) || META_TOOLS_SNAKE.contains(&name)
+}
+
+/// Why a canonical name has no provider-safe alias.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AliasError {
+    /// The name is empty.
+    #[error("the name is empty")]
+    Empty,
+    /// The name holds a character that is not ASCII.
+    #[error("`{0}` is not an ASCII character")]
+    NotAscii(char),
+    /// The alias would be longer than [`MAX_ALIAS_LEN`].
+    #[error("the name is {0} characters long after aliasing, more than the 64 providers accept")]
+    TooLong(usize),
+}
+
+/// The provider-safe alias of a canonical tool name: ASCII characters outside
+/// `[A-Za-z0-9_-]` become `_`, and a name that does not start with a letter or `_` gets a
+/// leading `_`. Names that are already safe are their own alias.
+///
+/// # Errors
+///
+/// When the name is empty, holds a non-ASCII character, or is longer than 64 characters
+/// after aliasing.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::names::alias;
+///
+/// assert_eq!(alias("basicSearch").unwrap(), "basicSearch");
+/// assert_eq!(alias("file.read").unwrap(), "file_read");
+/// assert_eq!(alias("3d-render").unwrap(), "_3d-render");
+/// assert!(alias("recherche-générale").is_err());
+/// ```
+pub fn alias(name: &str) -> Result<std::borrow::Cow<'_, str>, AliasError> {
+    let first = name.chars().next().ok_or(AliasError::Empty)?;
+    if let Some(c) = name.chars().find(|c| !c.is_ascii()) {
+        return Err(AliasError::NotAscii(c));
+    }
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let needs_prefix = !(first.is_ascii_alphabetic() || first == '_');
+    let len = name.len() + usize::from(needs_prefix);
+    if len > MAX_ALIAS_LEN {
+        return Err(AliasError::TooLong(len));
+    }
+    if !needs_prefix && name.chars().all(safe) {
+        return Ok(std::borrow::Cow::Borrowed(name));
+    }
+    let mut out = String::with_capacity(len);
+    if needs_prefix {
+        out.push('_');
+    }
+    out.extend(name.chars().map(|c| if safe(c) { c } else { '_' }));
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases() {
+        assert_eq!(alias("a.b.c").unwrap(), "a_b_c");
+        assert_eq!(alias("with space").unwrap(), "with_space");
+        assert_eq!(alias("-x").unwrap(), "_-x");
+        assert_eq!(alias(""), Err(AliasError::Empty));
+        assert_eq!(alias(&"a".repeat(64)).unwrap().len(), 64);
+        assert_eq!(alias(&"a".repeat(65)), Err(AliasError::TooLong(65)));
+        assert_eq!(alias(&format!("1{}", "a".repeat(63))), Err(AliasError::TooLong(65)));
+        assert_eq!(alias("é"), Err(AliasError::NotAscii('é')));
+    }
+
+    #[test]
+    fn meta_tools() {
+        assert!(is_meta_tool("loadSkill"));
+        assert!(is_meta_tool("load_skill_file"));
+        assert!(!is_meta_tool("basicSearch"));
+    }
+}

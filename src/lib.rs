@@ -1,0 +1,46 @@
+//! carnet: progressive disclosure for LLM agents, checked at compile time.
+//!
+//! Write agents, skills and toolsets as markdown; compile them in `build.rs` with
+//! [`carnet_codegen`](https://docs.rs/carnet-codegen); include the result with
+//! [`include_manifest!`]:
+//!
+//! ```ignore
+//! // build.rs
+//! fn main() { carnet_codegen::compile("carnet").unwrap_or_else(|e| e.exit()) }
+//!
+//! // src/main.rs
+//! carnet::include_manifest!();
+//!
+//! fn main() {
+//!     let agent = manifest::MANIFEST.agent(manifest::agents::RESEARCHER.name()).unwrap();
+//!     println!("{}", agent.prompt);
+//! }
+//! ```
+
+pub use carnet_runtime::*;
+
+/// Includes the module `carnet_codegen::compile` generated in `build.rs`.
+///
+/// `include_manifest!()` declares `mod manifest`; `include_manifest!(pub mod content)`
+/// chooses the visibility and the name. The module holds `MANIFEST` (the whole manifest as
+/// `'static` data) and the typed ids `agents::*`, `skills::*`, `toolsets::*`, `tools::*`.
+#[macro_export]
+macro_rules! include_manifest {
+    () => {
+        $crate::include_manifest!(mod manifest);
+    };
+    ($vis:vis mod $name:ident) => {
+        /// The carnet manifest compiled by `build.rs`.
+        #[allow(clippy::all, clippy::pedantic, unreachable_pub)]
+        $vis mod $name {
+            ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/carnet/manifest.rs"));
+        }
+    };
+}
+
+/// Implementation details of the generated code. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use carnet_runtime::{Agent, AgentId, App, Manifest, Skill, SkillFile, SkillId, Tool, ToolId, Toolset, ToolsetId};
+    pub use std::borrow::Cow;
+}
