@@ -336,10 +336,11 @@ impl Diagnostics {
 
     /// Resolves spans to locations; sorted by file, position, then code, so the output is
     /// deterministic whatever order the rules ran in.
-    pub(crate) fn finish(mut self, sources: &Sources) -> Vec<Diagnostic> {
+    pub(crate) fn finish(mut self, sources: &Sources, allowed: &[Code]) -> Vec<Diagnostic> {
         self.finished = true;
         let mut out: Vec<Diagnostic> = std::mem::take(&mut self.items)
             .into_iter()
+            .filter(|b| b.code.severity() == Severity::Error || !allowed.contains(&b.code))
             .map(|b| Diagnostic {
                 code: b.code,
                 message: b.message,

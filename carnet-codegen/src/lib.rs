@@ -138,7 +138,12 @@ impl Config {
             validate::validate(&mut project, &mut diags);
         }
         let manifest = (!diags.has_errors()).then(|| manifest::lower(&project, &self.variables));
-        let diagnostics = diags.finish(&project.sources);
+        let allowed: Vec<Code> = Code::ALL
+            .iter()
+            .copied()
+            .filter(|c| project.settings.allow.iter().any(|a| a.value == c.as_str() || a.value == c.name()))
+            .collect();
+        let diagnostics = diags.finish(&project.sources, &allowed);
         Report { diagnostics, manifest, project }
     }
 

@@ -10,6 +10,7 @@
 //! | `envPrefix` | environment prefixes allowed for variable injection, written into the manifest |
 //! | `include`, `exclude` | glob patterns (relative to the directory) filtering discovery |
 //! | `output` | where `carnet build` writes `carnet.manifest.json` by default, relative to the folder holding the carnet directory (default `./carnet`: the directory itself) |
+//! | `allow` | warnings not to report, by code (`W0003`) or name (`skill-name-style`); a carnet extension |
 //! | `schema` | informational |
 //!
 //! Unknown keys are ignored, as in TS Carnet.
@@ -40,6 +41,8 @@ struct RawSettings {
     include: Option<Vec<String>>,
     #[serde(default)]
     exclude: Option<Vec<String>>,
+    #[serde(default)]
+    allow: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -61,6 +64,8 @@ pub(crate) struct Settings {
     pub(crate) env_prefix: Option<Vec<String>>,
     pub(crate) include: Vec<String>,
     pub(crate) exclude: Vec<String>,
+    /// Warnings not to report, by code (`W0003`) or name (`skill-name-style`).
+    pub(crate) allow: Vec<Spanned<String>>,
 }
 
 /// Parses `carnet.config.json`. A problem is reported and the defaults are used.
@@ -104,7 +109,26 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
         env_prefix: raw.env_prefix,
         include: raw.include.unwrap_or_default(),
         exclude: raw.exclude.unwrap_or_default(),
+        allow: spanned(raw.allow.unwrap_or_default(), "allow"),
     };
+    for allowed in &settings.allow {
+        match Code::ALL.iter().find(|c| c.as_str() == allowed.value || c.name() == allowed.value) {
+            Some(code) if code.severity() == crate::diagnostic::Severity::Error => diags.push(
+                Builder::new(Code::InvalidConfig, format!("error `{}` cannot be allowed", allowed.value))
+                    .at(allowed.span)
+                    .label("only warnings can be silenced"),
+            ),
+            Some(_) => {}
+            None => {
+                let names = Code::ALL.iter().filter(|c| c.severity() == crate::diagnostic::Severity::Warning).map(|c| c.name());
+                diags.push(
+                    Builder::new(Code::InvalidConfig, format!("unknown warning `{}`", allowed.value))
+                        .at(allowed.span)
+                        .help_opt(crate::diagnostic::did_you_mean(&allowed.value, names).map(|n| format!("did you mean `{n}`?"))),
+                );
+            }
+        }
+    }
     for pattern in settings.include.iter().chain(&settings.exclude) {
         let problem = if pattern.is_empty() {
             Some("the pattern is empty")
