@@ -1,0 +1,135 @@
+//! Golden tests of the generated code and manifest JSON, and determinism of the output.
+//!
+//! Each folder of `tests/golden/` holds a `carnet/` directory and the expected
+//! `manifest.rs` and `manifest.json`. Re-bless after an intended change with
+//! `CARNET_BLESS=1 cargo test -p carnet-codegen --test golden`, then review the diff.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use carnet_codegen::Config;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = fs::read_dir(golden_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("carnet").is_dir())
+        .collect();
+    cases.sort();
+    cases
+}
+
+fn check_or_bless(path: &Path, actual: &str, failures: &mut Vec<String>) {
+    if std::env::var_os("CARNET_BLESS").is_some() {
+        fs::write(path, actual).unwrap();
+        return;
+    }
+    match fs::read_to_string(path) {
+        Ok(expected) if expected == actual => {}
+        Ok(expected) => {
+            let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).map_or_else(
+                || expected.lines().count().min(actual.lines().count()),
+                |i| i,
+            );
+            failures.push(format!(
+                "{} differs from the generated output at line {}:\n  expected: {:?}\n  actual:   {:?}\n(re-bless with CARNET_BLESS=1)",
+                path.display(),
+                line + 1,
+                expected.lines().nth(line),
+                actual.lines().nth(line)
+            ));
+        }
+        Err(_) => failures.push(format!("{} is missing (create it with CARNET_BLESS=1)", path.display())),
+    }
+}
+
+#[test]
+fn generated_code_and_json_match_golden_files() {
+    let mut failures = Vec::new();
+    let cases = cases();
+    assert!(cases.len() >= 3, "golden cases: {cases:?}");
+    for case in cases {
+        let mut config = Config::new();
+        config.dir(case.join("carnet")).crate_dir(&case);
+        let code = config.generate().unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+        let manifest = config.manifest().unwrap();
+        check_or_bless(&case.join("manifest.rs"), &code, &mut failures);
+        check_or_bless(&case.join("manifest.json"), &manifest.to_json_pretty(), &mut failures);
+        // The code must be valid Rust that prettyplease leaves unchanged.
+        let file: syn::File = syn::parse_str(&code).unwrap();
+        assert!(code.ends_with(&prettyplease::unparse(&file)), "{}: not formatted", case.display());
+        // And the JSON must read back into the same manifest.
+        let reloaded = carnet_runtime::Manifest::from_json(&manifest.to_json_pretty()).unwrap();
+        assert_eq!(reloaded, manifest, "{}", case.display());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Compiles a copy of `case` placed at `root/<deep path>`; returns the output bytes.
+fn compile_copy(case: &Path, root: &Path, deep: &str) -> (Vec<u8>, Vec<u8>) {
+    let crate_dir = root.join(deep);
+    copy_dir(&case.join("carnet"), &crate_dir.join("carnet"));
+    let out = root.join("out");
+    Config::new().dir(crate_dir.join("carnet")).crate_dir(&crate_dir).out_dir(&out).compile().unwrap();
+    (fs::read(out.join("carnet/manifest.rs")).unwrap(), fs::read(out.join("carnet/manifest.json")).unwrap())
+}
+
+#[test]
+fn two_builds_produce_identical_bytes_wherever_they_run() {
+    for case in cases() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let first = compile_copy(&case, a.path(), "project");
+        let second = compile_copy(&case, b.path(), "somewhere/else/entirely");
+        assert!(first.0 == second.0, "{}: manifest.rs differs between builds", case.display());
+        assert!(first.1 == second.1, "{}: manifest.json differs between builds", case.display());
+        let code = String::from_utf8(first.0).unwrap();
+        assert!(!code.contains(&*a.path().to_string_lossy()), "machine paths leak into the code");
+    }
+}
+
+#[test]
+fn unchanged_output_is_not_rewritten() {
+    let case = &cases()[0];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut config = Config::new();
+    config.dir(case.join("carnet")).crate_dir(case).out_dir(&out);
+    config.compile().unwrap();
+    let rs = out.join("carnet/manifest.rs");
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    fs::File::options().write(true).open(&rs).unwrap().set_modified(old).unwrap();
+    config.compile().unwrap();
+    assert_eq!(fs::metadata(&rs).unwrap().modified().unwrap(), old, "an identical manifest.rs was rewritten");
+    // A changed output is written.
+    fs::write(&rs, "stale").unwrap();
+    config.compile().unwrap();
+    assert!(fs::read_to_string(&rs).unwrap().starts_with("// @generated"));
+}
+
+#[test]
+fn compile_without_out_dir_is_a_clear_error() {
+    if std::env::var_os("OUT_DIR").is_some() {
+        return; // cargo sets OUT_DIR only for crates with a build script; this one has none
+    }
+    let err = Config::new().dir(golden_dir().join("ts-030/carnet")).compile().unwrap_err();
+    assert!(matches!(err, carnet_codegen::Error::OutDir), "{err}");
+    assert!(err.to_string().contains("OUT_DIR"));
+}
