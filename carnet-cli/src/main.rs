@@ -21,6 +21,10 @@ struct Cli {
     /// The carnet directory.
     #[arg(long, short = 'd', global = true, default_value = "carnet", value_name = "DIR")]
     dir: PathBuf,
+    /// Read a built manifest JSON (ours or TS Carnet's) instead of the directory
+    /// (`build`, `list`, `show`).
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "dir")]
+    manifest: Option<PathBuf>,
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -115,8 +119,15 @@ fn color(cli: &Cli) -> bool {
     }
 }
 
-/// Checks the directory; prints warnings; fails on errors.
-fn checked(cli: &Cli) -> Result<(Report, Manifest), Failure> {
+/// Checks the directory (or loads `--manifest`); prints warnings; fails on errors.
+fn checked(cli: &Cli) -> Result<(Option<Report>, Manifest), Failure> {
+    if let Some(path) = &cli.manifest {
+        let json = std::fs::read_to_string(path)
+            .map_err(|e| Failure::usage(format!("error: cannot read `{}`: {e}", path.display())))?;
+        let manifest = Manifest::from_json(&json)
+            .map_err(|e| Failure::content(format!("error: `{}`: {e}", path.display())))?;
+        return Ok((None, manifest));
+    }
     let report = Config::new().dir(&cli.dir).check();
     if report.has_errors() {
         return Err(Failure::content(match cli.format {
@@ -131,7 +142,7 @@ fn checked(cli: &Cli) -> Result<(Report, Manifest), Failure> {
         eprint!("{}", report.render(color(cli)));
     }
     let manifest = report.manifest().cloned().expect("no errors means a manifest");
-    Ok((report, manifest))
+    Ok((Some(report), manifest))
 }
 
 fn diagnostics_json(report: &Report) -> String {
@@ -162,6 +173,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     match &cli.command {
         Command::Init { dir } => init::run(dir.as_deref().unwrap_or(&cli.dir)).map_err(Failure::content),
         Command::Check => {
+            if cli.manifest.is_some() {
+                let (_, manifest) = checked(cli)?;
+                println!("ok: `{}`: {}", cli.manifest.as_deref().unwrap_or(Path::new("")).display(), summary(&manifest));
+                return Ok(());
+            }
             let report = Config::new().dir(&cli.dir).check();
             match cli.format {
                 Format::Json => println!("{}", diagnostics_json(&report)),
@@ -177,7 +193,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Build { out } => {
             let (report, manifest) = checked(cli)?;
             let json = manifest.to_json_pretty();
-            let out = out.clone().unwrap_or_else(|| report.default_output());
+            let out = match (out, &report) {
+                (Some(out), _) => out.clone(),
+                (None, Some(report)) => report.default_output(),
+                (None, None) => return Err(Failure::usage("error: `--out` is required with `--manifest`")),
+            };
             if out == Path::new("-") {
                 println!("{json}");
                 return Ok(());
