@@ -464,6 +464,20 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
     for agent in &project.agents {
         reachable.extend(reachable_skills(project, agent));
     }
+    // A skill that an unknown reference was probably meant for is already reported there.
+    let names = skill_names(project);
+    let settings = &project.settings;
+    let references = project
+        .agents
+        .iter()
+        .flat_map(|a| a.initial_skills.iter().chain(&a.skills))
+        .chain(&settings.global_initial_skills)
+        .chain(&settings.global_skills);
+    for reference in references.filter(|r| !names.contains(r.as_str())) {
+        if let Some(meant) = did_you_mean(&reference.value, names.iter().copied()) {
+            reachable.insert(meant);
+        }
+    }
     for skill in &project.skills {
         if !reachable.contains(skill.def.name.as_str()) {
             diags.push(

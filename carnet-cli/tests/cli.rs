@@ -1,0 +1,234 @@
+//! The `carnet` command end to end: exit codes, output formats, and the Agent Skills corpus.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn carnet(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carnet")).args(args).arg("--color=never").output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn example() -> String {
+    repo().join("examples/research-agent/carnet").to_string_lossy().into_owned()
+}
+
+fn broken() -> String {
+    repo().join("carnet-cli/tests/fixtures/broken").to_string_lossy().into_owned()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn files_below(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        if entry.file_type().unwrap().is_dir() {
+            files_below(&entry.path(), &format!("{name}/"), out);
+        } else {
+            out.push(name);
+        }
+    }
+}
+
+/// `skills/` holds every skill of the Agent Skills corpus, unchanged, plus an agent listing them.
+#[test]
+fn agent_skills_corpus_checks_and_every_resource_is_a_skill_file() {
+    let corpus = repo().join("tests/corpus/agentskills");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("carnet");
+    let mut names = Vec::new();
+    for entry in fs::read_dir(&corpus).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+            copy_dir(&entry.path(), &root.join("skills").join(entry.file_name()));
+        }
+    }
+    names.sort();
+    assert_eq!(names.len(), 12);
+    fs::create_dir_all(root.join("agents/all")).unwrap();
+    fs::write(
+        root.join("agents/all/AGENT.md"),
+        format!("---\nname: all\ndescription: Every corpus skill\nskills: [{}]\n---\nYou are an agent.\n", names.join(", ")),
+    )
+    .unwrap();
+    let dir_arg = root.to_string_lossy().into_owned();
+
+    let check = carnet(&["check", "--dir", &dir_arg]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert!(stdout(&check).contains("1 agents, 12 skills"), "{}", stdout(&check));
+
+    let out = dir.path().join("manifest.json");
+    let build = carnet(&["build", "--dir", &dir_arg, "--out", &out.to_string_lossy()]);
+    assert!(build.status.success(), "{}", stderr(&build));
+    let json = fs::read_to_string(&out).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for name in &names {
+        let mut on_disk = Vec::new();
+        files_below(&corpus.join(name), "", &mut on_disk);
+        on_disk.retain(|f| f != "SKILL.md");
+        on_disk.sort();
+        let listed: Vec<String> = manifest["skills"][name]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(listed, on_disk, "files of skill `{name}`");
+    }
+    // Binary resources survive: a font decodes to its exact bytes.
+    let font = manifest["skills"]["canvas-design"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "canvas-fonts/Lora-Bold.ttf")
+        .unwrap();
+    assert_eq!(font["encoding"], "base64");
+    assert_eq!(font["mediaType"], "font/ttf");
+    let bytes = fs::read(corpus.join("canvas-design/canvas-fonts/Lora-Bold.ttf")).unwrap();
+    let back = carnet_runtime::Manifest::from_json(&json).unwrap();
+    let file = back.skill("canvas-design").unwrap().file("canvas-fonts/Lora-Bold.ttf").unwrap();
+    assert_eq!(&*file.data, bytes.as_slice());
+}
+
+#[test]
+fn exit_codes() {
+    assert_eq!(carnet(&["check", "--dir", &example()]).status.code(), Some(0));
+    let out = carnet(&["check", "--dir", &broken()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("error[E0006]"), "{}", stderr(&out));
+    assert_eq!(carnet(&["check", "--dir", "/no/such/dir"]).status.code(), Some(1));
+    assert_eq!(carnet(&["check", "--no-such-flag"]).status.code(), Some(2));
+    assert_eq!(carnet(&["frobnicate"]).status.code(), Some(2));
+    let unknown = carnet(&["show", "agent", "reseacher", "--dir", &example()]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("did you mean `researcher`?"), "{}", stderr(&unknown));
+    assert_eq!(carnet(&["list", "--depth", "9", "--dir", &example()]).status.code(), Some(2));
+    // Content errors fail every command that needs the manifest.
+    assert_eq!(carnet(&["list", "--dir", &broken()]).status.code(), Some(1));
+    assert_eq!(carnet(&["build", "--dir", &broken(), "--out", "-"]).status.code(), Some(1));
+}
+
+#[test]
+fn check_renders_snippets_and_json() {
+    let text = carnet(&["check", "--dir", &broken()]);
+    let rendered = stderr(&text);
+    assert!(rendered.contains("agents/researcher/AGENT.md:4:17"), "{rendered}");
+    assert!(rendered.contains("4 │ initialSkills: [webSerch]"), "{rendered}");
+    assert!(rendered.contains("= help: did you mean `webSearch`?"), "{rendered}");
+    assert!(rendered.contains("due to 2 errors"), "{rendered}");
+
+    let out = carnet(&["check", "--format", "json", "--dir", &broken()]);
+    assert_eq!(out.status.code(), Some(1));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(value["ok"], false);
+    let codes: Vec<&str> = value["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    // `webSearch` is not reported unreachable: it is what `webSerch` meant.
+    assert_eq!(codes, ["E0006", "W0003", "E0007"]);
+    let first = &value["diagnostics"][0];
+    assert_eq!(first["location"]["line"], 4);
+    assert_eq!(first["location"]["column"], 17);
+    assert_eq!(first["help"], "did you mean `webSearch`?");
+}
+
+#[test]
+fn list_and_show() {
+    let list = carnet(&["list", "researcher", "--depth", "4", "--dir", &example()]);
+    assert!(list.status.success());
+    let text = stdout(&list);
+    assert!(text.starts_with("researcher\n  Finds, filters"), "{text}");
+    assert!(text.contains("│   └── webSearch (skill)"), "{text}");
+    assert!(text.contains("basicSearch - Search the collection for documents matching the query words (tool)"), "{text}");
+    assert!(!text.contains("analyst"));
+
+    let shallow = stdout(&carnet(&["list", "--depth", "1", "--dir", &example()]));
+    assert_eq!(
+        shallow,
+        "analyst\n  Analyses datasets and explains the results\nresearcher\n  Finds, filters and analyses information for the user\n"
+    );
+
+    let json = carnet(&["list", "--format", "json", "--depth", "4", "--dir", &example()]);
+    let tree: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(tree[1]["initialSkills"][0]["toolsets"][0]["tools"][0]["name"], "basicSearch");
+
+    for (kind, name, needle) in [
+        ("agent", "researcher", "initial skills: webSearch"),
+        ("skill", "webSearch", "references/query-syntax.md  [text/markdown, 174 bytes]: Query operators"),
+        ("toolset", "filter-tools", "filterByDomain: Keep the results from the given domains"),
+        ("tool", "basicSearch", "tool `basicSearch` (toolset `search-tools`)"),
+    ] {
+        let out = carnet(&["show", kind, name, "--dir", &example()]);
+        assert!(out.status.success(), "{kind} {name}: {}", stderr(&out));
+        assert!(stdout(&out).contains(needle), "{kind} {name}:\n{}", stdout(&out));
+        let out = carnet(&["show", kind, name, "--format", "json", "--dir", &example()]);
+        let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(value["name"], name);
+    }
+    let tool = stdout(&carnet(&["show", "tool", "basicSearch", "--dir", &example()]));
+    assert!(tool.contains("Returns the ten most relevant documents."), "{tool}");
+}
+
+#[test]
+fn init_scaffolds_content_that_checks_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("content");
+    let target_arg = target.to_string_lossy().into_owned();
+    let init = carnet(&["init", &target_arg]);
+    assert!(init.status.success(), "{}", stderr(&init));
+    let check = carnet(&["check", "--dir", &target_arg]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert_eq!(stderr(&check), "", "the scaffold has no warnings");
+    assert!(stdout(&check).contains("1 agents, 1 skills (1 files), 1 toolsets, 3 tools"), "{}", stdout(&check));
+
+    let agent = target.join("agents/assistant/AGENT.md");
+    fs::write(&agent, "---\nname: assistant\ndescription: mine\nskills: [note-taking]\n---\nEdited.\n").unwrap();
+    let again = carnet(&["init", &target_arg]);
+    assert!(again.status.success());
+    assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));
+    assert!(fs::read_to_string(&agent).unwrap().contains("Edited."));
+}
+
+#[test]
+fn build_writes_the_manifest_where_the_config_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = dir.path().join("carnet");
+    copy_dir(Path::new(&example()), &content);
+    let config = content.join("carnet.config.json");
+    let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+    value["output"] = "dist".into();
+    fs::write(&config, value.to_string()).unwrap();
+    let out = carnet(&["build", "--dir", &content.to_string_lossy()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = dir.path().join("dist/carnet.manifest.json");
+    let json = fs::read_to_string(&written).unwrap();
+    let manifest = carnet_runtime::Manifest::from_json(&json).unwrap();
+    assert_eq!(manifest.variable("ORGANIZATION"), Some("Carnet Labs"));
+    // `--out -` prints the JSON; `--manifest` reads it back.
+    let printed = carnet(&["build", "--dir", &content.to_string_lossy(), "--out", "-"]);
+    assert_eq!(stdout(&printed).trim_end(), json);
+    let back = carnet(&["list", "--manifest", &written.to_string_lossy(), "--depth", "1"]);
+    assert!(stdout(&back).contains("researcher"), "{}", stderr(&back));
+}
