@@ -41,6 +41,8 @@ macro_rules! include_manifest {
 /// Implementation details of the generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use carnet_runtime::{Agent, AgentId, App, Manifest, Skill, SkillFile, SkillId, Tool, ToolId, Toolset, ToolsetId};
+    pub use carnet_runtime::{
+        Agent, AgentId, App, Manifest, Skill, SkillFile, SkillId, Tool, ToolId, Toolset, ToolsetId,
+    };
     pub use std::borrow::Cow;
 }

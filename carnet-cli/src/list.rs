@@ -7,12 +7,19 @@ use crate::{Failure, unknown};
 
 pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, depth: u8, as_json: bool) -> Result<(), Failure> {
     let agents: Vec<&Agent> = match agent {
-        Some(name) => vec![manifest.agent(name).ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?],
+        Some(name) => vec![
+            manifest
+                .agent(name)
+                .ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?,
+        ],
         None => manifest.agents.iter().collect(),
     };
     if as_json {
         let tree: Vec<Value> = agents.iter().map(|a| agent_json(manifest, a, depth)).collect();
-        println!("{}", serde_json::to_string_pretty(&tree).expect("JSON values serialise"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&tree).expect("JSON values serialise")
+        );
     } else {
         let mut out = String::new();
         for a in agents {
@@ -26,7 +33,12 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, depth: u8, as_json: 
 /// The groups of skills an agent reaches, in prompt order.
 fn groups<'a>(manifest: &'a Manifest, agent: &'a Agent) -> Vec<(&'static str, Vec<&'a str>)> {
     let initial: Vec<&str> = agent.initial_skills.iter().map(|s| &**s).collect();
-    let on_demand: Vec<&str> = agent.skills.iter().map(|s| &**s).filter(|s| !initial.contains(s)).collect();
+    let on_demand: Vec<&str> = agent
+        .skills
+        .iter()
+        .map(|s| &**s)
+        .filter(|s| !initial.contains(s))
+        .collect();
     let mut global: Vec<&str> = manifest
         .app
         .global_initial_skills
@@ -36,10 +48,14 @@ fn groups<'a>(manifest: &'a Manifest, agent: &'a Agent) -> Vec<(&'static str, Ve
         .filter(|s| !initial.contains(s) && !on_demand.contains(s))
         .collect();
     global.dedup();
-    [("Initial Skills", initial), ("Skills", on_demand), ("Global Skills", global)]
-        .into_iter()
-        .filter(|(_, list)| !list.is_empty())
-        .collect()
+    [
+        ("Initial Skills", initial),
+        ("Skills", on_demand),
+        ("Global Skills", global),
+    ]
+    .into_iter()
+    .filter(|(_, list)| !list.is_empty())
+    .collect()
 }
 
 fn agent_json(manifest: &Manifest, agent: &Agent, depth: u8) -> Value {
@@ -56,7 +72,11 @@ fn agent_json(manifest: &Manifest, agent: &Agent, depth: u8) -> Value {
                         let t = manifest.toolset(t).expect("validated references");
                         let mut tv = json!({"name": t.name, "description": t.description});
                         if depth >= 4 {
-                            tv["tools"] = t.tools.iter().map(|tool| json!({"name": tool.name, "description": tool.description})).collect();
+                            tv["tools"] = t
+                                .tools
+                                .iter()
+                                .map(|tool| json!({"name": tool.name, "description": tool.description}))
+                                .collect();
                         }
                         tv
                     })
@@ -106,7 +126,12 @@ fn render_agent(manifest: &Manifest, agent: &Agent, depth: u8, out: &mut String)
                 }
                 for (i, tool) in toolset.tools.iter().enumerate() {
                     let last_tool = i + 1 == toolset.tools.len();
-                    out.push_str(&format!("{inner_t}{}{} - {} (tool)\n", branch(last_tool), tool.name, first_line(&tool.description)));
+                    out.push_str(&format!(
+                        "{inner_t}{}{} - {} (tool)\n",
+                        branch(last_tool),
+                        tool.name,
+                        first_line(&tool.description)
+                    ));
                 }
             }
         }

@@ -16,7 +16,11 @@ use carnet_runtime::Manifest;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "carnet", version, about = "Check, build and inspect carnet content (markdown agents, skills and toolsets)")]
+#[command(
+    name = "carnet",
+    version,
+    about = "Check, build and inspect carnet content (markdown agents, skills and toolsets)"
+)]
 struct Cli {
     /// The carnet directory.
     #[arg(long, short = 'd', global = true, default_value = "carnet", value_name = "DIR")]
@@ -90,11 +94,17 @@ struct Failure {
 
 impl Failure {
     fn usage(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), status: 2 }
+        Failure {
+            message: message.into(),
+            status: 2,
+        }
     }
 
     fn content(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), status: 1 }
+        Failure {
+            message: message.into(),
+            status: 1,
+        }
     }
 }
 
@@ -124,8 +134,8 @@ fn checked(cli: &Cli) -> Result<(Option<Report>, Manifest), Failure> {
     if let Some(path) = &cli.manifest {
         let json = std::fs::read_to_string(path)
             .map_err(|e| Failure::usage(format!("error: cannot read `{}`: {e}", path.display())))?;
-        let manifest = Manifest::from_json(&json)
-            .map_err(|e| Failure::content(format!("error: `{}`: {e}", path.display())))?;
+        let manifest =
+            Manifest::from_json(&json).map_err(|e| Failure::content(format!("error: `{}`: {e}", path.display())))?;
         return Ok((None, manifest));
     }
     let report = Config::new().dir(&cli.dir).check();
@@ -146,7 +156,11 @@ fn checked(cli: &Cli) -> Result<(Option<Report>, Manifest), Failure> {
 }
 
 fn diagnostics_json(report: &Report) -> String {
-    let diagnostics: Vec<_> = report.diagnostics().iter().map(carnet_codegen::Diagnostic::to_json).collect();
+    let diagnostics: Vec<_> = report
+        .diagnostics()
+        .iter()
+        .map(carnet_codegen::Diagnostic::to_json)
+        .collect();
     serde_json::to_string_pretty(&serde_json::json!({
         "ok": !report.has_errors(),
         "errors": report.errors().count(),
@@ -175,7 +189,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Check => {
             if cli.manifest.is_some() {
                 let (_, manifest) = checked(cli)?;
-                println!("ok: `{}`: {}", cli.manifest.as_deref().unwrap_or(Path::new("")).display(), summary(&manifest));
+                println!(
+                    "ok: `{}`: {}",
+                    cli.manifest.as_deref().unwrap_or(Path::new("")).display(),
+                    summary(&manifest)
+                );
                 return Ok(());
             }
             let report = Config::new().dir(&cli.dir).check();
@@ -188,7 +206,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                     }
                 }
             }
-            if report.has_errors() { Err(Failure::content("")) } else { Ok(()) }
+            if report.has_errors() {
+                Err(Failure::content(""))
+            } else {
+                Ok(())
+            }
         }
         Command::Build { out } => {
             let (report, manifest) = checked(cli)?;
@@ -206,13 +228,19 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| Failure::content(format!("error: cannot create `{}`: {e}", parent.display())))?;
             }
-            std::fs::write(&out, &json).map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
+            std::fs::write(&out, &json)
+                .map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
             match cli.format {
                 Format::Json => println!(
                     "{}",
                     serde_json::json!({"manifest": out.to_string_lossy(), "bytes": json.len(), "fingerprint": format!("{:016x}", manifest.fingerprint)})
                 ),
-                Format::Text => println!("wrote `{}` ({}; {} bytes)", out.display(), summary(&manifest), json.len()),
+                Format::Text => println!(
+                    "wrote `{}` ({}; {} bytes)",
+                    out.display(),
+                    summary(&manifest),
+                    json.len()
+                ),
             }
             Ok(())
         }

@@ -18,7 +18,9 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
     let all: Value = serde_json::from_str(&manifest.to_json()).expect("the manifest's JSON parses");
     let (value, text) = match kind {
         Kind::Agent => {
-            let a = manifest.agent(name).ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?;
+            let a = manifest
+                .agent(name)
+                .ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?;
             let text = format!(
                 "agent `{}`\n  description: {}\n  initial skills: {}\n  skills: {}\n\n{}\n",
                 a.name,
@@ -30,8 +32,15 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
             (all["agents"][name].clone(), text)
         }
         Kind::Skill => {
-            let s = manifest.skill(name).ok_or_else(|| unknown("skill", name, manifest.skills.iter().map(|s| &s.name)))?;
-            let mut text = format!("skill `{}`\n  description: {}\n  toolsets: {}\n", s.name, s.description, list(&s.toolsets));
+            let s = manifest
+                .skill(name)
+                .ok_or_else(|| unknown("skill", name, manifest.skills.iter().map(|s| &s.name)))?;
+            let mut text = format!(
+                "skill `{}`\n  description: {}\n  toolsets: {}\n",
+                s.name,
+                s.description,
+                list(&s.toolsets)
+            );
             if let Some(license) = &s.license {
                 text.push_str(&format!("  license: {license}\n"));
             }
@@ -54,7 +63,10 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
             if let Some(files) = value["files"].as_array_mut() {
                 for file in files {
                     if let Some(obj) = file.as_object_mut() {
-                        let bytes = manifest.skill(name).and_then(|s| s.file(obj["path"].as_str().unwrap_or_default())).map_or(0, |f| f.data.len());
+                        let bytes = manifest
+                            .skill(name)
+                            .and_then(|s| s.file(obj["path"].as_str().unwrap_or_default()))
+                            .map_or(0, |f| f.data.len());
                         obj.remove("content");
                         obj.insert("bytes".into(), bytes.into());
                     }
@@ -63,8 +75,15 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
             (value, text)
         }
         Kind::Toolset => {
-            let t = manifest.toolset(name).ok_or_else(|| unknown("toolset", name, manifest.toolsets.iter().map(|t| &t.name)))?;
-            let mut text = format!("toolset `{}`\n  description: {}\n  tools ({}):\n", t.name, t.description, t.tools.len());
+            let t = manifest
+                .toolset(name)
+                .ok_or_else(|| unknown("toolset", name, manifest.toolsets.iter().map(|t| &t.name)))?;
+            let mut text = format!(
+                "toolset `{}`\n  description: {}\n  tools ({}):\n",
+                t.name,
+                t.description,
+                t.tools.len()
+            );
             for tool in &*t.tools {
                 text.push_str(&format!("    {}: {}\n", tool.name, tool.description));
             }
@@ -74,7 +93,10 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
         Kind::Tool => {
             let found: Vec<_> = manifest.tools_named(name).collect();
             if found.is_empty() {
-                let names = manifest.toolsets.iter().flat_map(|t| t.tools.iter().map(|tool| tool.name.clone()));
+                let names = manifest
+                    .toolsets
+                    .iter()
+                    .flat_map(|t| t.tools.iter().map(|tool| tool.name.clone()));
                 return Err(unknown("tool", name, names));
             }
             let mut text = String::new();
@@ -89,12 +111,19 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
                 }
                 values.push(json!({"name": tool.name, "toolset": toolset.name, "description": tool.description, "content": tool.content}));
             }
-            let value = if values.len() == 1 { values.remove(0) } else { Value::Array(values) };
+            let value = if values.len() == 1 {
+                values.remove(0)
+            } else {
+                Value::Array(values)
+            };
             (value, text)
         }
     };
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&value).expect("JSON values serialise"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("JSON values serialise")
+        );
     } else {
         print!("{text}");
     }
@@ -102,5 +131,9 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
 }
 
 fn list(items: &[carnet_runtime::Text]) -> String {
-    if items.is_empty() { "(none)".to_owned() } else { items.join(", ") }
+    if items.is_empty() {
+        "(none)".to_owned()
+    } else {
+        items.join(", ")
+    }
 }

@@ -5,7 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn carnet(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carnet")).args(args).arg("--color=never").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(args)
+        .arg("--color=never")
+        .output()
+        .unwrap()
 }
 
 fn stdout(output: &Output) -> String {
@@ -21,11 +25,17 @@ fn repo() -> PathBuf {
 }
 
 fn example() -> String {
-    repo().join("examples/research-agent/carnet").to_string_lossy().into_owned()
+    repo()
+        .join("examples/research-agent/carnet")
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn broken() -> String {
-    repo().join("carnet-cli/tests/fixtures/broken").to_string_lossy().into_owned()
+    repo()
+        .join("carnet-cli/tests/fixtures/broken")
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -72,7 +82,10 @@ fn agent_skills_corpus_checks_and_every_resource_is_a_skill_file() {
     fs::create_dir_all(root.join("agents/all")).unwrap();
     fs::write(
         root.join("agents/all/AGENT.md"),
-        format!("---\nname: all\ndescription: Every corpus skill\nskills: [{}]\n---\nYou are an agent.\n", names.join(", ")),
+        format!(
+            "---\nname: all\ndescription: Every corpus skill\nskills: [{}]\n---\nYou are an agent.\n",
+            names.join(", ")
+        ),
     )
     .unwrap();
     let dir_arg = root.to_string_lossy().into_owned();
@@ -110,7 +123,11 @@ fn agent_skills_corpus_checks_and_every_resource_is_a_skill_file() {
     assert_eq!(font["mediaType"], "font/ttf");
     let bytes = fs::read(corpus.join("canvas-design/canvas-fonts/Lora-Bold.ttf")).unwrap();
     let back = carnet_runtime::Manifest::from_json(&json).unwrap();
-    let file = back.skill("canvas-design").unwrap().file("canvas-fonts/Lora-Bold.ttf").unwrap();
+    let file = back
+        .skill("canvas-design")
+        .unwrap()
+        .file("canvas-fonts/Lora-Bold.ttf")
+        .unwrap();
     assert_eq!(&*file.data, bytes.as_slice());
 }
 
@@ -125,11 +142,21 @@ fn exit_codes() {
     assert_eq!(carnet(&["frobnicate"]).status.code(), Some(2));
     let unknown = carnet(&["show", "agent", "reseacher", "--dir", &example()]);
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(stderr(&unknown).contains("did you mean `researcher`?"), "{}", stderr(&unknown));
-    assert_eq!(carnet(&["list", "--depth", "9", "--dir", &example()]).status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("did you mean `researcher`?"),
+        "{}",
+        stderr(&unknown)
+    );
+    assert_eq!(
+        carnet(&["list", "--depth", "9", "--dir", &example()]).status.code(),
+        Some(2)
+    );
     // Content errors fail every command that needs the manifest.
     assert_eq!(carnet(&["list", "--dir", &broken()]).status.code(), Some(1));
-    assert_eq!(carnet(&["build", "--dir", &broken(), "--out", "-"]).status.code(), Some(1));
+    assert_eq!(
+        carnet(&["build", "--dir", &broken(), "--out", "-"]).status.code(),
+        Some(1)
+    );
 }
 
 #[test]
@@ -145,7 +172,12 @@ fn check_renders_snippets_and_json() {
     assert_eq!(out.status.code(), Some(1));
     let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(value["ok"], false);
-    let codes: Vec<&str> = value["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    let codes: Vec<&str> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
     // `webSearch` is not reported unreachable: it is what `webSerch` meant.
     assert_eq!(codes, ["E0006", "W0003", "E0007"]);
     let first = &value["diagnostics"][0];
@@ -161,7 +193,10 @@ fn list_and_show() {
     let text = stdout(&list);
     assert!(text.starts_with("researcher\n  Finds, filters"), "{text}");
     assert!(text.contains("│   └── webSearch (skill)"), "{text}");
-    assert!(text.contains("basicSearch - Search the collection for documents matching the query words (tool)"), "{text}");
+    assert!(
+        text.contains("basicSearch - Search the collection for documents matching the query words (tool)"),
+        "{text}"
+    );
     assert!(!text.contains("analyst"));
 
     let shallow = stdout(&carnet(&["list", "--depth", "1", "--dir", &example()]));
@@ -172,12 +207,23 @@ fn list_and_show() {
 
     let json = carnet(&["list", "--format", "json", "--depth", "4", "--dir", &example()]);
     let tree: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
-    assert_eq!(tree[1]["initialSkills"][0]["toolsets"][0]["tools"][0]["name"], "basicSearch");
+    assert_eq!(
+        tree[1]["initialSkills"][0]["toolsets"][0]["tools"][0]["name"],
+        "basicSearch"
+    );
 
     for (kind, name, needle) in [
         ("agent", "researcher", "initial skills: webSearch"),
-        ("skill", "webSearch", "references/query-syntax.md  [text/markdown, 174 bytes]: Query operators"),
-        ("toolset", "filter-tools", "filterByDomain: Keep the results from the given domains"),
+        (
+            "skill",
+            "webSearch",
+            "references/query-syntax.md  [text/markdown, 174 bytes]: Query operators",
+        ),
+        (
+            "toolset",
+            "filter-tools",
+            "filterByDomain: Keep the results from the given domains",
+        ),
         ("tool", "basicSearch", "tool `basicSearch` (toolset `search-tools`)"),
     ] {
         let out = carnet(&["show", kind, name, "--dir", &example()]);
@@ -201,10 +247,18 @@ fn init_scaffolds_content_that_checks_and_never_overwrites() {
     let check = carnet(&["check", "--dir", &target_arg]);
     assert!(check.status.success(), "{}", stderr(&check));
     assert_eq!(stderr(&check), "", "the scaffold has no warnings");
-    assert!(stdout(&check).contains("1 agents, 1 skills (1 files), 1 toolsets, 3 tools"), "{}", stdout(&check));
+    assert!(
+        stdout(&check).contains("1 agents, 1 skills (1 files), 1 toolsets, 3 tools"),
+        "{}",
+        stdout(&check)
+    );
 
     let agent = target.join("agents/assistant/AGENT.md");
-    fs::write(&agent, "---\nname: assistant\ndescription: mine\nskills: [note-taking]\n---\nEdited.\n").unwrap();
+    fs::write(
+        &agent,
+        "---\nname: assistant\ndescription: mine\nskills: [note-taking]\n---\nEdited.\n",
+    )
+    .unwrap();
     let again = carnet(&["init", &target_arg]);
     assert!(again.status.success());
     assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));

@@ -317,7 +317,7 @@ impl Builder {
     }
 }
 
-/// Collects diagnostics while the pipeline runs. Like serde_derive's `Ctxt`, it must be
+/// Collects diagnostics while the pipeline runs. Like `serde_derive`'s `Ctxt`, it must be
 /// drained with [`Diagnostics::finish`]: dropping it with diagnostics inside is a bug.
 #[derive(Debug, Default)]
 pub(crate) struct Diagnostics {
@@ -349,7 +349,10 @@ impl Diagnostics {
                 related: b
                     .related
                     .into_iter()
-                    .map(|(span, message)| Related { location: sources.location(span), message })
+                    .map(|(span, message)| Related {
+                        location: sources.location(span),
+                        message,
+                    })
                     .collect(),
                 help: b.help,
                 notes: b.notes,
@@ -373,9 +376,10 @@ impl Diagnostics {
 
 impl Drop for Diagnostics {
     fn drop(&mut self) {
-        if !self.finished && !self.items.is_empty() && !std::thread::panicking() {
-            panic!("diagnostics dropped without being reported");
-        }
+        assert!(
+            !(!self.finished && !self.items.is_empty() && !std::thread::panicking()),
+            "diagnostics dropped without being reported"
+        );
     }
 }
 
@@ -386,12 +390,7 @@ pub(crate) fn render(diagnostics: &[Diagnostic], sources: &Sources, color: bool)
         .iter()
         .map(|file| files.add(file.display.to_string_lossy().into_owned(), file.text.clone()))
         .collect();
-    let file_of = |path: &Path| {
-        sources
-            .iter()
-            .position(|f| f.display == path)
-            .map(|i| ids[i])
-    };
+    let file_of = |path: &Path| sources.iter().position(|f| f.display == path).map(|i| ids[i]);
     let config = term::Config::default();
     let mut buffer = term::termcolor::Buffer::no_color();
     let mut colored = term::termcolor::Buffer::ansi();
@@ -405,7 +404,10 @@ pub(crate) fn render(diagnostics: &[Diagnostic], sources: &Sources, color: bool)
             .with_message(&d.message);
         let mut labels = Vec::new();
         let mut notes = Vec::new();
-        match (&d.location, d.file.and_then(|_| d.location.as_ref().and_then(|l| file_of(&l.path)))) {
+        match (
+            &d.location,
+            d.file.and_then(|_| d.location.as_ref().and_then(|l| file_of(&l.path))),
+        ) {
             (Some(location), Some(id)) => {
                 labels.push(
                     cs::Label::primary(id, location.range.clone()).with_message(d.label.clone().unwrap_or_default()),
@@ -434,7 +436,11 @@ pub(crate) fn render(diagnostics: &[Diagnostic], sources: &Sources, color: bool)
             let _ = std::io::Write::write_fmt(target, format_args!("{d} ({e})\n"));
         }
     }
-    let bytes = if color { colored.into_inner() } else { buffer.into_inner() };
+    let bytes = if color {
+        colored.into_inner()
+    } else {
+        buffer.into_inner()
+    };
     String::from_utf8_lossy(&bytes).into_owned()
 }
 

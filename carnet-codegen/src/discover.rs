@@ -89,7 +89,11 @@ fn matches_path_or_parent(pattern: &str, relative: &str) -> bool {
 /// Matches a `/`-separated path against a glob: `**` (any number of folders), `*` (any
 /// characters but `/`), `?` (one character but `/`).
 pub(crate) fn glob_match(pattern: &str, path: &str) -> bool {
-    let pattern: Vec<&str> = pattern.trim_start_matches("./").split('/').filter(|s| !s.is_empty()).collect();
+    let pattern: Vec<&str> = pattern
+        .trim_start_matches("./")
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
     let path: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match_segments(&pattern, &path)
 }
@@ -99,7 +103,9 @@ fn match_segments(pattern: &[&str], path: &[&str]) -> bool {
         None => path.is_empty(),
         Some((&"**", rest)) => (0..=path.len()).any(|skip| match_segments(rest, &path[skip..])),
         Some((segment, rest)) => {
-            !path.is_empty() && match_segment(segment.as_bytes(), path[0].as_bytes()) && match_segments(rest, &path[1..])
+            !path.is_empty()
+                && match_segment(segment.as_bytes(), path[0].as_bytes())
+                && match_segments(rest, &path[1..])
         }
     }
 }
@@ -140,7 +146,12 @@ fn walk_into(dir: &Path, relative: &str, out: &mut Vec<Entry>) {
         if is_dir && !symlink {
             walk_into(&path, &rel, out);
         } else {
-            out.push(Entry { relative: rel, path, symlink, dir_link: is_dir });
+            out.push(Entry {
+                relative: rel,
+                path,
+                symlink,
+                dir_link: is_dir,
+            });
         }
     }
 }
@@ -169,7 +180,11 @@ pub(crate) fn discover(root: &Path, filter: &Filter) -> Discovered {
     let skill_dirs: Vec<&str> = skill_files.iter().map(|e| parent(&e.relative)).collect();
     let mut skills: Vec<SkillDir> = skill_files
         .iter()
-        .map(|e| SkillDir { manifest: (*e).clone(), dir: parent(&e.relative).to_owned(), files: Vec::new() })
+        .map(|e| SkillDir {
+            manifest: (*e).clone(),
+            dir: parent(&e.relative).to_owned(),
+            files: Vec::new(),
+        })
         .collect();
     for entry in &skill_entries {
         // The deepest skill folder holding the file owns it.
@@ -197,17 +212,24 @@ pub(crate) fn discover(root: &Path, filter: &Filter) -> Discovered {
                 .filter(|e| {
                     !e.dir_link
                         && parent(&e.relative) == dir
-                        && e.relative.ends_with(".md")
+                        && Path::new(&e.relative).extension().is_some_and(|ext| ext == "md")
                         && !e.relative.ends_with("/TOOLSET.md")
                         && filter.accepts(&e.relative)
                 })
                 .cloned()
                 .collect();
-            ToolsetDir { manifest: manifest.clone(), tool_files }
+            ToolsetDir {
+                manifest: manifest.clone(),
+                tool_files,
+            }
         })
         .collect();
 
-    Discovered { agents, skills, toolsets }
+    Discovered {
+        agents,
+        skills,
+        toolsets,
+    }
 }
 
 #[cfg(test)]
@@ -226,10 +248,16 @@ mod tests {
 
     #[test]
     fn filters_match_folders() {
-        let filter = Filter { include: vec![], exclude: vec!["skills/drafts".into()] };
+        let filter = Filter {
+            include: vec![],
+            exclude: vec!["skills/drafts".into()],
+        };
         assert!(!filter.accepts("skills/drafts/x/SKILL.md"));
         assert!(filter.accepts("skills/draftsman/SKILL.md"));
-        let filter = Filter { include: vec!["agents/**".into(), "skills/a/**".into()], exclude: vec![] };
+        let filter = Filter {
+            include: vec!["agents/**".into(), "skills/a/**".into()],
+            exclude: vec![],
+        };
         assert!(filter.accepts("skills/a/SKILL.md"));
         assert!(!filter.accepts("skills/b/SKILL.md"));
     }

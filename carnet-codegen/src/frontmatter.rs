@@ -27,10 +27,19 @@ pub(crate) struct Split {
 /// with `---` (not `----`); the frontmatter ends at the first `\n---`; the body is what
 /// follows that delimiter minus one `\r` and one `\n`. A leading BOM is ignored.
 pub(crate) fn split(text: &str) -> Split {
-    let base = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let base = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
     let s = &text[base..];
     if !s.starts_with("---") || s[3..].starts_with('-') {
-        return Split { matter: None, body_start: base, unclosed: false, language: None };
+        return Split {
+            matter: None,
+            body_start: base,
+            unclosed: false,
+            language: None,
+        };
     }
     let mut start = base + 3;
     let mut language = None;
@@ -52,9 +61,19 @@ pub(crate) fn split(text: &str) -> Split {
             if text[body_start..].starts_with('\n') {
                 body_start += 1;
             }
-            Split { matter: Some(start..matter_end), body_start, unclosed: false, language }
+            Split {
+                matter: Some(start..matter_end),
+                body_start,
+                unclosed: false,
+                language,
+            }
         }
-        None => Split { matter: Some(start..text.len()), body_start: text.len(), unclosed: true, language },
+        None => Split {
+            matter: Some(start..text.len()),
+            body_start: text.len(),
+            unclosed: true,
+            language,
+        },
     }
 }
 
@@ -130,15 +149,34 @@ pub(crate) struct YamlError {
 /// empty mapping, as in gray-matter.
 pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<Node, YamlError> {
     let yaml = &text[range.clone()];
-    let empty = || Node { value: Value::Map(Vec::new()), start: range.start, end: range.start };
-    if yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+    let empty = || Node {
+        value: Value::Map(Vec::new()),
+        start: range.start,
+        end: range.start,
+    };
+    if yaml
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
         return Ok(empty());
     }
-    let mut builder = TreeBuilder { base: range.start, yaml, stack: Vec::new(), anchors: Vec::new(), root: None, error: None };
+    let mut builder = TreeBuilder {
+        base: range.start,
+        yaml,
+        stack: Vec::new(),
+        anchors: Vec::new(),
+        root: None,
+        error: None,
+    };
     let mut parser = Parser::new_from_str(yaml);
     if let Err(e) = parser.load(&mut builder, false) {
         let offset = range.start + char_to_byte(yaml, e.marker().index());
-        return Err(YamlError { offset, end: offset, message: e.info().to_owned(), related: None });
+        return Err(YamlError {
+            offset,
+            end: offset,
+            message: e.info().to_owned(),
+            related: None,
+        });
     }
     if let Some(error) = builder.error {
         return Err(error);
@@ -191,15 +229,15 @@ impl TreeBuilder<'_> {
                 Some(k) => {
                     map.end = map.end.max(node.end);
                     if let Value::Map(entries) = &mut map.value {
-                        if let Some((first, _)) = entries.iter().find(|(other, _)| other.value == k.value) {
-                            if self.error.is_none() {
-                                self.error = Some(YamlError {
-                                    offset: k.start,
-                                    end: k.end,
-                                    message: format!("duplicated mapping key `{}`", k.value.key_string()),
-                                    related: Some((first.start, first.end, "first defined here".to_owned())),
-                                });
-                            }
+                        if let Some((first, _)) = entries.iter().find(|(other, _)| other.value == k.value)
+                            && self.error.is_none()
+                        {
+                            self.error = Some(YamlError {
+                                offset: k.start,
+                                end: k.end,
+                                message: format!("duplicated mapping key `{}`", k.value.key_string()),
+                                related: Some((first.start, first.end, "first defined here".to_owned())),
+                            });
                         }
                         entries.push((k, node));
                     }
@@ -224,15 +262,36 @@ impl MarkedEventReceiver for TreeBuilder<'_> {
                     .find('\n')
                     .map_or(self.base + self.yaml.len(), |i| start + i);
                 let end = (start + len).min(line_end).max(start);
-                let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str" || t.suffix.ends_with(":str"));
-                let value = if quoted || is_str_tag { Value::String(text) } else { resolve_plain(text) };
+                let is_str_tag = tag
+                    .as_ref()
+                    .is_some_and(|t| t.suffix == "str" || t.suffix.ends_with(":str"));
+                let value = if quoted || is_str_tag {
+                    Value::String(text)
+                } else {
+                    resolve_plain(text)
+                };
                 self.finish(Node { value, start, end }, anchor);
             }
             Event::SequenceStart(anchor, _) => {
-                self.stack.push(Frame::List(Node { value: Value::List(Vec::new()), start, end: start + 1 }, anchor));
+                self.stack.push(Frame::List(
+                    Node {
+                        value: Value::List(Vec::new()),
+                        start,
+                        end: start + 1,
+                    },
+                    anchor,
+                ));
             }
             Event::MappingStart(anchor, _) => {
-                self.stack.push(Frame::Map(Node { value: Value::Map(Vec::new()), start, end: start + 1 }, anchor, None));
+                self.stack.push(Frame::Map(
+                    Node {
+                        value: Value::Map(Vec::new()),
+                        start,
+                        end: start + 1,
+                    },
+                    anchor,
+                    None,
+                ));
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(frame) = self.stack.pop() {
@@ -243,8 +302,24 @@ impl MarkedEventReceiver for TreeBuilder<'_> {
                 }
             }
             Event::Alias(id) => {
-                let node = self.anchors.iter().rev().find(|(a, _)| *a == id).map(|(_, n)| n.clone());
-                let node = node.map_or(Node { value: Value::Null, start, end: start }, |n| Node { start, end: start + 1, ..n });
+                let node = self
+                    .anchors
+                    .iter()
+                    .rev()
+                    .find(|(a, _)| *a == id)
+                    .map(|(_, n)| n.clone());
+                let node = node.map_or(
+                    Node {
+                        value: Value::Null,
+                        start,
+                        end: start,
+                    },
+                    |n| Node {
+                        start,
+                        end: start + 1,
+                        ..n
+                    },
+                );
                 self.finish(node, 0);
             }
             Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentStart | Event::DocumentEnd => {}
@@ -265,20 +340,21 @@ fn resolve_plain(text: String) -> Value {
         _ => {}
     }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(&text);
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(i) = text.parse::<i64>() {
-            return Value::Int(i);
-        }
+    if !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(i) = text.parse::<i64>()
+    {
+        return Value::Int(i);
     }
-    if let Some(hex) = text.strip_prefix("0x") {
-        if let Ok(i) = i64::from_str_radix(hex, 16) {
-            return Value::Int(i);
-        }
+    if let Some(hex) = text.strip_prefix("0x")
+        && let Ok(i) = i64::from_str_radix(hex, 16)
+    {
+        return Value::Int(i);
     }
-    if let Some(oct) = text.strip_prefix("0o") {
-        if let Ok(i) = i64::from_str_radix(oct, 8) {
-            return Value::Int(i);
-        }
+    if let Some(oct) = text.strip_prefix("0o")
+        && let Ok(i) = i64::from_str_radix(oct, 8)
+    {
+        return Value::Int(i);
     }
     let is_float = {
         let (mantissa, exponent) = match digits.find(['e', 'E']) {
@@ -295,10 +371,8 @@ fn resolve_plain(text: String) -> Value {
         });
         mantissa_ok && exponent_ok && (mantissa.contains('.') || exponent.is_some())
     };
-    if is_float {
-        if let Ok(f) = text.parse::<f64>() {
-            return Value::Float(f);
-        }
+    if is_float && let Ok(f) = text.parse::<f64>() {
+        return Value::Float(f);
     }
     Value::String(text)
 }
@@ -350,7 +424,9 @@ mod tests {
         assert_eq!(&text[entries[0].1.start..entries[0].1.end], "héllo");
         assert_eq!(entries[1].1.value, Value::Int(12));
         assert_eq!(&text[entries[1].0.start..entries[1].0.end], "count");
-        let Value::List(items) = &entries[2].1.value else { panic!() };
+        let Value::List(items) = &entries[2].1.value else {
+            panic!()
+        };
         assert_eq!(&text[items[1].start..items[1].end], "'b'");
         assert_eq!(entries[3].1.value, Value::Float(1.5));
         assert_eq!(entries[4].1.value, Value::Null);
@@ -365,7 +441,7 @@ mod tests {
         let dup = "---\nname: a\nname: b\n---\n";
         let err = parse_yaml(dup, split(dup).matter.unwrap()).unwrap_err();
         assert_eq!(&dup[err.offset..err.end], "name");
-        assert_eq!(err.offset, 11);
+        assert_eq!(err.offset, 12, "the second `name`, line 3");
     }
 
     #[test]

@@ -27,7 +27,9 @@ pub(crate) fn const_ident(name: &str) -> String {
             let next = chars.get(i + 1).copied();
             let boundary = c.is_ascii_uppercase()
                 && prev.is_some_and(|p| {
-                    p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+                    p.is_ascii_lowercase()
+                        || p.is_ascii_digit()
+                        || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
                 });
             if boundary && !out.is_empty() && !out.ends_with('_') {
                 out.push('_');
@@ -88,7 +90,11 @@ fn relative_path(from: &Path, to: &Path) -> Option<String> {
     }
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
     let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
-    parts.extend(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
     Some(parts.join("/"))
 }
 
@@ -114,7 +120,11 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
     let sources: BTreeMap<(&str, &str), &PathBuf> = project
         .skills
         .iter()
-        .flat_map(|s| s.files.iter().map(move |f| ((s.def.name.as_str(), f.path.as_str()), &f.source)))
+        .flat_map(|s| {
+            s.files
+                .iter()
+                .map(move |f| ((s.def.name.as_str(), f.path.as_str()), &f.source))
+        })
         .collect();
 
     let agents = manifest.agents.iter().map(|a| {
@@ -134,12 +144,16 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
 
     let skills = manifest.skills.iter().map(|s| {
         let files = s.files.iter().map(|f| {
-            let source = sources.get(&(&*s.name, &*f.path)).expect("every skill file has a source");
+            let source = sources
+                .get(&(&*s.name, &*f.path))
+                .expect("every skill file has a source");
             let absolute = std::path::absolute(source).unwrap_or_else(|_| (*source).clone());
             let data = match relative_path(&crate_dir, &absolute) {
                 Some(rel) => {
                     let rel = Literal::string(&format!("/{rel}"));
-                    quote!(::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel)))
+                    quote!(::core::include_bytes!(
+                        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel)
+                    ))
                 }
                 None => {
                     let abs = Literal::string(&absolute.to_string_lossy());
@@ -198,7 +212,10 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
         let (k, v) = (text(k), text(v));
         quote!((#k, #v))
     });
-    let (global_initial, global) = (texts(&manifest.app.global_initial_skills), texts(&manifest.app.global_skills));
+    let (global_initial, global) = (
+        texts(&manifest.app.global_initial_skills),
+        texts(&manifest.app.global_skills),
+    );
     let env_prefixes = texts(&manifest.env_prefixes);
     let version = manifest.version;
     let fingerprint = Literal::u64_suffixed(manifest.fingerprint);
@@ -249,19 +266,23 @@ fn ids(manifest: &Manifest) -> TokenStream {
     }
     let describe = |kind: &str, name: &str, description: &str| {
         let line = first_line(description);
-        if line.is_empty() { format!(" {kind} `{name}`.") } else { format!(" {kind} `{name}`: {line}") }
+        if line.is_empty() {
+            format!(" {kind} `{name}`.")
+        } else {
+            format!(" {kind} `{name}`: {line}")
+        }
     };
 
     let agents = unique(manifest.agents.iter().map(|a| &*a.name)).into_iter().map(|(name, ident)| {
-        let doc = describe("Agent", name, &manifest.agent(name).map_or("", |a| &a.description));
+        let doc = describe("Agent", name, manifest.agent(name).map_or("", |a| &a.description));
         quote!(#[doc = #doc] pub const #ident: ::carnet::__private::AgentId = ::carnet::__private::AgentId::__new(#name);)
     });
     let skills = unique(manifest.skills.iter().map(|s| &*s.name)).into_iter().map(|(name, ident)| {
-        let doc = describe("Skill", name, &manifest.skill(name).map_or("", |s| &s.description));
+        let doc = describe("Skill", name, manifest.skill(name).map_or("", |s| &s.description));
         quote!(#[doc = #doc] pub const #ident: ::carnet::__private::SkillId = ::carnet::__private::SkillId::__new(#name);)
     });
     let toolsets = unique(manifest.toolsets.iter().map(|t| &*t.name)).into_iter().map(|(name, ident)| {
-        let doc = describe("Toolset", name, &manifest.toolset(name).map_or("", |t| &t.description));
+        let doc = describe("Toolset", name, manifest.toolset(name).map_or("", |t| &t.description));
         quote!(#[doc = #doc] pub const #ident: ::carnet::__private::ToolsetId = ::carnet::__private::ToolsetId::__new(#name);)
     });
 
@@ -283,14 +304,14 @@ fn ids(manifest: &Manifest) -> TokenStream {
             .into_iter()
             .map(|(name, ident)| {
                 let toolset = &*t.name;
-                let doc = describe("Tool", name, &t.tool(name).map_or("", |tool| &tool.description));
+                let doc = describe("Tool", name, t.tool(name).map_or("", |tool| &tool.description));
                 quote!(#[doc = #doc] pub const #ident: ::carnet::__private::ToolId = ::carnet::__private::ToolId::__new(#toolset, #name);)
             })
             .collect();
         for (tool, ident) in unique(t.tools.iter().map(|tool| &*tool.name)) {
             if owners[tool] == 1 {
                 let toolset = &*t.name;
-                let doc = describe("Tool", tool, &t.tool(tool).map_or("", |x| &x.description));
+                let doc = describe("Tool", tool, t.tool(tool).map_or("", |x| &x.description));
                 top.push((ident.to_string(), quote!(#[doc = #doc] pub const #ident: ::carnet::__private::ToolId = ::carnet::__private::ToolId::__new(#toolset, #tool);)));
             }
         }
@@ -305,7 +326,10 @@ fn ids(manifest: &Manifest) -> TokenStream {
     for (ident, _) in &top {
         *counts.entry(ident.clone()).or_default() += 1;
     }
-    let top = top.into_iter().filter(|(ident, _)| counts[ident] == 1).map(|(_, tokens)| tokens);
+    let top = top
+        .into_iter()
+        .filter(|(ident, _)| counts[ident] == 1)
+        .map(|(_, tokens)| tokens);
 
     quote! {
         /// Typed ids of the agents.
@@ -349,7 +373,13 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(relative_path(Path::new("/a/b"), Path::new("/a/b/c/d.md")).unwrap(), "c/d.md");
-        assert_eq!(relative_path(Path::new("/a/b"), Path::new("/a/x/d.md")).unwrap(), "../x/d.md");
+        assert_eq!(
+            relative_path(Path::new("/a/b"), Path::new("/a/b/c/d.md")).unwrap(),
+            "c/d.md"
+        );
+        assert_eq!(
+            relative_path(Path::new("/a/b"), Path::new("/a/x/d.md")).unwrap(),
+            "../x/d.md"
+        );
     }
 }

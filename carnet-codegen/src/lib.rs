@@ -85,7 +85,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { dir: PathBuf::from("carnet"), out_dir: None, crate_dir: None, variables: Vec::new() }
+        Config {
+            dir: PathBuf::from("carnet"),
+            out_dir: None,
+            crate_dir: None,
+            variables: Vec::new(),
+        }
     }
 }
 
@@ -124,7 +129,8 @@ impl Config {
         K: Into<String>,
         V: Into<String>,
     {
-        self.variables.extend(variables.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self.variables
+            .extend(variables.into_iter().map(|(k, v)| (k.into(), v.into())));
         self
     }
 
@@ -141,10 +147,20 @@ impl Config {
         let allowed: Vec<Code> = Code::ALL
             .iter()
             .copied()
-            .filter(|c| project.settings.allow.iter().any(|a| a.value == c.as_str() || a.value == c.name()))
+            .filter(|c| {
+                project
+                    .settings
+                    .allow
+                    .iter()
+                    .any(|a| a.value == c.as_str() || a.value == c.name())
+            })
             .collect();
         let diagnostics = diags.finish(&project.sources, &allowed);
-        Report { diagnostics, manifest, project }
+        Report {
+            diagnostics,
+            manifest,
+            project,
+        }
     }
 
     /// The validated manifest.
@@ -179,7 +195,10 @@ impl Config {
     }
 
     fn generate_from(&self, report: &Report) -> String {
-        let manifest = report.manifest.as_ref().expect("generate_from is called without errors");
+        let manifest = report
+            .manifest
+            .as_ref()
+            .expect("generate_from is called without errors");
         let crate_dir = self.crate_dir_or_default();
         generate::generate(&report.project, manifest, &generate::Options { crate_dir: &crate_dir })
     }
@@ -212,12 +231,19 @@ impl Config {
             return Err(Error::Content(Box::new(report)));
         }
         let code = self.generate_from(&report);
-        let json = report.manifest.as_ref().map(Manifest::to_json_pretty).unwrap_or_default();
+        let json = report
+            .manifest
+            .as_ref()
+            .map(Manifest::to_json_pretty)
+            .unwrap_or_default();
         let dir = out_dir.join("carnet");
         let rs_path = dir.join("manifest.rs");
         let json_path = dir.join("manifest.json");
         for (path, bytes) in [(&rs_path, code.as_bytes()), (&json_path, json.as_bytes())] {
-            output::write_if_changed(path, bytes).map_err(|source| Error::Io { path: path.clone(), source })?;
+            output::write_if_changed(path, bytes).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
         }
         let json_path = std::path::absolute(&json_path).unwrap_or(json_path);
         println!("cargo:rustc-env=CARNET_MANIFEST={}", json_path.display());
@@ -295,10 +321,18 @@ impl Report {
                 "error: could not compile `{}` due to {}{}\n",
                 self.project.root.display(),
                 plural(errors, "error"),
-                if warnings > 0 { format!("; {} emitted", plural(warnings, "warning")) } else { String::new() }
+                if warnings > 0 {
+                    format!("; {} emitted", plural(warnings, "warning"))
+                } else {
+                    String::new()
+                }
             ));
         } else if warnings > 0 {
-            out.push_str(&format!("warning: `{}` generated {}\n", self.project.root.display(), plural(warnings, "warning")));
+            out.push_str(&format!(
+                "warning: `{}` generated {}\n",
+                self.project.root.display(),
+                plural(warnings, "warning")
+            ));
         }
         out
     }
@@ -380,7 +414,9 @@ impl fmt::Display for Error {
                     None => f.write_str("the content has errors"),
                 }
             }
-            Error::OutDir => f.write_str("`OUT_DIR` is not set: call `compile` from a build script, or set `Config::out_dir`"),
+            Error::OutDir => {
+                f.write_str("`OUT_DIR` is not set: call `compile` from a build script, or set `Config::out_dir`")
+            }
             Error::Io { path, source } => write!(f, "cannot write `{}`: {source}", path.display()),
         }
     }

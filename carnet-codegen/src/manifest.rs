@@ -104,7 +104,12 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
         agents: Cow::Owned(agents),
         skills: Cow::Owned(skills),
         toolsets: Cow::Owned(toolsets),
-        variables: Cow::Owned(variables.into_iter().map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))).collect()),
+        variables: Cow::Owned(
+            variables
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
+                .collect(),
+        ),
         env_prefixes: Cow::Owned(env_prefixes),
         fingerprint: 0,
     };

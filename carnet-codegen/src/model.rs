@@ -98,16 +98,27 @@ pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut
     let body = text[split.body_start..].to_owned();
     let whole = Span::file_start(file);
     let Some(matter) = split.matter.clone() else {
-        return Some(Document { file, entries: Vec::new(), used: Vec::new(), body, whole, sources, has_frontmatter: false });
+        return Some(Document {
+            file,
+            entries: Vec::new(),
+            used: Vec::new(),
+            body,
+            whole,
+            sources,
+            has_frontmatter: false,
+        });
     };
     if let Some(lang) = split.language.clone() {
         let name = &text[lang.clone()];
         if !matches!(name, "yaml" | "yml") {
             diags.push(
-                Builder::new(Code::UnsupportedFrontmatter, format!("frontmatter in `{name}` is not supported"))
-                    .at(Span::new(file, lang.start, lang.end))
-                    .label("only YAML frontmatter is supported")
-                    .help("remove the language after `---` and write the frontmatter in YAML"),
+                Builder::new(
+                    Code::UnsupportedFrontmatter,
+                    format!("frontmatter in `{name}` is not supported"),
+                )
+                .at(Span::new(file, lang.start, lang.end))
+                .label("only YAML frontmatter is supported")
+                .help("remove the language after `---` and write the frontmatter in YAML"),
             );
             return None;
         }
@@ -124,20 +135,34 @@ pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut
         Ok(node) => match node.value {
             Value::Map(entries) => {
                 let used = vec![false; entries.len()];
-                Some(Document { file, entries, used, body, whole, sources, has_frontmatter: true })
+                Some(Document {
+                    file,
+                    entries,
+                    used,
+                    body,
+                    whole,
+                    sources,
+                    has_frontmatter: true,
+                })
             }
             other => {
                 diags.push(
-                    Builder::new(Code::WrongType, format!("frontmatter must be a mapping, found {}", other.kind()))
-                        .at(Span::new(file, node.start, node.end))
-                        .label("expected `key: value` lines"),
+                    Builder::new(
+                        Code::WrongType,
+                        format!("frontmatter must be a mapping, found {}", other.kind()),
+                    )
+                    .at(Span::new(file, node.start, node.end))
+                    .label("expected `key: value` lines"),
                 );
                 None
             }
         },
         Err(e) => {
-            let mut b = Builder::new(Code::YamlSyntax, format!("invalid YAML: {}", e.message))
-                .at(Span::new(file, e.offset, e.end.max(e.offset + 1).min(matter.end.max(e.offset))));
+            let mut b = Builder::new(Code::YamlSyntax, format!("invalid YAML: {}", e.message)).at(Span::new(
+                file,
+                e.offset,
+                e.end.max(e.offset + 1).min(matter.end.max(e.offset)),
+            ));
             if let Some((start, end, message)) = e.related {
                 b = b.related(Span::new(file, start, end), message);
             }
@@ -165,7 +190,9 @@ impl Document<'_> {
     fn missing(&self, kind: &str, key: &str, diags: &mut Diagnostics) {
         let mut b = Builder::new(Code::MissingField, format!("{kind} has no `{key}`")).at(self.whole);
         if !self.has_frontmatter {
-            b = b.help(format!("start the file with a YAML frontmatter: `---`, `{key}: ...`, `---`"));
+            b = b.help(format!(
+                "start the file with a YAML frontmatter: `---`, `{key}: ...`, `---`"
+            ));
         } else if let Some((first, _)) = self.entries.first() {
             b = b.at(self.span(first)).label(format!("`{key}` is required"));
         }
@@ -220,7 +247,9 @@ impl Document<'_> {
 
     /// An optional list of strings (a missing key or `null` is an empty list).
     pub(crate) fn string_list(&mut self, key: &str, diags: &mut Diagnostics) -> Vec<Spanned<String>> {
-        let Some((_, v)) = self.take(key) else { return Vec::new() };
+        let Some((_, v)) = self.take(key) else {
+            return Vec::new();
+        };
         let span = self.span(&v);
         match v.value {
             Value::Null => Vec::new(),
@@ -233,7 +262,9 @@ impl Document<'_> {
                         Value::String(s) if !s.trim().is_empty() => Some(Spanned { value: s, span }),
                         Value::String(_) => {
                             diags.push(
-                                Builder::new(Code::EmptyField, format!("`{key}[{i}]` is empty")).at(span).label("must be a name"),
+                                Builder::new(Code::EmptyField, format!("`{key}[{i}]` is empty"))
+                                    .at(span)
+                                    .label("must be a name"),
                             );
                             None
                         }
@@ -257,7 +288,9 @@ impl Document<'_> {
 
     /// An optional mapping, as JSON.
     pub(crate) fn map(&mut self, key: &str, diags: &mut Diagnostics) -> serde_json::Map<String, serde_json::Value> {
-        let Some((_, v)) = self.take(key) else { return serde_json::Map::new() };
+        let Some((_, v)) = self.take(key) else {
+            return serde_json::Map::new();
+        };
         match &v.value {
             Value::Null => serde_json::Map::new(),
             Value::Map(_) => match v.value.to_json() {
@@ -307,9 +340,12 @@ impl Span {
 }
 
 fn wrong_type(key: &str, expected: &str, found: &Value, span: Span) -> Builder {
-    Builder::new(Code::WrongType, format!("`{key}` must be {expected}, found {}", found.kind()))
-        .at(span)
-        .label(format!("expected {expected}"))
+    Builder::new(
+        Code::WrongType,
+        format!("`{key}` must be {expected}, found {}", found.kind()),
+    )
+    .at(span)
+    .label(format!("expected {expected}"))
 }
 
 pub(crate) fn parse_agent(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<AgentDef> {
@@ -346,7 +382,10 @@ pub(crate) fn parse_skill(file: FileId, dir: &str, sources: &Sources, diags: &mu
     Some(SkillDef {
         file,
         dir: dir.to_owned(),
-        description: description.unwrap_or(Spanned { value: String::new(), span: name.span }),
+        description: description.unwrap_or(Spanned {
+            value: String::new(),
+            span: name.span,
+        }),
         name,
         toolsets,
         files,
@@ -361,7 +400,9 @@ pub(crate) fn parse_skill(file: FileId, dir: &str, sources: &Sources, diags: &mu
 
 /// Agent Skills' `allowed-tools`: a space-separated string; a list is accepted too.
 fn parse_allowed_tools(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<String> {
-    let Some((_, v)) = doc.raw("allowed-tools") else { return Vec::new() };
+    let Some((_, v)) = doc.raw("allowed-tools") else {
+        return Vec::new();
+    };
     let span = doc.span(&v);
     match v.value {
         Value::Null => Vec::new(),
@@ -385,7 +426,9 @@ fn parse_allowed_tools(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<S
 }
 
 fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileRef> {
-    let Some((_, v)) = doc.raw("files") else { return Vec::new() };
+    let Some((_, v)) = doc.raw("files") else {
+        return Vec::new();
+    };
     let span = doc.span(&v);
     let items = match v.value {
         Value::Null => return Vec::new(),
@@ -405,24 +448,49 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
             );
             continue;
         };
-        let get = |key: &str| entries.iter().find(|(k, _)| matches!(&k.value, Value::String(s) if s == key));
+        let get = |key: &str| {
+            entries
+                .iter()
+                .find(|(k, _)| matches!(&k.value, Value::String(s) if s == key))
+        };
         let path = match get("path") {
-            Some((_, Node { value: Value::String(s), start, end })) if !s.is_empty() => {
-                Some(Spanned { value: s.clone(), span: Span::new(doc.file(), *start, *end) })
-            }
+            Some((
+                _,
+                Node {
+                    value: Value::String(s),
+                    start,
+                    end,
+                },
+            )) if !s.is_empty() => Some(Spanned {
+                value: s.clone(),
+                span: Span::new(doc.file(), *start, *end),
+            }),
             Some((_, v)) => {
-                diags.push(wrong_type(&format!("files[{i}].path"), "a non-empty string", &v.value, doc.span(v)));
+                diags.push(wrong_type(
+                    &format!("files[{i}].path"),
+                    "a non-empty string",
+                    &v.value,
+                    doc.span(v),
+                ));
                 None
             }
             None => {
                 diags.push(
-                    Builder::new(Code::MissingField, format!("`files[{i}]` has no `path`")).at(span).label("`path` is required"),
+                    Builder::new(Code::MissingField, format!("`files[{i}]` has no `path`"))
+                        .at(span)
+                        .label("`path` is required"),
                 );
                 None
             }
         };
         let description = match get("description") {
-            Some((_, Node { value: Value::String(s), .. })) if !s.trim().is_empty() => Some(s.clone()),
+            Some((
+                _,
+                Node {
+                    value: Value::String(s),
+                    ..
+                },
+            )) if !s.trim().is_empty() => Some(s.clone()),
             Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
                 diags.push(
                     Builder::new(Code::EmptyField, format!("`files[{i}].description` is empty"))
@@ -432,7 +500,12 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
                 None
             }
             Some((_, v)) => {
-                diags.push(wrong_type(&format!("files[{i}].description"), "a string", &v.value, doc.span(v)));
+                diags.push(wrong_type(
+                    &format!("files[{i}].description"),
+                    "a string",
+                    &v.value,
+                    doc.span(v),
+                ));
                 None
             }
             None => {
@@ -468,7 +541,9 @@ pub(crate) fn parse_toolset(file: FileId, sources: &Sources, diags: &mut Diagnos
 
 /// `tools`: names (TS Carnet 0.3.0) or `{name, description}` objects (later TS Carnet).
 fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<ToolDecl> {
-    let Some((_, v)) = doc.raw("tools") else { return Vec::new() };
+    let Some((_, v)) = doc.raw("tools") else {
+        return Vec::new();
+    };
     let span = doc.span(&v);
     let items = match v.value {
         Value::Null => return Vec::new(),
@@ -483,20 +558,44 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
         let span = doc.span(&item);
         match item.value {
             Value::String(name) if !name.trim().is_empty() => {
-                decls.push(ToolDecl { name: Spanned { value: name, span }, description: None, content: String::new() });
+                decls.push(ToolDecl {
+                    name: Spanned { value: name, span },
+                    description: None,
+                    content: String::new(),
+                });
             }
             Value::Map(entries) => {
-                let get = |key: &str| entries.iter().find(|(k, _)| matches!(&k.value, Value::String(s) if s == key));
+                let get = |key: &str| {
+                    entries
+                        .iter()
+                        .find(|(k, _)| matches!(&k.value, Value::String(s) if s == key))
+                };
                 let name = match get("name") {
-                    Some((_, Node { value: Value::String(s), start, end })) if !s.trim().is_empty() => {
-                        Some(Spanned { value: s.clone(), span: Span::new(doc.file(), *start, *end) })
-                    }
+                    Some((
+                        _,
+                        Node {
+                            value: Value::String(s),
+                            start,
+                            end,
+                        },
+                    )) if !s.trim().is_empty() => Some(Spanned {
+                        value: s.clone(),
+                        span: Span::new(doc.file(), *start, *end),
+                    }),
                     Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
-                        diags.push(Builder::new(Code::EmptyField, format!("`tools[{i}].name` is empty")).at(doc.span(v).max_with(span)));
+                        diags.push(
+                            Builder::new(Code::EmptyField, format!("`tools[{i}].name` is empty"))
+                                .at(doc.span(v).max_with(span)),
+                        );
                         None
                     }
                     Some((_, v)) => {
-                        diags.push(wrong_type(&format!("tools[{i}].name"), "a string", &v.value, doc.span(v)));
+                        diags.push(wrong_type(
+                            &format!("tools[{i}].name"),
+                            "a string",
+                            &v.value,
+                            doc.span(v),
+                        ));
                         None
                     }
                     None => {
@@ -505,7 +604,13 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     }
                 };
                 let description = match get("description") {
-                    Some((_, Node { value: Value::String(s), .. })) if !s.trim().is_empty() => Some(s.clone()),
+                    Some((
+                        _,
+                        Node {
+                            value: Value::String(s),
+                            ..
+                        },
+                    )) if !s.trim().is_empty() => Some(s.clone()),
                     None => None,
                     Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
                         diags.push(
@@ -515,20 +620,36 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                         Some(String::new())
                     }
                     Some((_, v)) => {
-                        diags.push(wrong_type(&format!("tools[{i}].description"), "a string", &v.value, doc.span(v)));
+                        diags.push(wrong_type(
+                            &format!("tools[{i}].description"),
+                            "a string",
+                            &v.value,
+                            doc.span(v),
+                        ));
                         Some(String::new())
                     }
                 };
                 if let Some(name) = name {
-                    decls.push(ToolDecl { name, description, content: String::new() });
+                    decls.push(ToolDecl {
+                        name,
+                        description,
+                        content: String::new(),
+                    });
                 }
             }
             Value::String(_) => {
-                diags.push(Builder::new(Code::EmptyField, format!("`tools[{i}]` is empty")).at(span).label("must be a tool name"));
+                diags.push(
+                    Builder::new(Code::EmptyField, format!("`tools[{i}]` is empty"))
+                        .at(span)
+                        .label("must be a tool name"),
+                );
             }
-            other => diags.push(
-                wrong_type(&format!("tools[{i}]"), "a tool name or a `{name, description}` mapping", &other, span),
-            ),
+            other => diags.push(wrong_type(
+                &format!("tools[{i}]"),
+                "a tool name or a `{name, description}` mapping",
+                &other,
+                span,
+            )),
         }
     }
     decls
@@ -540,5 +661,9 @@ pub(crate) fn parse_tool_file(file: FileId, sources: &Sources, diags: &mut Diagn
     let description = doc.string("tool", "description", diags);
     let _ = doc.raw("content");
     debug_assert!(std::ptr::eq(doc.sources(), sources));
-    Some(ToolFile { name: name?, description: description.map(|d| d.value).unwrap_or_default(), content: doc.body })
+    Some(ToolFile {
+        name: name?,
+        description: description.map(|d| d.value).unwrap_or_default(),
+        content: doc.body,
+    })
 }

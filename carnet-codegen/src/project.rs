@@ -84,74 +84,120 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
     };
     if !root.is_dir() {
         diags.push(
-            Builder::new(Code::MissingDirectory, format!("carnet directory `{}` does not exist", root.display()))
-                .help("create it with `carnet init`, or point `--dir` (or `Config::dir`) at your content"),
+            Builder::new(
+                Code::MissingDirectory,
+                format!("carnet directory `{}` does not exist", root.display()),
+            )
+            .help("create it with `carnet init`, or point `--dir` (or `Config::dir`) at your content"),
         );
         return project;
     }
     let config_path = root.join("carnet.config.json");
-    if config_path.is_file() {
-        if let Some(id) = read_source(&mut project, &config_path, "carnet.config.json", diags) {
-            project.settings = settings::parse(id, &project.sources, diags);
-        }
+    if config_path.is_file()
+        && let Some(id) = read_source(&mut project, &config_path, "carnet.config.json", diags)
+    {
+        project.settings = settings::parse(id, &project.sources, diags);
     }
-    let filter = Filter { include: project.settings.include.clone(), exclude: project.settings.exclude.clone() };
-    let Discovered { agents, skills, toolsets } = discover::discover(root, &filter);
+    let filter = Filter {
+        include: project.settings.include.clone(),
+        exclude: project.settings.exclude.clone(),
+    };
+    let Discovered {
+        agents,
+        skills,
+        toolsets,
+    } = discover::discover(root, &filter);
 
     for entry in agents {
-        if let Some(id) = read_source(&mut project, &entry.path, &entry.relative, diags) {
-            if let Some(agent) = model::parse_agent(id, &project.sources, diags) {
-                project.agents.push(agent);
-            }
+        if let Some(id) = read_source(&mut project, &entry.path, &entry.relative, diags)
+            && let Some(agent) = model::parse_agent(id, &project.sources, diags)
+        {
+            project.agents.push(agent);
         }
     }
     for folder in skills {
-        if let Some(id) = read_source(&mut project, &folder.manifest.path, &folder.manifest.relative, diags) {
-            if let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, diags) {
-                project.skills.push(Skill { def, folder, files: Vec::new() });
-            }
+        if let Some(id) = read_source(&mut project, &folder.manifest.path, &folder.manifest.relative, diags)
+            && let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, diags)
+        {
+            project.skills.push(Skill {
+                def,
+                folder,
+                files: Vec::new(),
+            });
         }
     }
     for dir in toolsets {
-        let Some(id) = read_source(&mut project, &dir.manifest.path, &dir.manifest.relative, diags) else { continue };
-        let Some(mut toolset) = model::parse_toolset(id, &project.sources, diags) else { continue };
+        let Some(id) = read_source(&mut project, &dir.manifest.path, &dir.manifest.relative, diags) else {
+            continue;
+        };
+        let Some(mut toolset) = model::parse_toolset(id, &project.sources, diags) else {
+            continue;
+        };
         for entry in &dir.tool_files {
-            let Some(file) = read_source(&mut project, &entry.path, &entry.relative, diags) else { continue };
-            let Some(tool) = model::parse_tool_file(file, &project.sources, diags) else { continue };
-            match toolset.tools.iter_mut().find(|d| d.name.value == tool.name.value) {
-                Some(decl) => {
-                    if decl.description.is_none() {
-                        decl.description = Some(tool.description);
+            let Some(file) = read_source(&mut project, &entry.path, &entry.relative, diags) else {
+                continue;
+            };
+            let Some(tool) = model::parse_tool_file(file, &project.sources, diags) else {
+                continue;
+            };
+            // A name declared twice (reported as E0009) gets the description at both sites.
+            let mut declarations = toolset
+                .tools
+                .iter_mut()
+                .filter(|d| d.name.value == tool.name.value)
+                .peekable();
+            match declarations.peek() {
+                Some(_) => {
+                    for decl in declarations {
+                        if decl.description.is_none() {
+                            decl.description = Some(tool.description.clone());
+                        }
+                        decl.content.clone_from(&tool.content);
                     }
-                    decl.content = tool.content;
                 }
                 None => {
                     let declared: Vec<&str> = toolset.tools.iter().map(|d| d.name.as_str()).collect();
                     diags.push(
                         Builder::new(
                             Code::OrphanToolFile,
-                            format!("tool file describes `{}`, which toolset `{}` does not declare", tool.name.value, toolset.name.value),
+                            format!(
+                                "tool file describes `{}`, which toolset `{}` does not declare",
+                                tool.name.value, toolset.name.value
+                            ),
                         )
                         .at(tool.name.span)
                         .label("not in the toolset's `tools`")
                         .related(toolset.name.span, "the toolset is declared here")
-                        .help_opt(crate::diagnostic::did_you_mean(&tool.name.value, declared.iter().copied()).map(|s| format!("did you mean `{s}`?")))
-                        .help(format!("add `{}` to the toolset's `tools`, or delete the file", tool.name.value)),
+                        .help_opt(
+                            crate::diagnostic::did_you_mean(&tool.name.value, declared.iter().copied())
+                                .map(|s| format!("did you mean `{s}`?")),
+                        )
+                        .help(format!(
+                            "add `{}` to the toolset's `tools`, or delete the file",
+                            tool.name.value
+                        )),
                     );
                 }
             }
         }
         for decl in &toolset.tools {
             if decl.description.is_none() {
-                let file = format!("{}/{}.md", dir.manifest.relative.trim_end_matches("/TOOLSET.md"), decl.name.value);
+                let file = format!(
+                    "{}/{}.md",
+                    dir.manifest.relative.trim_end_matches("/TOOLSET.md"),
+                    decl.name.value
+                );
                 diags.push(
-                    Builder::new(Code::ToolWithoutDescription, format!("tool `{}` has no description", decl.name.value))
-                        .at(decl.name.span)
-                        .label("declared by name only")
-                        .help(format!(
-                            "add `{file}` with `name` and `description`, or write `- {{name: {}, description: ...}}`",
-                            decl.name.value
-                        )),
+                    Builder::new(
+                        Code::ToolWithoutDescription,
+                        format!("tool `{}` has no description", decl.name.value),
+                    )
+                    .at(decl.name.span)
+                    .label("declared by name only")
+                    .help(format!(
+                        "add `{file}` with `name` and `description`, or write `- {{name: {}, description: ...}}`",
+                        decl.name.value
+                    )),
                 );
             }
         }

@@ -79,9 +79,12 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
             Err(e) => {
                 let offset = offset_of(text, e.line(), e.column());
                 diags.push(
-                    Builder::new(Code::InvalidConfig, format!("invalid `carnet.config.json`: {}", strip_position(&e)))
-                        .at(Span::new(file, offset, (offset + 1).min(text.len())))
-                        .note("the defaults are used for every setting"),
+                    Builder::new(
+                        Code::InvalidConfig,
+                        format!("invalid `carnet.config.json`: {}", strip_position(&e)),
+                    )
+                    .at(Span::new(file, offset, (offset + 1).min(text.len())))
+                    .note("the defaults are used for every setting"),
                 );
                 return Settings::default();
             }
@@ -97,7 +100,10 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
                 let needle = serde_json::to_string(&name).unwrap_or_default();
                 let start = sources.find(file, &needle, from).unwrap_or(key_at);
                 from = start + needle.len().min(1);
-                Spanned { span: Span::new(file, start, start + needle.len()), value: name }
+                Spanned {
+                    span: Span::new(file, start, start + needle.len()),
+                    value: name,
+                }
             })
             .collect::<Vec<_>>()
     };
@@ -112,19 +118,31 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
         allow: spanned(raw.allow.unwrap_or_default(), "allow"),
     };
     for allowed in &settings.allow {
-        match Code::ALL.iter().find(|c| c.as_str() == allowed.value || c.name() == allowed.value) {
+        match Code::ALL
+            .iter()
+            .find(|c| c.as_str() == allowed.value || c.name() == allowed.value)
+        {
             Some(code) if code.severity() == crate::diagnostic::Severity::Error => diags.push(
-                Builder::new(Code::InvalidConfig, format!("error `{}` cannot be allowed", allowed.value))
-                    .at(allowed.span)
-                    .label("only warnings can be silenced"),
+                Builder::new(
+                    Code::InvalidConfig,
+                    format!("error `{}` cannot be allowed", allowed.value),
+                )
+                .at(allowed.span)
+                .label("only warnings can be silenced"),
             ),
             Some(_) => {}
             None => {
-                let names = Code::ALL.iter().filter(|c| c.severity() == crate::diagnostic::Severity::Warning).map(|c| c.name());
+                let names = Code::ALL
+                    .iter()
+                    .filter(|c| c.severity() == crate::diagnostic::Severity::Warning)
+                    .map(|c| c.name());
                 diags.push(
                     Builder::new(Code::InvalidConfig, format!("unknown warning `{}`", allowed.value))
                         .at(allowed.span)
-                        .help_opt(crate::diagnostic::did_you_mean(&allowed.value, names).map(|n| format!("did you mean `{n}`?"))),
+                        .help_opt(
+                            crate::diagnostic::did_you_mean(&allowed.value, names)
+                                .map(|n| format!("did you mean `{n}`?")),
+                        ),
                 );
             }
         }
@@ -151,7 +169,11 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
     (line_start + column.saturating_sub(1)).min(text.len())
 }
 

@@ -18,7 +18,11 @@ pub(crate) struct Span {
 
 impl Span {
     pub(crate) fn new(file: FileId, start: usize, end: usize) -> Self {
-        Span { file, start, end: end.max(start) }
+        Span {
+            file,
+            start,
+            end: end.max(start),
+        }
     }
 
     /// An empty span at the start of a file: problems about a whole file.
@@ -48,7 +52,11 @@ impl Sources {
         let line_starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        self.files.push(SourceFile { display, text, line_starts });
+        self.files.push(SourceFile {
+            display,
+            text,
+            line_starts,
+        });
         FileId(u32::try_from(self.files.len() - 1).expect("fewer than 4 billion files"))
     }
 
@@ -66,7 +74,10 @@ impl Sources {
         let offset = offset.min(file.text.len());
         let line = file.line_starts.partition_point(|&start| start <= offset) - 1;
         let start = file.line_starts[line];
-        let column = file.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let column = file
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
         (line as u32 + 1, column as u32 + 1)
     }
 
@@ -75,7 +86,12 @@ impl Sources {
         let end = span.end.min(file.text.len());
         let start = span.start.min(end);
         let (line, column) = self.line_col(span.file, start);
-        Location { path: file.display.clone(), line, column, range: start..end }
+        Location {
+            path: file.display.clone(),
+            line,
+            column,
+            range: start..end,
+        }
     }
 
     /// The byte offset of the first occurrence of `needle` at or after `from`, if any.

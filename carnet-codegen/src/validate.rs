@@ -75,7 +75,10 @@ fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
                     diags.push(
                         Builder::new(
                             Code::UnknownSkill,
-                            format!("agent `{}` references unknown skill `{}`", agent.name.value, skill.value),
+                            format!(
+                                "agent `{}` references unknown skill `{}`",
+                                agent.name.value, skill.value
+                            ),
                         )
                         .at(skill.span)
                         .label(format!("no skill named `{}`", skill.value))
@@ -105,14 +108,20 @@ fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
 fn check_global_skills(project: &Project, diags: &mut Diagnostics) {
     let skills = skill_names(project);
     let settings = &project.settings;
-    for (list, key) in [(&settings.global_initial_skills, "globalInitialSkills"), (&settings.global_skills, "globalSkills")] {
+    for (list, key) in [
+        (&settings.global_initial_skills, "globalInitialSkills"),
+        (&settings.global_skills, "globalSkills"),
+    ] {
         for skill in list {
             if !skills.contains(skill.as_str()) {
                 diags.push(
-                    Builder::new(Code::UnknownGlobalSkill, format!("`app.{key}` references unknown skill `{}`", skill.value))
-                        .at(skill.span)
-                        .label(format!("no skill named `{}`", skill.value))
-                        .help_opt(suggest(&skill.value, &skills)),
+                    Builder::new(
+                        Code::UnknownGlobalSkill,
+                        format!("`app.{key}` references unknown skill `{}`", skill.value),
+                    )
+                    .at(skill.span)
+                    .label(format!("no skill named `{}`", skill.value))
+                    .help_opt(suggest(&skill.value, &skills)),
                 );
             }
         }
@@ -127,7 +136,10 @@ fn check_skill_toolsets(project: &Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::UnknownToolset,
-                        format!("skill `{}` references unknown toolset `{}`", skill.def.name.value, toolset.value),
+                        format!(
+                            "skill `{}` references unknown toolset `{}`",
+                            skill.def.name.value, toolset.value
+                        ),
                     )
                     .at(toolset.span)
                     .label(format!("no toolset named `{}`", toolset.value))
@@ -146,7 +158,10 @@ fn check_duplicate_tools(project: &Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::DuplicateTool,
-                        format!("toolset `{}` declares tool `{}` twice", toolset.name.value, decl.name.value),
+                        format!(
+                            "toolset `{}` declares tool `{}` twice",
+                            toolset.name.value, decl.name.value
+                        ),
                     )
                     .at(decl.name.span)
                     .label("declared again here")
@@ -165,10 +180,13 @@ fn check_tool_names(project: &Project, diags: &mut Diagnostics) {
             let name = decl.name.as_str();
             if names::is_meta_tool(name) {
                 diags.push(
-                    Builder::new(Code::ReservedToolName, format!("tool `{name}` has the name of a carnet meta-tool"))
-                        .at(decl.name.span)
-                        .label("reserved for progressive loading")
-                        .help("rename the tool"),
+                    Builder::new(
+                        Code::ReservedToolName,
+                        format!("tool `{name}` has the name of a carnet meta-tool"),
+                    )
+                    .at(decl.name.span)
+                    .label("reserved for progressive loading")
+                    .help("rename the tool"),
                 );
             }
             if let Err(e) = names::alias(name) {
@@ -242,9 +260,12 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                 let alias = alias.into_owned();
                 if names::is_meta_tool(&alias) && !names::is_meta_tool(name) {
                     diags.push(
-                        Builder::new(Code::AliasCollision, format!("tool `{name}` becomes `{alias}` for providers, a meta-tool's name"))
-                            .at(decl.name.span)
-                            .label(format!("aliased to `{alias}`")),
+                        Builder::new(
+                            Code::AliasCollision,
+                            format!("tool `{name}` becomes `{alias}` for providers, a meta-tool's name"),
+                        )
+                        .at(decl.name.span)
+                        .label(format!("aliased to `{alias}`")),
                     );
                 }
                 match by_alias.get(&alias) {
@@ -257,7 +278,10 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                                 )
                                 .at(decl.name.span)
                                 .label(format!("aliased to `{alias}`"))
-                                .related(*span, format!("`{other}` (toolset `{other_set}`) is aliased to `{alias}` too"))
+                                .related(
+                                    *span,
+                                    format!("`{other}` (toolset `{other_set}`) is aliased to `{alias}` too"),
+                                )
                                 .related(agent.name.span, "both are reachable from this agent")
                                 .help("rename one of them"),
                             );
@@ -300,15 +324,38 @@ fn is_absolute(path: &str) -> bool {
 fn read_file(path: &Path, relative: String, description: Option<String>) -> std::io::Result<ResolvedFile> {
     let data = fs::read(path)?;
     let is_text = !data.contains(&0) && std::str::from_utf8(&data).is_ok();
-    Ok(ResolvedFile { path: relative, source: path.to_path_buf(), description, data, is_text })
+    Ok(ResolvedFile {
+        path: relative,
+        source: path.to_path_buf(),
+        description,
+        data,
+        is_text,
+    })
 }
 
-/// Whether `path` (after following every link) stays inside `folder`.
+/// Whether `path` (after following every link) stays inside `folder`. A link whose target
+/// does not exist is judged by its target's path, so a dangling link inside the folder is
+/// an unreadable file, not an escape.
 fn stays_inside(path: &Path, folder: &Path) -> bool {
-    match (fs::canonicalize(path), fs::canonicalize(folder)) {
-        (Ok(path), Ok(folder)) => path.starts_with(folder),
-        _ => false,
+    let Ok(folder) = fs::canonicalize(folder) else {
+        return false;
+    };
+    if let Ok(path) = fs::canonicalize(path) {
+        return path.starts_with(&folder);
     }
+    let Ok(target) = fs::read_link(path) else { return false };
+    let base = path.parent().and_then(|p| fs::canonicalize(p).ok()).unwrap_or_default();
+    let mut resolved = PathBuf::new();
+    for component in base.join(target).components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved.starts_with(&folder)
 }
 
 fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
@@ -318,16 +365,29 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
         let folder = root.join(&skill.def.dir);
         let name = skill.def.name.value.clone();
         let mut files: BTreeMap<String, ResolvedFile> = BTreeMap::new();
+        let listed_paths: BTreeSet<String> = skill
+            .def
+            .files
+            .iter()
+            .filter_map(|f| normalise(f.path.as_str()))
+            .map(|p| p.join("/"))
+            .collect();
         // Every file of the folder.
         for (relative, entry) in &skill.folder.files {
             read_files.push(entry.path.clone());
             if entry.symlink && !stays_inside(&entry.path, &folder) {
+                if listed_paths.contains(relative) {
+                    continue; // reported below, at the `files` entry
+                }
                 diags.push(
-                    Builder::new(Code::SymlinkEscape, format!("`{}` in skill `{name}` links outside the skill's folder", relative))
-                        .at(skill.def.name.span)
-                        .label("in this skill")
-                        .note(format!("`{}` is a symbolic link", entry.path.display()))
-                        .help("copy the file into the skill's folder instead of linking to it"),
+                    Builder::new(
+                        Code::SymlinkEscape,
+                        format!("`{relative}` in skill `{name}` links outside the skill's folder"),
+                    )
+                    .at(skill.def.name.span)
+                    .label("in this skill")
+                    .note(format!("`{}` is a symbolic link", entry.path.display()))
+                    .help("copy the file into the skill's folder instead of linking to it"),
                 );
                 continue;
             }
@@ -339,8 +399,11 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                     files.insert(relative.clone(), file);
                 }
                 Err(e) => diags.push(
-                    Builder::new(Code::FileUnreadable, format!("cannot read `{relative}` of skill `{name}`: {e}"))
-                        .at(skill.def.name.span),
+                    Builder::new(
+                        Code::FileUnreadable,
+                        format!("cannot read `{relative}` of skill `{name}`: {e}"),
+                    )
+                    .at(skill.def.name.span),
                 ),
             }
         }
@@ -365,14 +428,27 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                 );
                 continue;
             }
-            let Some(parts) = normalise(path).filter(|p| !p.is_empty()) else {
+            let Some(parts) = normalise(path) else {
                 diags.push(
-                    error(Code::FileOutsideSkill, format!("file path `{path}` resolves outside skill `{name}`'s folder"))
-                        .label("leaves the skill's folder")
-                        .note(format!("the skill's folder is `{}`", folder.display())),
+                    error(
+                        Code::FileOutsideSkill,
+                        format!("file path `{path}` resolves outside skill `{name}`'s folder"),
+                    )
+                    .label("leaves the skill's folder")
+                    .note(format!("the skill's folder is `{}`", folder.display())),
                 );
                 continue;
             };
+            if parts.is_empty() {
+                diags.push(
+                    error(
+                        Code::FileIsDirectory,
+                        format!("file path `{path}` is the skill's folder itself"),
+                    )
+                    .label("list the files inside it instead"),
+                );
+                continue;
+            }
             let key = parts.join("/");
             if let Some(first) = listed.get(&key) {
                 diags.push(
@@ -385,23 +461,26 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
             listed.insert(key.clone(), span);
             let full: PathBuf = parts.iter().fold(folder.clone(), |p, part| p.join(part));
             read_files.push(full.clone());
-            let meta = match fs::symlink_metadata(&full) {
-                Ok(meta) => meta,
-                Err(_) => {
-                    let available: Vec<&String> = skill.folder.files.iter().map(|(p, _)| p).collect();
-                    diags.push(
-                        error(Code::FileNotFound, format!("skill `{name}` lists missing file `{path}`"))
-                            .label("no such file")
-                            .note(format!("expected at `{}`", full.display()))
-                            .help_opt(suggest(path, available)),
-                    );
-                    continue;
-                }
+            let Ok(meta) = fs::symlink_metadata(&full) else {
+                let available: Vec<&String> = skill.folder.files.iter().map(|(p, _)| p).collect();
+                diags.push(
+                    error(
+                        Code::FileNotFound,
+                        format!("skill `{name}` lists missing file `{path}`"),
+                    )
+                    .label("no such file")
+                    .note(format!("expected at `{}`", full.display()))
+                    .help_opt(suggest(path, available)),
+                );
+                continue;
             };
             if (meta.file_type().is_symlink() || full.exists()) && !stays_inside(&full, &folder) {
                 diags.push(
-                    error(Code::SymlinkEscape, format!("file `{path}` of skill `{name}` links outside the skill's folder"))
-                        .label("a symbolic link leaves the folder"),
+                    error(
+                        Code::SymlinkEscape,
+                        format!("file `{path}` of skill `{name}` links outside the skill's folder"),
+                    )
+                    .label("a symbolic link leaves the folder"),
                 );
                 continue;
             }
@@ -421,7 +500,11 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                     files.insert(key, file);
                 }
                 Err(e) => diags.push(
-                    error(Code::FileUnreadable, format!("cannot read file `{path}` of skill `{name}`: {e}")).label("unreadable"),
+                    error(
+                        Code::FileUnreadable,
+                        format!("cannot read file `{path}` of skill `{name}`: {e}"),
+                    )
+                    .label("unreadable"),
                 ),
             }
         }
@@ -430,7 +513,11 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::LargeFile,
-                        format!("file `{}` of skill `{name}` is {} MiB", file.path, file.data.len() / (1024 * 1024)),
+                        format!(
+                            "file `{}` of skill `{name}` is {} MiB",
+                            file.path,
+                            file.data.len() / (1024 * 1024)
+                        ),
                     )
                     .at(listed.get(&file.path).copied().unwrap_or(skill.def.name.span))
                     .note("skill files are embedded in the binary and the manifest"),
@@ -444,9 +531,16 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
         let text = &project.sources.get(skill.def.file).text;
         if text.len() > LARGE_FILE {
             diags.push(
-                Builder::new(Code::LargeFile, format!("SKILL.md of skill `{}` is {} MiB", skill.def.name.value, text.len() / (1024 * 1024)))
-                    .at(skill.def.name.span)
-                    .note("the whole body is sent to the model when the skill loads"),
+                Builder::new(
+                    Code::LargeFile,
+                    format!(
+                        "SKILL.md of skill `{}` is {} MiB",
+                        skill.def.name.value,
+                        text.len() / (1024 * 1024)
+                    ),
+                )
+                .at(skill.def.name.span)
+                .note("the whole body is sent to the model when the skill loads"),
             );
         }
     }
@@ -481,22 +575,32 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
     for skill in &project.skills {
         if !reachable.contains(skill.def.name.as_str()) {
             diags.push(
-                Builder::new(Code::UnreachableSkill, format!("no agent can load skill `{}`", skill.def.name.value))
-                    .at(skill.def.name.span)
-                    .help("list it in an agent's `skills` or `initialSkills`, or in `app.globalSkills`"),
+                Builder::new(
+                    Code::UnreachableSkill,
+                    format!("no agent can load skill `{}`", skill.def.name.value),
+                )
+                .at(skill.def.name.span)
+                .help("list it in an agent's `skills` or `initialSkills`, or in `app.globalSkills`"),
             );
         }
     }
 }
 
 fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
-    let used: BTreeSet<&str> = project.skills.iter().flat_map(|s| s.def.toolsets.iter().map(Spanned::as_str)).collect();
+    let used: BTreeSet<&str> = project
+        .skills
+        .iter()
+        .flat_map(|s| s.def.toolsets.iter().map(Spanned::as_str))
+        .collect();
     for toolset in &project.toolsets {
         if !used.contains(toolset.name.as_str()) {
             diags.push(
-                Builder::new(Code::UnusedToolset, format!("no skill uses toolset `{}`", toolset.name.value))
-                    .at(toolset.name.span)
-                    .help("list it in a skill's `toolsets`"),
+                Builder::new(
+                    Code::UnusedToolset,
+                    format!("no skill uses toolset `{}`", toolset.name.value),
+                )
+                .at(toolset.name.span)
+                .help("list it in a skill's `toolsets`"),
             );
         }
     }
@@ -505,34 +609,49 @@ fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
 fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
     for Skill { def, .. } in &project.skills {
         let name = def.name.as_str();
-        let charset_ok = name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        let charset_ok = name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && !name.starts_with('-')
             && !name.ends_with('-')
             && !name.contains("--");
         if !charset_ok || name.len() > MAX_SKILL_NAME {
-            let why = if charset_ok { "longer than 64 characters" } else { "use lowercase letters, digits and single hyphens" };
+            let why = if charset_ok {
+                "longer than 64 characters"
+            } else {
+                "use lowercase letters, digits and single hyphens"
+            };
             diags.push(
-                Builder::new(Code::SkillNameStyle, format!("skill name `{name}` does not follow the Agent Skills rules"))
-                    .at(def.name.span)
-                    .label(why)
-                    .note("other Agent Skills tools may refuse this skill; carnet accepts it"),
+                Builder::new(
+                    Code::SkillNameStyle,
+                    format!("skill name `{name}` does not follow the Agent Skills rules"),
+                )
+                .at(def.name.span)
+                .label(why)
+                .note("other Agent Skills tools may refuse this skill; carnet accepts it"),
             );
         }
         let folder = def.dir.rsplit('/').next().unwrap_or(&def.dir);
         if folder != name && def.dir != "skills" {
             diags.push(
-                Builder::new(Code::NameFolderMismatch, format!("skill `{name}` lives in folder `{folder}`"))
-                    .at(def.name.span)
-                    .label(format!("Agent Skills expects the folder to be named `{name}`")),
+                Builder::new(
+                    Code::NameFolderMismatch,
+                    format!("skill `{name}` lives in folder `{folder}`"),
+                )
+                .at(def.name.span)
+                .label(format!("Agent Skills expects the folder to be named `{name}`")),
             );
         }
         let chars = def.description.value.chars().count();
         if chars > MAX_DESCRIPTION {
             diags.push(
-                Builder::new(Code::LongDescription, format!("description of skill `{name}` is {chars} characters long"))
-                    .at(def.description.span)
-                    .label("Agent Skills allows at most 1024")
-                    .note("the description is in every prompt's catalog: keep it short"),
+                Builder::new(
+                    Code::LongDescription,
+                    format!("description of skill `{name}` is {chars} characters long"),
+                )
+                .at(def.description.span)
+                .label("Agent Skills allows at most 1024")
+                .note("the description is in every prompt's catalog: keep it short"),
             );
         }
     }
@@ -547,11 +666,14 @@ fn check_ident_collisions(project: &Project, diags: &mut Diagnostics) {
                 Some(first) if first.value != name.value => diags.push(
                     Builder::new(
                         Code::IdentCollision,
-                        format!("{kind}s `{}` and `{}` both become `{ident}` in the generated code", first.value, name.value),
+                        format!(
+                            "{kind}s `{}` and `{}` both become `{ident}` in the generated code",
+                            first.value, name.value
+                        ),
                     )
                     .at(name.span)
                     .related(first.span, "the other one")
-                    .note(format!("neither gets a typed id; use the names as strings, or rename one")),
+                    .note("neither gets a typed id; use the names as strings, or rename one".to_string()),
                 ),
                 Some(_) => {}
                 None => {

@@ -31,10 +31,11 @@ fn check_or_bless(path: &Path, actual: &str, failures: &mut Vec<String>) {
     match fs::read_to_string(path) {
         Ok(expected) if expected == actual => {}
         Ok(expected) => {
-            let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).map_or_else(
-                || expected.lines().count().min(actual.lines().count()),
-                |i| i,
-            );
+            let line = expected
+                .lines()
+                .zip(actual.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
             failures.push(format!(
                 "{} differs from the generated output at line {}:\n  expected: {:?}\n  actual:   {:?}\n(re-bless with CARNET_BLESS=1)",
                 path.display(),
@@ -61,7 +62,11 @@ fn generated_code_and_json_match_golden_files() {
         check_or_bless(&case.join("manifest.json"), &manifest.to_json_pretty(), &mut failures);
         // The code must be valid Rust that prettyplease leaves unchanged.
         let file: syn::File = syn::parse_str(&code).unwrap();
-        assert!(code.ends_with(&prettyplease::unparse(&file)), "{}: not formatted", case.display());
+        assert!(
+            code.ends_with(&prettyplease::unparse(&file)),
+            "{}: not formatted",
+            case.display()
+        );
         // And the JSON must read back into the same manifest.
         let reloaded = carnet_runtime::Manifest::from_json(&manifest.to_json_pretty()).unwrap();
         assert_eq!(reloaded, manifest, "{}", case.display());
@@ -87,8 +92,16 @@ fn compile_copy(case: &Path, root: &Path, deep: &str) -> (Vec<u8>, Vec<u8>) {
     let crate_dir = root.join(deep);
     copy_dir(&case.join("carnet"), &crate_dir.join("carnet"));
     let out = root.join("out");
-    Config::new().dir(crate_dir.join("carnet")).crate_dir(&crate_dir).out_dir(&out).compile().unwrap();
-    (fs::read(out.join("carnet/manifest.rs")).unwrap(), fs::read(out.join("carnet/manifest.json")).unwrap())
+    Config::new()
+        .dir(crate_dir.join("carnet"))
+        .crate_dir(&crate_dir)
+        .out_dir(&out)
+        .compile()
+        .unwrap();
+    (
+        fs::read(out.join("carnet/manifest.rs")).unwrap(),
+        fs::read(out.join("carnet/manifest.json")).unwrap(),
+    )
 }
 
 #[test]
@@ -98,10 +111,21 @@ fn two_builds_produce_identical_bytes_wherever_they_run() {
         let b = tempfile::tempdir().unwrap();
         let first = compile_copy(&case, a.path(), "project");
         let second = compile_copy(&case, b.path(), "somewhere/else/entirely");
-        assert!(first.0 == second.0, "{}: manifest.rs differs between builds", case.display());
-        assert!(first.1 == second.1, "{}: manifest.json differs between builds", case.display());
+        assert!(
+            first.0 == second.0,
+            "{}: manifest.rs differs between builds",
+            case.display()
+        );
+        assert!(
+            first.1 == second.1,
+            "{}: manifest.json differs between builds",
+            case.display()
+        );
         let code = String::from_utf8(first.0).unwrap();
-        assert!(!code.contains(&*a.path().to_string_lossy()), "machine paths leak into the code");
+        assert!(
+            !code.contains(&*a.path().to_string_lossy()),
+            "machine paths leak into the code"
+        );
     }
 }
 
@@ -115,9 +139,18 @@ fn unchanged_output_is_not_rewritten() {
     config.compile().unwrap();
     let rs = out.join("carnet/manifest.rs");
     let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-    fs::File::options().write(true).open(&rs).unwrap().set_modified(old).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&rs)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     config.compile().unwrap();
-    assert_eq!(fs::metadata(&rs).unwrap().modified().unwrap(), old, "an identical manifest.rs was rewritten");
+    assert_eq!(
+        fs::metadata(&rs).unwrap().modified().unwrap(),
+        old,
+        "an identical manifest.rs was rewritten"
+    );
     // A changed output is written.
     fs::write(&rs, "stale").unwrap();
     config.compile().unwrap();
@@ -129,7 +162,10 @@ fn compile_without_out_dir_is_a_clear_error() {
     if std::env::var_os("OUT_DIR").is_some() {
         return; // cargo sets OUT_DIR only for crates with a build script; this one has none
     }
-    let err = Config::new().dir(golden_dir().join("ts-030/carnet")).compile().unwrap_err();
+    let err = Config::new()
+        .dir(golden_dir().join("ts-030/carnet"))
+        .compile()
+        .unwrap_err();
     assert!(matches!(err, carnet_codegen::Error::OutDir), "{err}");
     assert!(err.to_string().contains("OUT_DIR"));
 }

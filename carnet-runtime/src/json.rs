@@ -26,8 +26,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::manifest::{
-    Agent, App, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, Skill, SkillFile, Text,
-    Tool, Toolset, fnv1a64,
+    Agent, App, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, Skill, SkillFile, Text, Tool, Toolset, fnv1a64,
 };
 
 /// Why a manifest could not be loaded.
@@ -48,7 +47,11 @@ pub enum ManifestError {
 
 fn invalid(path: &str, message: impl Into<String>) -> ManifestError {
     ManifestError::Invalid {
-        path: if path.is_empty() { "/".to_owned() } else { path.to_owned() },
+        path: if path.is_empty() {
+            "/".to_owned()
+        } else {
+            path.to_owned()
+        },
         message: message.into(),
     }
 }
@@ -175,12 +178,11 @@ impl Serialize for WireFile<'_> {
                 &format!("File `{}` of skill `{skill}` ({})", f.path, f.media_type),
             )?,
         }
-        match f.text() {
-            Some(text) => map.serialize_entry("content", text)?,
-            None => {
-                map.serialize_entry("content", &BASE64.encode(&f.data))?;
-                map.serialize_entry("encoding", "base64")?;
-            }
+        if let Some(text) = f.text() {
+            map.serialize_entry("content", text)?;
+        } else {
+            map.serialize_entry("content", &BASE64.encode(&f.data))?;
+            map.serialize_entry("encoding", "base64")?;
         }
         map.serialize_entry("mediaType", &f.media_type)?;
         map.serialize_entry("listed", &f.is_listed())?;
@@ -259,12 +261,14 @@ impl Manifest {
     /// The manifest as pretty-printed JSON (2-space indent, like TS Carnet's `carnet build`),
     /// loadable by TS Carnet 0.3.0 and by [`Manifest::from_json`].
     #[must_use]
+    #[allow(clippy::missing_panics_doc)] // string keys and values only: serialising cannot fail
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).expect("a manifest always serialises")
     }
 
     /// The manifest as compact JSON; its FNV-1a hash is the manifest's fingerprint.
     #[must_use]
+    #[allow(clippy::missing_panics_doc)] // string keys and values only: serialising cannot fail
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a manifest always serialises")
     }
@@ -322,7 +326,9 @@ fn string(value: &Value, path: &str) -> Result<Text, ManifestError> {
 
 fn required_string(obj: At<'_>, key: &str, non_empty: bool) -> Result<Text, ManifestError> {
     let path = child(obj.path, key);
-    let value = obj.field(key)?.ok_or_else(|| invalid(&path, "missing required field"))?;
+    let value = obj
+        .field(key)?
+        .ok_or_else(|| invalid(&path, "missing required field"))?;
     let text = string(value, &path)?;
     if non_empty && text.is_empty() {
         return Err(invalid(&path, "must not be empty"));
@@ -354,7 +360,10 @@ fn json_text(obj: At<'_>, key: &str) -> Result<Text, ManifestError> {
     match obj.field(key)? {
         None => Ok(Cow::Borrowed("{}")),
         Some(v @ Value::Object(_)) => Ok(Cow::Owned(v.to_string())),
-        Some(v) => Err(invalid(&child(obj.path, key), format!("expected an object, found {}", kind(v)))),
+        Some(v) => Err(invalid(
+            &child(obj.path, key),
+            format!("expected an object, found {}", kind(v)),
+        )),
     }
 }
 
@@ -366,12 +375,17 @@ fn entities<T>(
     name: impl Fn(&T) -> &str,
 ) -> Result<Vec<T>, ManifestError> {
     let path = child(root.path, key);
-    let value = root.field(key)?.ok_or_else(|| invalid(&path, "missing required field"))?;
+    let value = root
+        .field(key)?
+        .ok_or_else(|| invalid(&path, "missing required field"))?;
     let map = At { value, path: &path }.object()?;
     let mut out = Vec::with_capacity(map.len());
     for (k, v) in map {
         let entry_path = child(&path, k);
-        let entry = At { value: v, path: &entry_path };
+        let entry = At {
+            value: v,
+            path: &entry_path,
+        };
         if k.is_empty() {
             return Err(invalid(&entry_path, "names must not be empty"));
         }
@@ -413,7 +427,12 @@ fn read_skill(obj: At<'_>, key: &str) -> Result<Skill, ManifestError> {
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
-            .map(|(i, v)| read_file(At { value: v, path: &format!("{files_path}/{i}") }))
+            .map(|(i, v)| {
+                read_file(At {
+                    value: v,
+                    path: &format!("{files_path}/{i}"),
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?,
         Some(v) => return Err(invalid(&files_path, format!("expected an array, found {}", kind(v)))),
     };
@@ -442,7 +461,12 @@ fn read_file(obj: At<'_>) -> Result<SkillFile, ManifestError> {
     let listed = match obj.field("listed")? {
         None => true,
         Some(Value::Bool(b)) => *b,
-        Some(v) => return Err(invalid(&child(obj.path, "listed"), format!("expected a boolean, found {}", kind(v)))),
+        Some(v) => {
+            return Err(invalid(
+                &child(obj.path, "listed"),
+                format!("expected a boolean, found {}", kind(v)),
+            ));
+        }
     };
     let content = optional_string(obj, "content")?.unwrap_or_default();
     let encoding = optional_string(obj, "encoding")?;
@@ -484,11 +508,18 @@ fn read_toolset(obj: At<'_>, key: &str, top_tools: Option<&Map<String, Value>>) 
         items
             .iter()
             .enumerate()
-            .map(|(i, v)| read_tool(At { value: v, path: &format!("{path}/{i}") }))
+            .map(|(i, v)| {
+                read_tool(At {
+                    value: v,
+                    path: &format!("{path}/{i}"),
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?
     } else {
         let path = child(obj.path, "tools");
-        let value = obj.field("tools")?.ok_or_else(|| invalid(&path, "missing required field"))?;
+        let value = obj
+            .field("tools")?
+            .ok_or_else(|| invalid(&path, "missing required field"))?;
         let items = value
             .as_array()
             .ok_or_else(|| invalid(&path, format!("expected an array, found {}", kind(value))))?;
@@ -501,16 +532,25 @@ fn read_toolset(obj: At<'_>, key: &str, top_tools: Option<&Map<String, Value>>) 
                     let def = top_tools.and_then(|m| m.get(name)).ok_or_else(|| {
                         invalid(&item_path, format!("tool `{name}` is not in the top-level `tools` map"))
                     })?;
-                    let mut tool = read_tool(At { value: def, path: &child("/tools", name) })?;
+                    let mut tool = read_tool(At {
+                        value: def,
+                        path: &child("/tools", name),
+                    })?;
                     tool.name = Cow::Owned(name.clone());
                     tools.push(tool);
                 }
                 // TS Carnet's later form: `{name, description}`.
-                Value::Object(_) => tools.push(read_tool(At { value: item, path: &item_path })?),
+                Value::Object(_) => tools.push(read_tool(At {
+                    value: item,
+                    path: &item_path,
+                })?),
                 other => {
                     return Err(invalid(
                         &item_path,
-                        format!("expected a tool name or a `{{name, description}}` object, found {}", kind(other)),
+                        format!(
+                            "expected a tool name or a `{{name, description}}` object, found {}",
+                            kind(other)
+                        ),
                     ));
                 }
             }
@@ -519,7 +559,10 @@ fn read_toolset(obj: At<'_>, key: &str, top_tools: Option<&Map<String, Value>>) 
     };
     for (i, tool) in tools.iter().enumerate() {
         if tools[..i].iter().any(|t| t.name == tool.name) {
-            return Err(invalid(&child(obj.path, "tools"), format!("tool `{}` is declared twice", tool.name)));
+            return Err(invalid(
+                &child(obj.path, "tools"),
+                format!("tool `{}` is declared twice", tool.name),
+            ));
         }
     }
     Ok(Toolset {
@@ -621,11 +664,20 @@ impl Manifest {
         };
         let agents = entities(root, "agents", read_agent, |a| &a.name)?;
         let skills = entities(root, "skills", read_skill, |s| &s.name)?;
-        let toolsets = entities(root, "toolsets", |obj, key| read_toolset(obj, key, top_tools), |t| &t.name)?;
+        let toolsets = entities(
+            root,
+            "toolsets",
+            |obj, key| read_toolset(obj, key, top_tools),
+            |t| &t.name,
+        )?;
         let variables = match root.field("variables")? {
             None => Vec::new(),
             Some(value) => {
-                let map = At { value, path: "/variables" }.object()?;
+                let map = At {
+                    value,
+                    path: "/variables",
+                }
+                .object()?;
                 map.iter()
                     .map(|(k, v)| Ok((Cow::Owned(k.clone()), string(v, &child("/variables", k))?)))
                     .collect::<Result<Vec<_>, ManifestError>>()?

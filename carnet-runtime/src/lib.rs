@@ -11,6 +11,5 @@ mod json;
 
 pub use json::ManifestError;
 pub use manifest::{
-    Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset,
-    ToolsetId,
+    Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };

@@ -1,7 +1,7 @@
 //! Tool names: meta-tool names and the provider-safe aliases of canonical names.
 //!
 //! Canonical tool names come from the content and may contain `.` (`file.read`). Every
-//! provider accepts names matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (OpenAI allows a leading
+//! provider accepts names matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (`OpenAI` allows a leading
 //! digit, Gemini does not), so each name gets an alias in that set and calls map back.
 
 /// Names of carnet's meta-tools, camelCase (the default naming).
@@ -15,7 +15,7 @@ pub const META_TOOLS: [&str; 7] = [
     "callTool",
 ];
 
-/// Names of carnet's meta-tools, snake_case (the snake naming option).
+/// Names of carnet's meta-tools, `snake_case` (the snake naming option).
 pub const META_TOOLS_SNAKE: [&str; 7] = [
     "list_available_skills",
     "load_skill",

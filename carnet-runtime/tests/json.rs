@@ -48,7 +48,10 @@ fn loads_ts_head_manifest() {
     let tool = m.toolset("foo").unwrap().tool("toolFoo").unwrap();
     assert_eq!(tool.description, "desc");
     let nested = m.skill("nested-test-skill").unwrap();
-    assert_eq!(nested.file("examples/example1.md").unwrap().text(), Some("# Example 1\n"));
+    assert_eq!(
+        nested.file("examples/example1.md").unwrap().text(),
+        Some("# Example 1\n")
+    );
     assert_eq!(nested.file("examples/example2.md").unwrap().data.len(), 0);
     assert_eq!(m.env_prefixes.as_ref(), ["CARNET_", "PUBLIC_"]);
 }
@@ -72,7 +75,10 @@ fn our_json_round_trips_and_keeps_ts_keys() {
     let json = m.to_json_pretty();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     // What TS Carnet 0.3.0 needs: tools as names and the top-level map.
-    assert_eq!(value["toolsets"]["note-tools"]["tools"], serde_json::json!(["addNote", "listNotes"]));
+    assert_eq!(
+        value["toolsets"]["note-tools"]["tools"],
+        serde_json::json!(["addNote", "listNotes"])
+    );
     assert_eq!(value["tools"]["addNote"]["description"], "Save a note");
     assert_eq!(value["skills"]["notes"]["files"][0]["content"], "# Guide\n");
     let again = Manifest::from_json(&json).unwrap();
@@ -115,7 +121,10 @@ fn errors_point_at_the_culprit() {
     assert!(matches!(Manifest::from_json("{"), Err(ManifestError::Syntax(_))));
     assert_eq!(invalid_at("{}"), ("/agents".into(), "missing required field".into()));
     assert_eq!(invalid_at("[]").0, "/");
-    let (path, message) = invalid_at(&TS_HEAD.replace(r#""name": "foo", "description": "test skill""#, r#""name": "bar", "description": "test skill""#));
+    let (path, message) = invalid_at(&TS_HEAD.replace(
+        r#""name": "foo", "description": "test skill""#,
+        r#""name": "bar", "description": "test skill""#,
+    ));
     assert_eq!(path, "/skills/foo/name");
     assert!(message.contains("differs from its key"), "{message}");
     let (path, message) = invalid_at(&TS_HEAD.replace(r#""skills": ["search-web"]"#, r#""skills": ["search-wbe"]"#));
@@ -133,7 +142,10 @@ fn errors_point_at_the_culprit() {
     assert!(message.contains("version number"));
     let (path, _) = invalid_at(&TS_030.replace(r#""globalSkills": ["notes"]"#, r#""globalSkills": ["ghost"]"#));
     assert_eq!(path, "/app/globalSkills/0");
-    let (path, message) = invalid_at(&TS_030.replace(r##""content": "# Guide\n""##, r#""content": "@@", "encoding": "base64""#));
+    let (path, message) = invalid_at(&TS_030.replace(
+        r##""content": "# Guide\n""##,
+        r#""content": "@@", "encoding": "base64""#,
+    ));
     assert_eq!(path, "/skills/notes/files/0/content");
     assert!(message.contains("base64"));
 }

@@ -17,13 +17,20 @@ fn manifest_holds_the_content() {
     let researcher = MANIFEST.agent("researcher").unwrap();
     assert_eq!(&*researcher.initial_skills, ["webSearch"]);
     assert_eq!(&*researcher.skills, ["dataAnalysis"]);
-    assert!(researcher.prompt.starts_with("You are a careful research assistant working for {{ ORGANIZATION }}."));
+    assert!(
+        researcher
+            .prompt
+            .starts_with("You are a careful research assistant working for {{ ORGANIZATION }}.")
+    );
     let search = MANIFEST.toolset("search-tools").unwrap();
     let names: Vec<&str> = search.tools.iter().map(|t| &*t.name).collect();
     assert_eq!(names, ["basicSearch", "advancedSearch", "filterResults"]);
     // Described by the tool file beside TOOLSET.md (TS Carnet 0.3.0 form).
     let basic = search.tool("basicSearch").unwrap();
-    assert_eq!(basic.description, "Search the collection for documents matching the query words");
+    assert_eq!(
+        basic.description,
+        "Search the collection for documents matching the query words"
+    );
     assert!(basic.content.contains("ten most relevant"));
     assert_eq!(MANIFEST.variable("ORGANIZATION"), Some("Carnet Labs"));
 }
@@ -34,7 +41,10 @@ fn skill_files_are_embedded() {
     let file = web.file("references/query-syntax.md").unwrap();
     assert!(file.is_listed());
     assert_eq!(file.media_type, "text/markdown");
-    assert_eq!(file.text().unwrap(), include_str!("../carnet/skills/webSearch/references/query-syntax.md"));
+    assert_eq!(
+        file.text().unwrap(),
+        include_str!("../carnet/skills/webSearch/references/query-syntax.md")
+    );
 }
 
 #[test]
