@@ -6,10 +6,12 @@
 pub mod manifest;
 pub mod media_type;
 pub mod names;
+pub mod tool;
 
 mod json;
 
 pub use json::ManifestError;
+pub use tool::{ToolCall, ToolKind, ToolSpec};
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };
