@@ -1,17 +1,28 @@
 //! Runtime of [carnet](https://docs.rs/carnet): the manifest types the generated code and
-//! the manifest JSON use, tool names and their provider-safe aliases.
+//! the manifest JSON use, the [`Carnet`] engine and its [`Session`]s (progressive loading,
+//! meta-tools, system prompts, variables, tool dispatch), tool names and provider formats.
 //!
 //! Most users depend on the `carnet` facade, which re-exports this crate.
 
 pub mod manifest;
 pub mod media_type;
 pub mod names;
+pub mod schema;
 pub mod tool;
+pub mod variables;
 
+mod dispatch;
+mod engine;
 mod json;
+mod prompt;
+mod session;
 
+pub use dispatch::{Before, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl};
+pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, PromptOptions, Preset};
 pub use json::ManifestError;
-pub use tool::{ToolCall, ToolKind, ToolSpec};
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };
+pub use session::{Explanation, Session, SessionError, SessionState};
+pub use tool::{ToolCall, ToolKind, ToolSpec};
+pub use variables::Variables;

@@ -34,7 +34,7 @@ pub struct ToolSpec {
 /// A tool call parsed back from a provider's response, with the canonical tool name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
-    /// The provider's call id, when it has one (OpenAI, Anthropic, MCP requests).
+    /// The provider's call id, when it has one (`OpenAI`, Anthropic, MCP requests).
     pub id: Option<String>,
     /// Canonical tool name (aliases are mapped back).
     pub name: String,

@@ -1,0 +1,310 @@
+//! Domain tool implementations and what a call returns.
+//!
+//! A tool implementation is a name, an input schema and a [`ToolHandler`]. The binding
+//! attributes (`#[carnet::toolset]`) generate them; programs reading content at run time
+//! build them with [`ToolImpl::from_fn`]. Every call returns a [`ToolOutput`]: the tool's
+//! JSON result, or a structured error the model can read (`{"success": false, "error": ...}`).
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use serde_json::{Value, json};
+
+/// A boxed, sendable future: what [`ToolHandler::call`] returns.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a tool call returns: the tool's JSON result, or a structured error result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The result sent back to the model.
+    pub value: Value,
+    /// Whether the call failed (MCP's `isError`, Anthropic's `is_error`).
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    #[must_use]
+    pub fn ok(value: Value) -> Self {
+        ToolOutput { value, is_error: false }
+    }
+
+    /// A failed call: `{"success": false, "error": message}` plus `extra`'s fields.
+    #[must_use]
+    pub fn error(message: impl Into<String>, extra: Value) -> Self {
+        let mut value = json!({"success": false, "error": message.into()});
+        if let (Some(object), Value::Object(extra)) = (value.as_object_mut(), extra) {
+            object.extend(extra);
+        }
+        ToolOutput { value, is_error: true }
+    }
+
+    /// The error message of a failed call.
+    #[must_use]
+    pub fn error_message(&self) -> Option<&str> {
+        if self.is_error { self.value.get("error").and_then(Value::as_str) } else { None }
+    }
+
+    /// The result as text for a provider's tool-result message (a JSON string is sent
+    /// without quotes).
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        match &self.value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Why a tool failed, as the model will read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// The message (the `Display` of the tool's error).
+    pub message: String,
+}
+
+impl ToolError {
+    /// A tool error with this message.
+    #[must_use]
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into() }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// What a tool sees of its call: the application state and the session.
+pub struct Context<'a> {
+    pub(crate) state: &'a (dyn Any + Send + Sync),
+    pub(crate) agent: &'a str,
+    pub(crate) loaded_skills: Vec<&'a str>,
+    pub(crate) tool: &'a str,
+}
+
+impl<'a> Context<'a> {
+    /// The application state given to [`crate::CarnetBuilder::state`], if it is a `T`.
+    #[must_use]
+    pub fn state<T: Any + Send + Sync>(&self) -> Option<&'a T> {
+        self.state.downcast_ref::<T>()
+    }
+
+    /// The agent of the session.
+    #[must_use]
+    pub fn agent(&self) -> &'a str {
+        self.agent
+    }
+
+    /// The skills loaded in the session (initial ones included), in manifest order.
+    #[must_use]
+    pub fn loaded_skills(&self) -> &[&'a str] {
+        &self.loaded_skills
+    }
+
+    /// The name of the tool being called.
+    #[must_use]
+    pub fn tool(&self) -> &'a str {
+        self.tool
+    }
+}
+
+impl fmt::Debug for Context<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("agent", &self.agent)
+            .field("tool", &self.tool)
+            .field("loaded_skills", &self.loaded_skills)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The code behind a domain tool: JSON arguments in, JSON result or error out.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Runs the tool. Argument deserialization errors should name the offending field.
+    fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+}
+
+struct FnHandler<F>(F);
+
+impl<F, Fut> ToolHandler for FnHandler<F>
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+{
+    fn call<'a>(&'a self, _context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin((self.0)(arguments))
+    }
+}
+
+/// The implementation of one domain tool.
+#[derive(Clone)]
+pub struct ToolImpl {
+    /// The tool's name, as declared by its toolset.
+    pub name: Cow<'static, str>,
+    /// Used only where the manifest has no description (a doc comment, say).
+    pub description: Option<Cow<'static, str>>,
+    /// JSON Schema of the input (an object schema).
+    pub input_schema: Arc<Value>,
+    /// The code.
+    pub handler: Arc<dyn ToolHandler>,
+}
+
+impl fmt::Debug for ToolImpl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolImpl")
+            .field("name", &self.name)
+            .field("input_schema", &self.input_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolImpl {
+    /// A tool from an async function of its JSON arguments.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use carnet_runtime::ToolImpl;
+    /// use serde_json::json;
+    ///
+    /// let echo = ToolImpl::from_fn(
+    ///     "echo",
+    ///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    ///     |args| async move { Ok(args["text"].clone()) },
+    /// );
+    /// assert_eq!(echo.name, "echo");
+    /// ```
+    pub fn from_fn<F, Fut>(name: impl Into<Cow<'static, str>>, input_schema: Value, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        ToolImpl {
+            name: name.into(),
+            description: None,
+            input_schema: Arc::new(input_schema),
+            handler: Arc::new(FnHandler(f)),
+        }
+    }
+
+    /// A tool from a handler.
+    pub fn new(name: impl Into<Cow<'static, str>>, input_schema: Value, handler: impl ToolHandler) -> Self {
+        ToolImpl { name: name.into(), description: None, input_schema: Arc::new(input_schema), handler: Arc::new(handler) }
+    }
+
+    /// Sets the fallback description (used only where the manifest has none).
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
+
+/// The implementations of one toolset's tools.
+#[derive(Debug, Clone)]
+pub struct ToolsetImpl {
+    /// The toolset's name, as in TOOLSET.md.
+    pub toolset: Cow<'static, str>,
+    /// One implementation per declared tool.
+    pub tools: Vec<ToolImpl>,
+}
+
+impl ToolsetImpl {
+    /// The implementations of toolset `toolset`.
+    pub fn new(toolset: impl Into<Cow<'static, str>>, tools: impl IntoIterator<Item = ToolImpl>) -> Self {
+        ToolsetImpl { toolset: toolset.into(), tools: tools.into_iter().collect() }
+    }
+}
+
+/// Polls a future, turning a panic into `Err(message)`.
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string panic payload".to_owned()
+    }
+}
+
+/// What a hook decides before a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Before {
+    /// Run the call.
+    Continue,
+    /// Refuse the call; the model gets a tool error with this message.
+    Deny(String),
+    /// Skip the call and return this output instead.
+    Respond(ToolOutput),
+}
+
+/// A call as hooks see it.
+#[derive(Debug, Clone, Copy)]
+pub struct CallInfo<'a> {
+    /// The session's agent.
+    pub agent: &'a str,
+    /// The tool's canonical name.
+    pub tool: &'a str,
+    /// The arguments.
+    pub arguments: &'a Value,
+    /// Whether it is a meta-tool.
+    pub meta: bool,
+}
+
+/// Code run around every call: logging, authorisation, caching, short-circuits.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::{Before, CallInfo, Hook, ToolOutput};
+///
+/// struct ReadOnly;
+///
+/// impl Hook for ReadOnly {
+///     fn before(&self, call: &CallInfo<'_>) -> Before {
+///         if call.tool.starts_with("delete") {
+///             Before::Deny(format!("`{}` is disabled in read-only mode", call.tool))
+///         } else {
+///             Before::Continue
+///         }
+///     }
+/// }
+/// ```
+pub trait Hook: Send + Sync + 'static {
+    /// Runs before the call (after the tool is found and exposed, before argument checks).
+    fn before(&self, call: &CallInfo<'_>) -> Before {
+        let _ = call;
+        Before::Continue
+    }
+
+    /// Runs after the call, with its output (which it may change).
+    fn after(&self, call: &CallInfo<'_>, output: &mut ToolOutput) {
+        let _ = (call, output);
+    }
+}

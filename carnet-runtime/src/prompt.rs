@@ -1,0 +1,171 @@
+//! The system prompt, in sections joined by `\n\n---\n\n` (TS Carnet's separator), stable
+//! sections first so a provider's prefix cache survives skill loads:
+//!
+//! 1. the agent's prompt;
+//! 2. `## Skills`: the full content of the initial skills;
+//! 3. `## On-Demand Skills`: the catalog (name, description, toolsets; sorted by name;
+//!    capped to a token budget if asked, pointing at `listAvailableSkills`);
+//! 4. `## How to Load Skills`: naming exactly the meta-tools enabled;
+//! 5. `## Loaded Skills`: the skills loaded during the session;
+//! 6. `## Available Domain Tools`: the tools the session exposes, with the manifest's
+//!    descriptions.
+//!
+//! Sections 1-4 depend only on the agent and are built once per agent and engine; 5 and 6
+//! change with the session. Variables are injected into the agent prompt and skill
+//! contents, not into names and descriptions (as in TS Carnet).
+
+use std::fmt::Write as _;
+
+use crate::engine::{ExposureMode, Inner, MetaTool};
+use crate::variables::Variables;
+
+pub(crate) const SEPARATOR: &str = "\n\n---\n\n";
+
+/// Estimated tokens of a text: characters / 4, rounded up (the usual rule of thumb; exact
+/// counts depend on the model's tokenizer).
+pub(crate) fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// Sections 1-4 for `agent`, with `extra` variables over the engine's.
+pub(crate) fn prefix(inner: &Inner, agent: u32, extra: Option<&Variables>) -> String {
+    let options = &inner.prompt;
+    let manifest = &inner.manifest;
+    let tables = &inner.agents[agent as usize];
+    let a = &manifest.agents[agent as usize];
+    let inject = |text: &str| match extra {
+        Some(extra) => inner.variables.inject_with(text, Some(extra)).into_owned(),
+        None => inner.variables.inject(text).into_owned(),
+    };
+    let mut sections: Vec<String> = Vec::new();
+    if options.agent_prompt {
+        let prompt = inject(a.prompt.trim());
+        if !prompt.is_empty() {
+            sections.push(prompt);
+        }
+    }
+    if options.initial_skills && !tables.initial.is_empty() {
+        let contents: Vec<String> =
+            tables.initial.iter().map(|&s| inject(manifest.skills[s as usize].content.trim())).collect();
+        sections.push(format!(
+            "## Skills\n\nYou have the following skills available immediately:\n\n{}",
+            contents.join(SEPARATOR)
+        ));
+    }
+    let mut on_demand: Vec<u32> = tables.reachable.iter().copied().filter(|s| !tables.initial.contains(s)).collect();
+    on_demand.sort_unstable(); // skills are sorted by name in the manifest
+    if !on_demand.is_empty() {
+        if options.catalog {
+            sections.push(catalog(inner, &on_demand));
+        }
+        if options.instructions {
+            sections.push(instructions(inner));
+        }
+    }
+    sections.join(SEPARATOR)
+}
+
+fn catalog(inner: &Inner, skills: &[u32]) -> String {
+    let load = inner.meta_name(MetaTool::LoadSkill);
+    let mut out = format!("## On-Demand Skills\n\nYou can load these skills on-demand by using the `{load}` tool:\n\n");
+    let header_tokens = estimate_tokens(&out);
+    let mut used = header_tokens;
+    for (i, &s) in skills.iter().enumerate() {
+        let skill = &inner.manifest.skills[s as usize];
+        let mut line = format!("- **{}**: {}", skill.name, skill.description.trim());
+        if !skill.toolsets.is_empty() {
+            let _ = write!(line, " (toolsets: {})", skill.toolsets.join(", "));
+        }
+        line.push('\n');
+        if let Some(budget) = inner.prompt.catalog_token_budget {
+            let rest = skills.len() - i;
+            if used + estimate_tokens(&line) > budget && i > 0 {
+                if inner.has_meta(MetaTool::ListAvailableSkills) {
+                    let list = inner.meta_name(MetaTool::ListAvailableSkills);
+                    let _ = writeln!(out, "- … and {rest} more: call `{list}` to list and search them all");
+                } else {
+                    let _ = writeln!(out, "- … and {rest} more");
+                }
+                break;
+            }
+        }
+        used += estimate_tokens(&line);
+        out.push_str(&line);
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn instructions(inner: &Inner) -> String {
+    let name = |m| inner.meta_name(m);
+    let has = |m| inner.has_meta(m);
+    let mut out = format!(
+        "## How to Load Skills\n\nTo access additional capabilities, use the `{}` tool to load a skill by name from the \"Available Skills (On-Demand)\" catalog above.\n\nWhen you load a skill:\n1. You receive its full documentation and instructions\n2. You receive a list of available files (if any) with descriptions\n",
+        name(MetaTool::LoadSkill)
+    );
+    match inner.mode {
+        ExposureMode::Dynamic => out.push_str("3. All associated toolsets and tools are automatically loaded\n"),
+        ExposureMode::Dispatcher => {
+            let _ = writeln!(
+                out,
+                "3. Its tools become callable through `{}`; their input schemas are in the result",
+                name(MetaTool::CallTool)
+            );
+        }
+    }
+    if has(MetaTool::LoadSkillFile) {
+        let _ = writeln!(out, "4. You can load specific files on-demand using the `{}` tool", name(MetaTool::LoadSkillFile));
+    }
+    out.push_str("\nAvailable tools for progressive loading:\n");
+    for meta in &inner.meta {
+        let text = match meta {
+            MetaTool::ListAvailableSkills => "List and search the skills you can load",
+            MetaTool::LoadSkill => "Load a skill and get access to its tools",
+            MetaTool::ListSkillToolsets => "List a skill's toolsets before loading them",
+            MetaTool::LoadToolset => "Load one toolset's documentation and tools",
+            MetaTool::LoadTool => "Load one tool's documentation and input schema",
+            MetaTool::LoadSkillFile => "Load a specific file from a loaded skill",
+            MetaTool::CallTool => "Call a loaded tool by name with its arguments",
+        };
+        let _ = writeln!(out, "- `{}()` - {text}", name(*meta));
+    }
+    out.push_str("\nNote: tools associated to skills are automatically available once the skill is loaded.");
+    out
+}
+
+/// Sections 5 and 6 for a session.
+pub(crate) fn suffix(inner: &Inner, agent: u32, loaded: &[u32], exposed: &[u32]) -> String {
+    let options = &inner.prompt;
+    let tables = &inner.agents[agent as usize];
+    let mut sections = Vec::new();
+    if options.loaded_skills {
+        let on_demand: Vec<u32> = loaded.iter().copied().filter(|s| !tables.initial.contains(s)).collect();
+        if !on_demand.is_empty() {
+            let mut out = String::from("## Loaded Skills\n\nSkills you have loaded during this session:\n\n");
+            for s in on_demand {
+                let skill = &inner.manifest.skills[s as usize];
+                let _ = write!(out, "- **{}**: {}", skill.name, skill.description.trim());
+                if !skill.toolsets.is_empty() {
+                    let _ = write!(out, " (toolsets: {})", skill.toolsets.join(", "));
+                }
+                out.push('\n');
+            }
+            out.truncate(out.trim_end().len());
+            sections.push(out);
+        }
+    }
+    if options.available_tools && !exposed.is_empty() {
+        let mut out = String::from("## Available Domain Tools\n\nBased on your loaded skills, you can now use these tools");
+        if inner.mode == ExposureMode::Dispatcher {
+            let _ = write!(out, " through `{}`", inner.meta_name(MetaTool::CallTool));
+        }
+        out.push_str(":\n\n");
+        for &id in exposed {
+            let spec = &inner.tools[id as usize].spec;
+            let _ = writeln!(out, "- **{}**: {}", spec.name, spec.description.trim());
+        }
+        out.truncate(out.trim_end().len());
+        sections.push(out);
+    }
+    sections.join(SEPARATOR)
+}
