@@ -7,6 +7,7 @@
 pub mod manifest;
 pub mod media_type;
 pub mod names;
+pub mod providers;
 pub mod schema;
 pub mod tool;
 pub mod variables;
