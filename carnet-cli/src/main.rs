@@ -5,7 +5,9 @@
 
 mod init;
 mod list;
+mod prompt;
 mod show;
+mod tools;
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -75,6 +77,38 @@ enum Command {
         /// 1: agents, 2: + skills, 3: + toolsets, 4: + tools.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=4))]
         depth: u8,
+    },
+    /// Print the system prompt of AGENT after loading the given skills.
+    Prompt {
+        /// The agent.
+        agent: String,
+        /// Load this skill first (repeatable).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+        /// Set a variable (repeatable); everything after the first `=` is the value.
+        #[arg(long = "var", value_name = "K=V", value_parser = parse_var)]
+        vars: Vec<(String, String)>,
+    },
+    /// Print the tool list AGENT's model receives, after loading the given skills.
+    ///
+    /// Domain tools are shown with the schema the manifest can give: any object. Their real
+    /// input schemas come from the Rust functions bound with `#[carnet::toolset]`, which this
+    /// command cannot see.
+    Tools {
+        /// The agent.
+        agent: String,
+        /// Load this skill first (repeatable).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+        /// The wire format (default: carnet's canonical tool specs).
+        #[arg(long, value_enum)]
+        provider: Option<tools::Provider>,
+        /// How domain tools are exposed.
+        #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
+        mode: tools::Mode,
+        /// OpenAI strict mode (`additionalProperties: false`, every field required, optional ones nullable).
+        #[arg(long)]
+        strict: bool,
     },
     /// Print one agent, skill, toolset or tool.
     Show {
@@ -248,11 +282,37 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             let (_, manifest) = checked(cli)?;
             list::run(&manifest, agent.as_deref(), *depth, cli.format == Format::Json)
         }
+        Command::Prompt { agent, load, vars } => {
+            let (_, manifest) = checked(cli)?;
+            prompt::run(&manifest, agent, load, vars, cli.format == Format::Json)
+        }
+        Command::Tools {
+            agent,
+            load,
+            provider,
+            mode,
+            strict,
+        } => {
+            let (_, manifest) = checked(cli)?;
+            tools::run(&manifest, agent, load, *provider, *mode, *strict)
+        }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;
             show::run(&manifest, *kind, name, cli.format == Format::Json)
         }
     }
+}
+
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected `NAME=VALUE`, found `{text}`"))?;
+    if !carnet_runtime::variables::Variables::is_valid_name(name) {
+        return Err(format!(
+            "invalid variable name `{name}`: names are `[A-Za-z_][A-Za-z0-9_]*`"
+        ));
+    }
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 /// "no agent named `x`", with a did-you-mean.

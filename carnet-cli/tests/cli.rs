@@ -286,3 +286,108 @@ fn build_writes_the_manifest_where_the_config_says() {
     let back = carnet(&["list", "--manifest", &written.to_string_lossy(), "--depth", "1"]);
     assert!(stdout(&back).contains("researcher"), "{}", stderr(&back));
 }
+
+#[test]
+fn prompt_after_loading_skills_with_variables() {
+    let base = carnet(&["prompt", "researcher", "--dir", &example()]);
+    assert!(base.status.success(), "{}", stderr(&base));
+    let text = stdout(&base);
+    assert!(
+        text.starts_with("You are a careful research assistant working for Carnet Labs."),
+        "{text}"
+    );
+    assert!(text.contains("## On-Demand Skills") && !text.contains("## Loaded Skills"));
+
+    let loaded = stdout(&carnet(&[
+        "prompt",
+        "researcher",
+        "--load",
+        "dataAnalysis",
+        "--var",
+        "ORGANIZATION=Initech",
+        "--dir",
+        &example(),
+    ]));
+    assert!(
+        loaded.starts_with("You are a careful research assistant working for Initech."),
+        "{loaded}"
+    );
+    assert!(loaded.contains("## Loaded Skills\n\nSkills you have loaded during this session:\n\n- **dataAnalysis**"));
+    assert!(loaded.contains("- **analyzeStatistics**: Count, mean, median"));
+
+    let json = carnet(&[
+        "prompt",
+        "researcher",
+        "--format",
+        "json",
+        "--load",
+        "dataAnalysis",
+        "--dir",
+        &example(),
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(value["loaded"], serde_json::json!(["webSearch", "dataAnalysis"]));
+
+    let bad = carnet(&["prompt", "analyst", "--load", "webSearch", "--dir", &example()]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("skill `webSearch` is not available to agent `analyst`"),
+        "{}",
+        stderr(&bad)
+    );
+    assert_eq!(
+        carnet(&["prompt", "researcher", "--var", "bad name=x", "--dir", &example()])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn tools_in_every_provider_format() {
+    let tools = |extra: &[&str]| {
+        let mut args = vec!["tools", "researcher", "--dir"];
+        let dir = example();
+        args.push(&dir);
+        args.extend_from_slice(extra);
+        let out = carnet(&args);
+        assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()
+    };
+    let canonical = tools(&[]);
+    let names: Vec<&str> = canonical
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 11, "{names:?}");
+    assert_eq!(canonical[6]["toolset"], "search-tools");
+    assert_eq!(
+        canonical[6]["inputSchema"],
+        serde_json::json!({"type": "object", "additionalProperties": true})
+    );
+
+    let loaded = tools(&["--load", "dataAnalysis"]);
+    assert_eq!(loaded.as_array().unwrap().len(), 13);
+    assert_eq!(tools(&["--provider", "openai"])[1]["function"]["name"], "loadSkill");
+    assert_eq!(
+        tools(&["--provider", "openai-responses", "--strict"])[1]["strict"],
+        true
+    );
+    assert_eq!(
+        tools(&["--provider", "anthropic"])[1]["input_schema"]["required"],
+        serde_json::json!(["skillName"])
+    );
+    assert!(tools(&["--provider", "gemini"])[0]["functionDeclarations"].is_array());
+    assert_eq!(tools(&["--provider", "mcp"])["tools"][1]["name"], "loadSkill");
+    let fixed = tools(&["--mode", "dispatcher", "--load", "dataAnalysis"]);
+    let fixed_names: Vec<&str> = fixed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(fixed_names.last(), Some(&"callTool"));
+    assert_eq!(fixed_names.len(), 7);
+}

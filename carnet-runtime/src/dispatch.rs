@@ -48,7 +48,11 @@ impl ToolOutput {
     /// The error message of a failed call.
     #[must_use]
     pub fn error_message(&self) -> Option<&str> {
-        if self.is_error { self.value.get("error").and_then(Value::as_str) } else { None }
+        if self.is_error {
+            self.value.get("error").and_then(Value::as_str)
+        } else {
+            None
+        }
     }
 
     /// The result as text for a provider's tool-result message (a JSON string is sent
@@ -73,7 +77,9 @@ impl ToolError {
     /// A tool error with this message.
     #[must_use]
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into() }
+        ToolError {
+            message: message.into(),
+        }
     }
 }
 
@@ -200,7 +206,12 @@ impl ToolImpl {
 
     /// A tool from a handler.
     pub fn new(name: impl Into<Cow<'static, str>>, input_schema: Value, handler: impl ToolHandler) -> Self {
-        ToolImpl { name: name.into(), description: None, input_schema: Arc::new(input_schema), handler: Arc::new(handler) }
+        ToolImpl {
+            name: name.into(),
+            description: None,
+            input_schema: Arc::new(input_schema),
+            handler: Arc::new(handler),
+        }
     }
 
     /// Sets the fallback description (used only where the manifest has none).
@@ -223,7 +234,10 @@ pub struct ToolsetImpl {
 impl ToolsetImpl {
     /// The implementations of toolset `toolset`.
     pub fn new(toolset: impl Into<Cow<'static, str>>, tools: impl IntoIterator<Item = ToolImpl>) -> Self {
-        ToolsetImpl { toolset: toolset.into(), tools: tools.into_iter().collect() }
+        ToolsetImpl {
+            toolset: toolset.into(),
+            tools: tools.into_iter().collect(),
+        }
     }
 }
 

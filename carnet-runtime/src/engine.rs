@@ -93,7 +93,9 @@ impl MetaTool {
     #[must_use]
     pub fn description(self) -> &'static str {
         match self {
-            MetaTool::ListAvailableSkills => "List the skills you can load, with their descriptions; `query` filters them",
+            MetaTool::ListAvailableSkills => {
+                "List the skills you can load, with their descriptions; `query` filters them"
+            }
             MetaTool::LoadSkill => "Load a skill by name to get its full content and capabilities",
             MetaTool::ListSkillToolsets => "List the toolsets of a skill with their descriptions and tool counts",
             MetaTool::LoadToolset => "Load a toolset's documentation and make its tools available",
@@ -109,17 +111,29 @@ impl MetaTool {
         let p = |camel: &'static str| param(naming, camel);
         let string = |description: &str| json!({"type": "string", "description": description});
         let (properties, required): (Vec<(&str, Value)>, Vec<&str>) = match self {
-            MetaTool::ListAvailableSkills => {
-                (vec![(p("query"), string("Words that the skill's name or description must contain"))], vec![])
-            }
-            MetaTool::LoadSkill => (vec![(p("skillName"), string("The name of the skill to load"))], vec![p("skillName")]),
-            MetaTool::ListSkillToolsets => {
-                (vec![(p("skillName"), string("The name of the skill"))], vec![p("skillName")])
-            }
-            MetaTool::LoadToolset => {
-                (vec![(p("toolsetName"), string("The name of the toolset to load"))], vec![p("toolsetName")])
-            }
-            MetaTool::LoadTool => (vec![(p("toolName"), string("The name of the tool to load"))], vec![p("toolName")]),
+            MetaTool::ListAvailableSkills => (
+                vec![(
+                    p("query"),
+                    string("Words that the skill's name or description must contain"),
+                )],
+                vec![],
+            ),
+            MetaTool::LoadSkill => (
+                vec![(p("skillName"), string("The name of the skill to load"))],
+                vec![p("skillName")],
+            ),
+            MetaTool::ListSkillToolsets => (
+                vec![(p("skillName"), string("The name of the skill"))],
+                vec![p("skillName")],
+            ),
+            MetaTool::LoadToolset => (
+                vec![(p("toolsetName"), string("The name of the toolset to load"))],
+                vec![p("toolsetName")],
+            ),
+            MetaTool::LoadTool => (
+                vec![(p("toolName"), string("The name of the tool to load"))],
+                vec![p("toolName")],
+            ),
             MetaTool::LoadSkillFile => (
                 vec![
                     (p("skillName"), string("The name of the skill that contains the file")),
@@ -130,7 +144,10 @@ impl MetaTool {
             MetaTool::CallTool => (
                 vec![
                     (p("name"), string("The name of the loaded tool to call")),
-                    (p("arguments"), json!({"type": "object", "description": "The tool's arguments, as its input schema describes"})),
+                    (
+                        p("arguments"),
+                        json!({"type": "object", "description": "The tool's arguments, as its input schema describes"}),
+                    ),
                 ],
                 vec![p("name"), p("arguments")],
             ),
@@ -334,7 +351,9 @@ pub struct CarnetBuilder {
 
 impl fmt::Debug for CarnetBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CarnetBuilder").field("toolsets", &self.toolsets.len()).finish_non_exhaustive()
+        f.debug_struct("CarnetBuilder")
+            .field("toolsets", &self.toolsets.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -385,21 +404,38 @@ impl Carnet {
 
     /// The spec of every domain tool named `name` (canonical name or provider alias).
     pub fn domain_tools_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a ToolSpec> + 'a {
-        self.inner.tool_names.get(name).into_iter().flatten().map(|&id| &self.inner.tools[id as usize].spec)
+        self.inner
+            .tool_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&id| &self.inner.tools[id as usize].spec)
     }
 }
 
 impl Inner {
     pub(crate) fn agent_index(&self, name: &str) -> Option<u32> {
-        self.manifest.agents.binary_search_by(|a| (*a.name).cmp(name)).ok().map(|i| i as u32)
+        self.manifest
+            .agents
+            .binary_search_by(|a| (*a.name).cmp(name))
+            .ok()
+            .map(|i| i as u32)
     }
 
     pub(crate) fn skill_index(&self, name: &str) -> Option<u32> {
-        self.manifest.skills.binary_search_by(|s| (*s.name).cmp(name)).ok().map(|i| i as u32)
+        self.manifest
+            .skills
+            .binary_search_by(|s| (*s.name).cmp(name))
+            .ok()
+            .map(|i| i as u32)
     }
 
     pub(crate) fn toolset_index(&self, name: &str) -> Option<u32> {
-        self.manifest.toolsets.binary_search_by(|t| (*t.name).cmp(name)).ok().map(|i| i as u32)
+        self.manifest
+            .toolsets
+            .binary_search_by(|t| (*t.name).cmp(name))
+            .ok()
+            .map(|i| i as u32)
     }
 
     pub(crate) fn toolset_tools(&self, toolset: u32) -> std::ops::Range<u32> {
@@ -442,7 +478,8 @@ impl CarnetBuilder {
     /// Variables for every injection, over the manifest's defaults and the environment.
     #[must_use]
     pub fn variables<K: Into<String>, V: Into<String>>(mut self, variables: impl IntoIterator<Item = (K, V)>) -> Self {
-        self.variables.extend(variables.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self.variables
+            .extend(variables.into_iter().map(|(k, v)| (k.into(), v.into())));
         self
     }
 
@@ -528,7 +565,10 @@ impl CarnetBuilder {
         for set in self.toolsets {
             let Ok(ti) = manifest.toolsets.binary_search_by(|t| (*t.name).cmp(&set.toolset)) else {
                 let similar = closest(&set.toolset, manifest.toolsets.iter().map(|t| &*t.name));
-                return Err(BuildError::UnknownToolset { toolset: set.toolset.into_owned(), similar });
+                return Err(BuildError::UnknownToolset {
+                    toolset: set.toolset.into_owned(),
+                    similar,
+                });
             };
             let toolset = &manifest.toolsets[ti];
             for tool in set.tools {
@@ -540,11 +580,16 @@ impl CarnetBuilder {
                     });
                 };
                 if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-                    return Err(BuildError::InvalidSchema { tool: tool.name.into_owned() });
+                    return Err(BuildError::InvalidSchema {
+                        tool: tool.name.into_owned(),
+                    });
                 }
                 let slot = &mut impls[ti][j];
                 if slot.is_some() {
-                    return Err(BuildError::DuplicateTool { toolset: toolset.name.to_string(), tool: tool.name.into_owned() });
+                    return Err(BuildError::DuplicateTool {
+                        toolset: toolset.name.to_string(),
+                        tool: tool.name.into_owned(),
+                    });
                 }
                 *slot = Some(tool);
             }
@@ -555,7 +600,11 @@ impl CarnetBuilder {
                 .iter()
                 .zip(&impls)
                 .flat_map(|(t, slots)| {
-                    t.tools.iter().zip(slots).filter(|(_, s)| s.is_none()).map(move |(tool, _)| format!("{}/{}", t.name, tool.name))
+                    t.tools
+                        .iter()
+                        .zip(slots)
+                        .filter(|(_, s)| s.is_none())
+                        .map(move |(tool, _)| format!("{}/{}", t.name, tool.name))
                 })
                 .collect();
             if !missing.is_empty() {
@@ -571,16 +620,22 @@ impl CarnetBuilder {
             for (tool, implementation) in toolset.tools.iter().zip(slots) {
                 let id = tools.len() as u32;
                 let description = if tool.description.is_empty() {
-                    implementation.as_ref().and_then(|i| i.description.clone()).unwrap_or(Cow::Borrowed(""))
+                    implementation
+                        .as_ref()
+                        .and_then(|i| i.description.clone())
+                        .unwrap_or(Cow::Borrowed(""))
                 } else {
                     tool.description.clone()
                 };
-                let input_schema = implementation.as_ref().map_or_else(|| Arc::new(open_schema()), |i| i.input_schema.clone());
+                let input_schema = implementation
+                    .as_ref()
+                    .map_or_else(|| Arc::new(open_schema()), |i| i.input_schema.clone());
                 tool_names.entry(tool.name.to_string()).or_default().push(id);
                 if let Ok(alias) = names::alias(&tool.name)
-                    && alias != tool.name {
-                        tool_names.entry(alias.into_owned()).or_default().push(id);
-                    }
+                    && alias != tool.name
+                {
+                    tool_names.entry(alias.into_owned()).or_default().push(id);
+                }
                 tools.push(DomainTool {
                     toolset: ti as u32,
                     spec: ToolSpec {
@@ -602,28 +657,54 @@ impl CarnetBuilder {
             .map(|s| {
                 s.toolsets
                     .iter()
-                    .filter_map(|t| manifest.toolsets.binary_search_by(|x| (*x.name).cmp(t)).ok().map(|i| i as u32))
+                    .filter_map(|t| {
+                        manifest
+                            .toolsets
+                            .binary_search_by(|x| (*x.name).cmp(t))
+                            .ok()
+                            .map(|i| i as u32)
+                    })
                     .collect()
             })
             .collect();
-        let skill = |name: &str| manifest.skills.binary_search_by(|s| (*s.name).cmp(name)).ok().map(|i| i as u32);
+        let skill = |name: &str| {
+            manifest
+                .skills
+                .binary_search_by(|s| (*s.name).cmp(name))
+                .ok()
+                .map(|i| i as u32)
+        };
         let agents = manifest
             .agents
             .iter()
             .map(|a| {
                 let mut initial: Vec<u32> = Vec::new();
-                for s in a.initial_skills.iter().chain(manifest.app.global_initial_skills.iter()).filter_map(|s| skill(s)) {
+                for s in a
+                    .initial_skills
+                    .iter()
+                    .chain(manifest.app.global_initial_skills.iter())
+                    .filter_map(|s| skill(s))
+                {
                     if !initial.contains(&s) {
                         initial.push(s);
                     }
                 }
                 let mut reachable = initial.clone();
-                for s in a.skills.iter().chain(manifest.app.global_skills.iter()).filter_map(|s| skill(s)) {
+                for s in a
+                    .skills
+                    .iter()
+                    .chain(manifest.app.global_skills.iter())
+                    .filter_map(|s| skill(s))
+                {
                     if !reachable.contains(&s) {
                         reachable.push(s);
                     }
                 }
-                AgentTables { initial, reachable, prefix: OnceLock::new() }
+                AgentTables {
+                    initial,
+                    reachable,
+                    prefix: OnceLock::new(),
+                }
             })
             .collect();
 
@@ -648,15 +729,18 @@ impl CarnetBuilder {
             })
             .collect();
 
-        let prefixes: Vec<String> =
-            self.env_prefixes.unwrap_or_else(|| manifest.env_prefixes.iter().map(ToString::to_string).collect());
+        let prefixes: Vec<String> = self
+            .env_prefixes
+            .unwrap_or_else(|| manifest.env_prefixes.iter().map(ToString::to_string).collect());
         let mut variables = Variables::from_env(&prefixes);
         for (k, v) in manifest.variables.iter() {
             // Manifest names were checked when it was built or loaded; skip any that are not.
             let _ = variables.set(k.to_string(), v.to_string());
         }
         for (k, v) in self.variables {
-            variables.set(k, v).map_err(|e| BuildError::InvalidVariable { name: e.0 })?;
+            variables
+                .set(k, v)
+                .map_err(|e| BuildError::InvalidVariable { name: e.0 })?;
         }
 
         Ok(Carnet {

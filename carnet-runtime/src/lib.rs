@@ -18,8 +18,10 @@ mod json;
 mod prompt;
 mod session;
 
-pub use dispatch::{Before, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl};
-pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, PromptOptions, Preset};
+pub use dispatch::{
+    Before, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl,
+};
+pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, Preset, PromptOptions};
 pub use json::ManifestError;
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,

@@ -45,14 +45,22 @@ pub(crate) fn prefix(inner: &Inner, agent: u32, extra: Option<&Variables>) -> St
         }
     }
     if options.initial_skills && !tables.initial.is_empty() {
-        let contents: Vec<String> =
-            tables.initial.iter().map(|&s| inject(manifest.skills[s as usize].content.trim())).collect();
+        let contents: Vec<String> = tables
+            .initial
+            .iter()
+            .map(|&s| inject(manifest.skills[s as usize].content.trim()))
+            .collect();
         sections.push(format!(
             "## Skills\n\nYou have the following skills available immediately:\n\n{}",
             contents.join(SEPARATOR)
         ));
     }
-    let mut on_demand: Vec<u32> = tables.reachable.iter().copied().filter(|s| !tables.initial.contains(s)).collect();
+    let mut on_demand: Vec<u32> = tables
+        .reachable
+        .iter()
+        .copied()
+        .filter(|s| !tables.initial.contains(s))
+        .collect();
     on_demand.sort_unstable(); // skills are sorted by name in the manifest
     if !on_demand.is_empty() {
         if options.catalog {
@@ -100,7 +108,7 @@ fn instructions(inner: &Inner) -> String {
     let name = |m| inner.meta_name(m);
     let has = |m| inner.has_meta(m);
     let mut out = format!(
-        "## How to Load Skills\n\nTo access additional capabilities, use the `{}` tool to load a skill by name from the \"Available Skills (On-Demand)\" catalog above.\n\nWhen you load a skill:\n1. You receive its full documentation and instructions\n2. You receive a list of available files (if any) with descriptions\n",
+        "## How to Load Skills\n\nTo access additional capabilities, use the `{}` tool to load a skill by name from the \"On-Demand Skills\" catalog above.\n\nWhen you load a skill:\n1. You receive its full documentation and instructions\n2. You receive a list of available files (if any) with descriptions\n",
         name(MetaTool::LoadSkill)
     );
     match inner.mode {
@@ -114,7 +122,11 @@ fn instructions(inner: &Inner) -> String {
         }
     }
     if has(MetaTool::LoadSkillFile) {
-        let _ = writeln!(out, "4. You can load specific files on-demand using the `{}` tool", name(MetaTool::LoadSkillFile));
+        let _ = writeln!(
+            out,
+            "4. You can load specific files on-demand using the `{}` tool",
+            name(MetaTool::LoadSkillFile)
+        );
     }
     out.push_str("\nAvailable tools for progressive loading:\n");
     for meta in &inner.meta {
@@ -155,7 +167,8 @@ pub(crate) fn suffix(inner: &Inner, agent: u32, loaded: &[u32], exposed: &[u32])
         }
     }
     if options.available_tools && !exposed.is_empty() {
-        let mut out = String::from("## Available Domain Tools\n\nBased on your loaded skills, you can now use these tools");
+        let mut out =
+            String::from("## Available Domain Tools\n\nBased on your loaded skills, you can now use these tools");
         if inner.mode == ExposureMode::Dispatcher {
             let _ = write!(out, " through `{}`", inner.meta_name(MetaTool::CallTool));
         }

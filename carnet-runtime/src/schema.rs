@@ -65,7 +65,9 @@ fn type_matches(value: &Value, ty: &str) -> bool {
     match ty {
         "null" => value.is_null(),
         "boolean" => value.is_boolean(),
-        "integer" => value.as_i64().is_some() || value.as_u64().is_some() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "integer" => {
+            value.as_i64().is_some() || value.as_u64().is_some() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
         "number" => value.is_number(),
         "string" => value.is_string(),
         "array" => value.is_array(),
@@ -83,7 +85,10 @@ fn article(ty: &str) -> String {
 }
 
 fn err(path: &str, message: impl Into<String>) -> SchemaError {
-    SchemaError { path: path.to_owned(), message: message.into() }
+    SchemaError {
+        path: path.to_owned(),
+        message: message.into(),
+    }
 }
 
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
@@ -102,9 +107,10 @@ fn check(value: &Value, schema: &Value, root: &Value, path: &mut String, depth: 
         };
     };
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str)
-        && let Some(target) = resolve(root, reference) {
-            check(value, target, root, path, depth + 1)?;
-        }
+        && let Some(target) = resolve(root, reference)
+    {
+        check(value, target, root, path, depth + 1)?;
+    }
     if let Some(ty) = schema.get("type") {
         let types: Vec<&str> = match ty {
             Value::String(t) => vec![t.as_str()],
@@ -113,18 +119,23 @@ fn check(value: &Value, schema: &Value, root: &Value, path: &mut String, depth: 
         };
         if !types.is_empty() && !types.iter().any(|t| type_matches(value, t)) {
             let expected: Vec<String> = types.iter().map(|t| article(t)).collect();
-            return Err(err(path, format!("expected {}, found {}", expected.join(" or "), kind(value))));
+            return Err(err(
+                path,
+                format!("expected {}, found {}", expected.join(" or "), kind(value)),
+            ));
         }
     }
     if let Some(options) = schema.get("enum").and_then(Value::as_array)
-        && !options.contains(value) {
-            let list: Vec<String> = options.iter().map(Value::to_string).collect();
-            return Err(err(path, format!("expected one of {}, found {value}", list.join(", "))));
-        }
+        && !options.contains(value)
+    {
+        let list: Vec<String> = options.iter().map(Value::to_string).collect();
+        return Err(err(path, format!("expected one of {}, found {value}", list.join(", "))));
+    }
     if let Some(constant) = schema.get("const")
-        && constant != value {
-            return Err(err(path, format!("expected {constant}, found {value}")));
-        }
+        && constant != value
+    {
+        return Err(err(path, format!("expected {constant}, found {value}")));
+    }
     if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
         for sub in all {
             check(value, sub, root, path, depth + 1)?;
@@ -133,13 +144,15 @@ fn check(value: &Value, schema: &Value, root: &Value, path: &mut String, depth: 
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             let mut first_error = None;
-            let matched = branches.iter().any(|sub| match check(value, sub, root, path, depth + 1) {
-                Ok(()) => true,
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                    false
-                }
-            });
+            let matched = branches
+                .iter()
+                .any(|sub| match check(value, sub, root, path, depth + 1) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                        false
+                    }
+                });
             if !matched {
                 return Err(first_error.unwrap_or_else(|| err(path, "matches none of the allowed forms")));
             }
@@ -186,7 +199,9 @@ fn check_object(
             None => match schema.get("additionalProperties") {
                 Some(Value::Bool(false)) => {
                     path.truncate(len);
-                    let known: Vec<&str> = properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+                    let known: Vec<&str> = properties
+                        .map(|p| p.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
                     let hint = if known.is_empty() {
                         "this tool takes no arguments".to_owned()
                     } else {
@@ -223,17 +238,26 @@ mod tests {
         });
         assert!(validate(&json!({"filters": [{"date": "2024"}], "limit": null}), &schema).is_ok());
         let e = validate(&json!({"filters": [{"date": 42}]}), &schema).unwrap_err();
-        assert_eq!((e.path.as_str(), e.message.as_str()), ("/filters/0/date", "expected a string, found an integer"));
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            ("/filters/0/date", "expected a string, found an integer")
+        );
         let e = validate(&json!({}), &schema).unwrap_err();
         assert_eq!(e.to_string(), "missing required field `filters`");
         let e = validate(&json!({"filters": [], "mode": "slow"}), &schema).unwrap_err();
         assert_eq!(e.message, r#"expected one of "fast", "exact", found "slow""#);
         let e = validate(&json!({"filters": [], "colour": 1}), &schema).unwrap_err();
-        assert_eq!(e.message, "unknown field `colour`, expected one of `filters`, `limit`, `mode`");
+        assert_eq!(
+            e.message,
+            "unknown field `colour`, expected one of `filters`, `limit`, `mode`"
+        );
         let e = validate(&json!({"filters": [], "limit": 1.5}), &schema).unwrap_err();
         assert_eq!(e.message, "expected an integer or null, found a number");
         let e = validate(&json!([1]), &schema).unwrap_err();
-        assert_eq!((e.path.as_str(), e.message.as_str()), ("", "expected an object, found an array"));
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            ("", "expected an object, found an array")
+        );
     }
 
     #[test]

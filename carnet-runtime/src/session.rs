@@ -99,10 +99,15 @@ impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Explanation::MetaTool => f.write_str("a meta-tool, always offered"),
-            Explanation::Exposed { toolset, skill: Some(skill) } => {
+            Explanation::Exposed {
+                toolset,
+                skill: Some(skill),
+            } => {
                 write!(f, "exposed: toolset `{toolset}` of loaded skill `{skill}`")
             }
-            Explanation::Exposed { toolset, skill: None } => write!(f, "exposed: toolset `{toolset}` was loaded directly"),
+            Explanation::Exposed { toolset, skill: None } => {
+                write!(f, "exposed: toolset `{toolset}` was loaded directly")
+            }
             Explanation::NotLoaded { toolset, skills } => write!(
                 f,
                 "not exposed yet: toolset `{toolset}` comes with skill{} {}",
@@ -184,10 +189,17 @@ impl Carnet {
     pub fn resume(&self, state: &SessionState) -> Result<Session, SessionError> {
         let expected = format!("{:016x}", self.inner.manifest.fingerprint);
         if state.fingerprint != expected {
-            return Err(SessionError::ManifestChanged { expected, found: state.fingerprint.clone() });
+            return Err(SessionError::ManifestChanged {
+                expected,
+                found: state.fingerprint.clone(),
+            });
         }
         let mut session = self.session(&state.agent)?;
-        let invalid = |kind, name: &str| SessionError::InvalidState { agent: state.agent.clone(), kind, name: name.to_owned() };
+        let invalid = |kind, name: &str| SessionError::InvalidState {
+            agent: state.agent.clone(),
+            kind,
+            name: name.to_owned(),
+        };
         session.skills.clear();
         for name in &state.skills {
             let s = session.reachable_skill(name).ok_or_else(|| invalid("skill", name))?;
@@ -196,7 +208,9 @@ impl Carnet {
             }
         }
         for name in &state.toolsets {
-            let t = session.reachable_toolset(name).ok_or_else(|| invalid("toolset", name))?;
+            let t = session
+                .reachable_toolset(name)
+                .ok_or_else(|| invalid("toolset", name))?;
             session.toolsets.push(t);
         }
         for name in &state.tools {
@@ -227,18 +241,24 @@ impl Session {
 
     /// The loaded skills, in load order (initial ones first).
     pub fn loaded_skills(&self) -> impl Iterator<Item = &str> + '_ {
-        self.skills.iter().map(|&s| &*self.inner().manifest.skills[s as usize].name)
+        self.skills
+            .iter()
+            .map(|&s| &*self.inner().manifest.skills[s as usize].name)
     }
 
     /// The exposed domain tools, in the order they became available.
     pub fn exposed_tools(&self) -> impl Iterator<Item = &str> + '_ {
-        self.exposed.iter().map(|&id| self.inner().tools[id as usize].spec.name.as_str())
+        self.exposed
+            .iter()
+            .map(|&id| self.inner().tools[id as usize].spec.name.as_str())
     }
 
     /// Whether skill `name` is loaded.
     #[must_use]
     pub fn is_loaded(&self, skill: &str) -> bool {
-        self.inner().skill_index(skill).is_some_and(|s| self.skills.contains(&s))
+        self.inner()
+            .skill_index(skill)
+            .is_some_and(|s| self.skills.contains(&s))
     }
 
     /// Whether domain tool `name` is exposed.
@@ -254,7 +274,10 @@ impl Session {
 
     fn reachable_skill(&self, name: &str) -> Option<u32> {
         let s = self.inner().skill_index(name)?;
-        self.inner().agents[self.agent as usize].reachable.contains(&s).then_some(s)
+        self.inner().agents[self.agent as usize]
+            .reachable
+            .contains(&s)
+            .then_some(s)
     }
 
     /// Skills of the agent whose toolsets include `toolset`.
@@ -335,7 +358,9 @@ impl Session {
     ///
     /// The meta-tool's error result when the agent cannot load the skill.
     pub fn load_skill(&mut self, name: &str) -> Result<Vec<String>, ToolOutput> {
-        let s = self.reachable_skill(name).ok_or_else(|| self.skill_not_available(name))?;
+        let s = self
+            .reachable_skill(name)
+            .ok_or_else(|| self.skill_not_available(name))?;
         Ok(self.load_skill_index(s))
     }
 
@@ -348,13 +373,18 @@ impl Session {
             }
             self.invalidate();
         }
-        added.iter().map(|&id| self.inner().tools[id as usize].spec.name.clone()).collect()
+        added
+            .iter()
+            .map(|&id| self.inner().tools[id as usize].spec.name.clone())
+            .collect()
     }
 
     /// Unloads skill `name`; its tools stay exposed only if another loaded skill (or a
     /// direct load) brings them. Returns whether it was loaded.
     pub fn unload_skill(&mut self, name: &str) -> bool {
-        let Some(s) = self.inner().skill_index(name) else { return false };
+        let Some(s) = self.inner().skill_index(name) else {
+            return false;
+        };
         let before = self.skills.len();
         self.skills.retain(|&x| x != s);
         let changed = self.skills.len() != before;
@@ -371,8 +401,16 @@ impl Session {
         SessionState {
             agent: self.agent().to_owned(),
             skills: self.loaded_skills().map(str::to_owned).collect(),
-            toolsets: self.toolsets.iter().map(|&t| inner.manifest.toolsets[t as usize].name.to_string()).collect(),
-            tools: self.tools.iter().map(|&id| inner.tools[id as usize].spec.name.clone()).collect(),
+            toolsets: self
+                .toolsets
+                .iter()
+                .map(|&t| inner.manifest.toolsets[t as usize].name.to_string())
+                .collect(),
+            tools: self
+                .tools
+                .iter()
+                .map(|&id| inner.tools[id as usize].spec.name.clone())
+                .collect(),
             fingerprint: format!("{:016x}", inner.manifest.fingerprint),
         }
     }
@@ -383,7 +421,9 @@ impl Session {
     pub fn system_prompt(&self) -> &str {
         self.prompt_cache.get_or_init(|| {
             let inner = self.inner();
-            let prefix = inner.agents[self.agent as usize].prefix.get_or_init(|| prompt::prefix(inner, self.agent, None));
+            let prefix = inner.agents[self.agent as usize]
+                .prefix
+                .get_or_init(|| prompt::prefix(inner, self.agent, None));
             let suffix = prompt::suffix(inner, self.agent, &self.skills, &self.exposed);
             join(prefix, &suffix)
         })
@@ -420,7 +460,9 @@ impl Session {
         }
         let Some(ids) = inner.tool_names.get(tool) else {
             let names = inner.tools.iter().map(|t| t.spec.name.as_str());
-            return Explanation::Unknown { similar: similar(tool, names, 3) };
+            return Explanation::Unknown {
+                similar: similar(tool, names, 3),
+            };
         };
         if let Some(id) = ids.iter().copied().find(|id| self.exposed.contains(id)) {
             let toolset = inner.tools[id as usize].toolset;
@@ -429,7 +471,10 @@ impl Session {
                 .iter()
                 .find(|&&s| inner.skill_toolsets[s as usize].contains(&toolset))
                 .map(|&s| inner.manifest.skills[s as usize].name.to_string());
-            return Explanation::Exposed { toolset: inner.manifest.toolsets[toolset as usize].name.to_string(), skill };
+            return Explanation::Exposed {
+                toolset: inner.manifest.toolsets[toolset as usize].name.to_string(),
+                skill,
+            };
         }
         for &id in ids {
             let toolset = inner.tools[id as usize].toolset;
@@ -437,22 +482,39 @@ impl Session {
             if !skills.is_empty() {
                 return Explanation::NotLoaded {
                     toolset: inner.manifest.toolsets[toolset as usize].name.to_string(),
-                    skills: skills.iter().map(|&s| inner.manifest.skills[s as usize].name.to_string()).collect(),
+                    skills: skills
+                        .iter()
+                        .map(|&s| inner.manifest.skills[s as usize].name.to_string())
+                        .collect(),
                 };
             }
         }
         Explanation::NotReachable {
-            toolsets: ids.iter().map(|&id| inner.manifest.toolsets[inner.tools[id as usize].toolset as usize].name.to_string()).collect(),
+            toolsets: ids
+                .iter()
+                .map(|&id| {
+                    inner.manifest.toolsets[inner.tools[id as usize].toolset as usize]
+                        .name
+                        .to_string()
+                })
+                .collect(),
         }
     }
 
     /// Calls a tool (meta or domain) with JSON arguments given as text, as providers send
     /// them. Malformed JSON is an error result, not a failure.
     pub async fn call_json(&mut self, name: &str, arguments: &str) -> ToolOutput {
-        let arguments = if arguments.trim().is_empty() { Ok(json!({})) } else { serde_json::from_str(arguments) };
+        let arguments = if arguments.trim().is_empty() {
+            Ok(json!({}))
+        } else {
+            serde_json::from_str(arguments)
+        };
         match arguments {
             Ok(value) => self.call(name, value).await,
-            Err(e) => ToolOutput::error(format!("the arguments of `{name}` are not valid JSON: {e}"), json!({"tool": name})),
+            Err(e) => ToolOutput::error(
+                format!("the arguments of `{name}` are not valid JSON: {e}"),
+                json!({"tool": name}),
+            ),
         }
     }
 
@@ -467,7 +529,12 @@ impl Session {
             if meta == MetaTool::CallTool {
                 return self.call_tool(&arguments).await;
             }
-            let info = CallInfo { agent: &agent, tool: name, arguments: &arguments, meta: true };
+            let info = CallInfo {
+                agent: &agent,
+                tool: name,
+                arguments: &arguments,
+                meta: true,
+            };
             if let Some(output) = before_hooks(inner, &info) {
                 return after_hooks(inner, &info, output);
             }
@@ -481,7 +548,10 @@ impl Session {
         let naming = self.inner().naming;
         let call_name = self.inner().meta_name(MetaTool::CallTool);
         if let Err(e) = schema::validate(arguments, &MetaTool::CallTool.input_schema(naming)) {
-            return ToolOutput::error(format!("invalid arguments for `{call_name}`: {e}"), json!({"field": e.path}));
+            return ToolOutput::error(
+                format!("invalid arguments for `{call_name}`: {e}"),
+                json!({"field": e.path}),
+            );
         }
         let name = arguments[param(naming, "name")].as_str().unwrap_or_default().to_owned();
         if self.inner().meta_by_name(&name).is_some() {
@@ -497,7 +567,12 @@ impl Session {
         let carnet = self.carnet.clone();
         let inner = &carnet.inner;
         let agent = &*inner.manifest.agents[self.agent as usize].name;
-        let info = CallInfo { agent, tool: name, arguments: &arguments, meta: false };
+        let info = CallInfo {
+            agent,
+            tool: name,
+            arguments: &arguments,
+            meta: false,
+        };
         if let Some(output) = before_hooks(inner, &info) {
             return after_hooks(inner, &info, output);
         }
@@ -523,7 +598,11 @@ impl Session {
         let context = Context {
             state: inner.state.as_ref(),
             agent,
-            loaded_skills: self.skills.iter().map(|&s| &*inner.manifest.skills[s as usize].name).collect(),
+            loaded_skills: self
+                .skills
+                .iter()
+                .map(|&s| &*inner.manifest.skills[s as usize].name)
+                .collect(),
             tool: &tool.spec.name,
         };
         let future = implementation.handler.call(&context, arguments.clone());
@@ -550,8 +629,7 @@ impl Session {
                 json!({"tool": name, "toolsets": toolsets}),
             ),
             _ => {
-                let available: Vec<&str> =
-                    self.tools().iter().map(|t| t.name.as_str()).collect();
+                let available: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
                 ToolOutput::error(
                     format!("unknown tool `{name}`"),
                     json!({"tool": name, "available": available, "similar": similar(name, available.iter().copied(), 3)}),
@@ -562,14 +640,20 @@ impl Session {
 
     pub(crate) fn skill_not_available(&self, name: &str) -> ToolOutput {
         let inner = self.inner();
-        let reachable: Vec<&str> =
-            inner.agents[self.agent as usize].reachable.iter().map(|&s| &*inner.manifest.skills[s as usize].name).collect();
+        let reachable: Vec<&str> = inner.agents[self.agent as usize]
+            .reachable
+            .iter()
+            .map(|&s| &*inner.manifest.skills[s as usize].name)
+            .collect();
         let message = if inner.skill_index(name).is_some() {
             format!("skill `{name}` is not available to agent `{}`", self.agent())
         } else {
             format!("Skill not found: {name}")
         };
-        ToolOutput::error(message, json!({"available": reachable, "similar": similar(name, reachable.iter().copied(), 3)}))
+        ToolOutput::error(
+            message,
+            json!({"available": reachable, "similar": similar(name, reachable.iter().copied(), 3)}),
+        )
     }
 
     fn meta_call(&mut self, meta: MetaTool, name: &str, arguments: &Value) -> ToolOutput {
@@ -577,7 +661,12 @@ impl Session {
         if let Err(e) = schema::validate(arguments, &meta.input_schema(naming)) {
             return ToolOutput::error(format!("invalid arguments for `{name}`: {e}"), json!({"field": e.path}));
         }
-        let arg = |camel: &'static str| arguments.get(param(naming, camel)).and_then(Value::as_str).unwrap_or_default();
+        let arg = |camel: &'static str| {
+            arguments
+                .get(param(naming, camel))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
         match meta {
             MetaTool::ListAvailableSkills => self.list_available_skills(arg("query")),
             MetaTool::LoadSkill => self.load_skill_meta(arg("skillName")),
@@ -632,8 +721,10 @@ impl Session {
         let carnet = self.carnet.clone();
         let inner = &carnet.inner;
         let skill = &inner.manifest.skills[s as usize];
-        let tool_ids: Vec<u32> =
-            inner.skill_toolsets[s as usize].iter().flat_map(|&t| inner.toolset_tools(t)).collect();
+        let tool_ids: Vec<u32> = inner.skill_toolsets[s as usize]
+            .iter()
+            .flat_map(|&t| inner.toolset_tools(t))
+            .collect();
         let files: Vec<Value> = skill
             .files
             .iter()
@@ -687,7 +778,10 @@ impl Session {
                 .collect();
             reachable.sort_unstable();
             reachable.dedup();
-            let names: Vec<&str> = reachable.iter().map(|&t| &*inner.manifest.toolsets[t as usize].name).collect();
+            let names: Vec<&str> = reachable
+                .iter()
+                .map(|&t| &*inner.manifest.toolsets[t as usize].name)
+                .collect();
             return ToolOutput::error(
                 format!("Toolset not found: {name}"),
                 json!({"available": names, "similar": similar(name, names.iter().copied(), 3)}),
@@ -753,7 +847,10 @@ impl Session {
         let inner = self.inner();
         if !self.skills.contains(&s) {
             return ToolOutput::error(
-                format!("skill `{skill_name}` is not loaded: call `{}` first", inner.meta_name(MetaTool::LoadSkill)),
+                format!(
+                    "skill `{skill_name}` is not loaded: call `{}` first",
+                    inner.meta_name(MetaTool::LoadSkill)
+                ),
                 json!({"path": path}),
             );
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll, Wake, Waker};
 
 use carnet_runtime::{
-    Before, BuildError, CallInfo, Carnet, ExposureMode, Explanation, Hook, Manifest, MetaTool, Naming, Preset,
+    Before, BuildError, CallInfo, Carnet, Explanation, ExposureMode, Hook, Manifest, MetaTool, Naming, Preset,
     PromptOptions, Session, SessionError, ToolError, ToolImpl, ToolOutput, ToolsetImpl, Variables,
 };
 use serde_json::{Value, json};
@@ -65,8 +65,21 @@ const MANIFEST: &str = r##"{
   }
 }"##;
 
-const META: [&str; 6] = ["listAvailableSkills", "loadSkill", "listSkillToolsets", "loadToolset", "loadTool", "loadSkillFile"];
-const SEARCH: [&str; 5] = ["basicSearch", "advancedSearch", "filterResults", "filterByDate", "filterByDomain"];
+const META: [&str; 6] = [
+    "listAvailableSkills",
+    "loadSkill",
+    "listSkillToolsets",
+    "loadToolset",
+    "loadTool",
+    "loadSkillFile",
+];
+const SEARCH: [&str; 5] = [
+    "basicSearch",
+    "advancedSearch",
+    "filterResults",
+    "filterByDate",
+    "filterByDomain",
+];
 
 fn manifest() -> Manifest {
     Manifest::from_json(MANIFEST).unwrap()
@@ -77,7 +90,9 @@ fn query_schema() -> Value {
 }
 
 fn echo(name: &'static str) -> ToolImpl {
-    ToolImpl::from_fn(name, json!({"type": "object"}), move |args| async move { Ok(json!({"tool": name, "args": args})) })
+    ToolImpl::from_fn(name, json!({"type": "object"}), move |args| async move {
+        Ok(json!({"tool": name, "args": args}))
+    })
 }
 
 fn toolsets() -> Vec<ToolsetImpl> {
@@ -88,8 +103,12 @@ fn toolsets() -> Vec<ToolsetImpl> {
                 ToolImpl::from_fn("basicSearch", query_schema(), |args| async move {
                     Ok(json!({"hits": [format!("result for {}", args["query"].as_str().unwrap())]}))
                 }),
-                ToolImpl::from_fn("advancedSearch", query_schema(), |_| async { Err(ToolError::new("the search index is offline")) }),
-                ToolImpl::from_fn("filterResults", json!({"type": "object"}), |_| async { panic!("filter exploded") }),
+                ToolImpl::from_fn("advancedSearch", query_schema(), |_| async {
+                    Err(ToolError::new("the search index is offline"))
+                }),
+                ToolImpl::from_fn("filterResults", json!({"type": "object"}), |_| async {
+                    panic!("filter exploded")
+                }),
             ],
         ),
         ToolsetImpl::new("filter-tools", [echo("filterByDate"), echo("filterByDomain")]),
@@ -99,7 +118,12 @@ fn toolsets() -> Vec<ToolsetImpl> {
                 "analyzeStatistics",
                 json!({"type": "object", "properties": {"values": {"type": "array", "items": {"type": "number"}}}, "required": ["values"]}),
                 |args| async move {
-                    let values: Vec<f64> = args["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+                    let values: Vec<f64> = args["values"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_f64().unwrap())
+                        .collect();
                     let count = f64::from(u32::try_from(values.len()).unwrap());
                     Ok(json!({"mean": values.iter().sum::<f64>() / count}))
                 },
@@ -110,7 +134,12 @@ fn toolsets() -> Vec<ToolsetImpl> {
 }
 
 fn carnet() -> Carnet {
-    Carnet::builder(&manifest()).toolsets(toolsets()).variables([("ORG", "Acme")]).env_prefixes::<&str>([]).build().unwrap()
+    Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .variables([("ORG", "Acme")])
+        .env_prefixes::<&str>([])
+        .build()
+        .unwrap()
 }
 
 fn names(session: &Session) -> Vec<String> {
@@ -140,13 +169,22 @@ fn worked_example_tool_list_at_each_step() {
     assert_eq!(out.value["success"], true);
     assert_eq!(out.value["content"], "# Data analysis\n\nUse the statistics tools.");
     assert_eq!(out.value["tools"], json!(["analyzeStatistics", "visualizeData"]));
-    assert_eq!(out.value["files"][1], json!({"path": "logo.png", "description": "The logo", "mediaType": "image/png", "size": 4}));
-    assert_eq!(names(&researcher), expected(&[&SEARCH, &["analyzeStatistics", "visualizeData"]]));
+    assert_eq!(
+        out.value["files"][1],
+        json!({"path": "logo.png", "description": "The logo", "mediaType": "image/png", "size": 4})
+    );
+    assert_eq!(
+        names(&researcher),
+        expected(&[&SEARCH, &["analyzeStatistics", "visualizeData"]])
+    );
 
     // Loading twice is idempotent.
     let again = call(&mut researcher, "loadSkill", json!({"skillName": "dataAnalysis"}));
     assert_eq!(again.value["alreadyLoaded"], true);
-    assert_eq!(names(&researcher), expected(&[&SEARCH, &["analyzeStatistics", "visualizeData"]]));
+    assert_eq!(
+        names(&researcher),
+        expected(&[&SEARCH, &["analyzeStatistics", "visualizeData"]])
+    );
 
     let stats = call(&mut researcher, "analyzeStatistics", json!({"values": [1, 2, 3, 6]}));
     assert_eq!(stats, ToolOutput::ok(json!({"mean": 3.0})));
@@ -162,7 +200,10 @@ fn worked_example_tool_list_at_each_step() {
 }
 
 fn sections(prompt: &str) -> Vec<&str> {
-    prompt.split("\n\n---\n\n").map(|s| s.lines().next().unwrap_or("")).collect()
+    prompt
+        .split("\n\n---\n\n")
+        .map(|s| s.lines().next().unwrap_or(""))
+        .collect()
 }
 
 #[test]
@@ -203,7 +244,9 @@ fn worked_example_prompt_sections_at_each_step() {
     // The stable part is a byte-identical prefix: a provider's prompt cache survives the load.
     let stable = before.split("\n\n---\n\n## Available Domain Tools").next().unwrap();
     assert!(after.starts_with(stable));
-    assert!(after.contains("- **dataAnalysis**: Analyse data (toolsets: statistical-analysis, visualization)\n\n---\n\n## Available"));
+    assert!(after.contains(
+        "- **dataAnalysis**: Analyse data (toolsets: statistical-analysis, visualization)\n\n---\n\n## Available"
+    ));
     assert!(after.ends_with("- **visualizeData**: Draw a chart"));
 }
 
@@ -212,7 +255,11 @@ fn prompt_is_cached_until_the_session_changes() {
     let carnet = carnet();
     let mut session = carnet.session("researcher").unwrap();
     let first = session.system_prompt().as_ptr();
-    assert_eq!(session.system_prompt().as_ptr(), first, "a warm call returns the cached string");
+    assert_eq!(
+        session.system_prompt().as_ptr(),
+        first,
+        "a warm call returns the cached string"
+    );
     let tools = session.tools().as_ptr();
     assert_eq!(session.tools().as_ptr(), tools);
     session.load_skill("dataAnalysis").unwrap();
@@ -230,7 +277,11 @@ fn sessions_are_isolated() {
     let mut analyst = carnet.session("analyst").unwrap();
     assert_eq!(names(&analyst), expected(&[]));
     call(&mut researcher, "loadSkill", json!({"skillName": "dataAnalysis"}));
-    assert_eq!(names(&analyst), expected(&[]), "the analyst is unaffected by the researcher's load");
+    assert_eq!(
+        names(&analyst),
+        expected(&[]),
+        "the analyst is unaffected by the researcher's load"
+    );
     let refused = call(&mut analyst, "analyzeStatistics", json!({"values": [1]}));
     assert!(refused.is_error);
     assert_eq!(
@@ -242,9 +293,15 @@ fn sessions_are_isolated() {
     assert_eq!(names(&other), expected(&[&SEARCH]));
     // The analyst cannot reach the researcher's search tools at all.
     let out = call(&mut analyst, "basicSearch", json!({"query": "x"}));
-    assert_eq!(out.error_message(), Some("tool `basicSearch` is not available to agent `analyst`"));
+    assert_eq!(
+        out.error_message(),
+        Some("tool `basicSearch` is not available to agent `analyst`")
+    );
     let out = call(&mut analyst, "loadSkill", json!({"skillName": "webSearch"}));
-    assert_eq!(out.error_message(), Some("skill `webSearch` is not available to agent `analyst`"));
+    assert_eq!(
+        out.error_message(),
+        Some("skill `webSearch` is not available to agent `analyst`")
+    );
     assert_eq!(out.value["available"], json!(["dataAnalysis"]));
 }
 
@@ -268,7 +325,10 @@ fn state_round_trips_through_json_into_a_fresh_engine() {
     let mut tampered = session.state();
     tampered.skills.push("nope".into());
     let err = fresh.resume(&tampered).unwrap_err();
-    assert_eq!(err.to_string(), "the session state names skill `nope`, which agent `researcher` cannot load");
+    assert_eq!(
+        err.to_string(),
+        "the session state names skill `nope`, which agent `researcher` cannot load"
+    );
 }
 
 #[test]
@@ -285,26 +345,43 @@ fn every_error_path_returns_a_structured_result_and_keeps_the_session_consistent
     assert_eq!(not_exposed.value["skills"], json!(["dataAnalysis"]));
 
     let malformed = block_on(s.call_json("basicSearch", "{\"query\": "));
-    assert!(malformed.error_message().unwrap().starts_with("the arguments of `basicSearch` are not valid JSON"));
+    assert!(
+        malformed
+            .error_message()
+            .unwrap()
+            .starts_with("the arguments of `basicSearch` are not valid JSON")
+    );
 
     let mismatch = call(&mut s, "basicSearch", json!({"query": "rust", "limit": "ten"}));
-    assert_eq!(mismatch.error_message(), Some("invalid arguments for `basicSearch`: `/limit`: expected an integer, found a string"));
+    assert_eq!(
+        mismatch.error_message(),
+        Some("invalid arguments for `basicSearch`: `/limit`: expected an integer, found a string")
+    );
     assert_eq!(mismatch.value["field"], "/limit");
     let missing = call(&mut s, "basicSearch", json!({}));
-    assert_eq!(missing.error_message(), Some("invalid arguments for `basicSearch`: missing required field `query`"));
+    assert_eq!(
+        missing.error_message(),
+        Some("invalid arguments for `basicSearch`: missing required field `query`")
+    );
 
     let failed = call(&mut s, "advancedSearch", json!({"query": "rust"}));
     assert_eq!(failed.error_message(), Some("the search index is offline"));
 
     let panicked = call(&mut s, "filterResults", json!({}));
-    assert_eq!(panicked.error_message(), Some("tool `filterResults` panicked: filter exploded"));
+    assert_eq!(
+        panicked.error_message(),
+        Some("tool `filterResults` panicked: filter exploded")
+    );
 
     let ok = block_on(s.call_json("basicSearch", r#"{"query": "rust"}"#));
     assert_eq!(ok, ToolOutput::ok(json!({"hits": ["result for rust"]})));
     assert_eq!(names(&s), tools_before, "no error changed the session");
 
     let meta_bad = call(&mut s, "loadSkill", json!({"skill": "dataAnalysis"}));
-    assert_eq!(meta_bad.error_message(), Some("invalid arguments for `loadSkill`: missing required field `skillName`"));
+    assert_eq!(
+        meta_bad.error_message(),
+        Some("invalid arguments for `loadSkill`: missing required field `skillName`")
+    );
     let not_found = call(&mut s, "loadSkill", json!({"skillName": "dataAnalysys"}));
     assert_eq!(not_found.error_message(), Some("Skill not found: dataAnalysys"));
     assert_eq!(not_found.value["similar"], json!(["dataAnalysis"]));
@@ -314,15 +391,37 @@ fn every_error_path_returns_a_structured_result_and_keeps_the_session_consistent
 fn skill_files_text_and_binary() {
     let carnet = carnet();
     let mut s = carnet.session("researcher").unwrap();
-    let early = call(&mut s, "loadSkillFile", json!({"skillName": "dataAnalysis", "path": "guide.md"}));
-    assert_eq!(early.error_message(), Some("skill `dataAnalysis` is not loaded: call `loadSkill` first"));
+    let early = call(
+        &mut s,
+        "loadSkillFile",
+        json!({"skillName": "dataAnalysis", "path": "guide.md"}),
+    );
+    assert_eq!(
+        early.error_message(),
+        Some("skill `dataAnalysis` is not loaded: call `loadSkill` first")
+    );
     s.load_skill("dataAnalysis").unwrap();
-    let text = call(&mut s, "loadSkillFile", json!({"skillName": "dataAnalysis", "path": "guide.md"}));
-    assert_eq!(text.value, json!({"success": true, "path": "guide.md", "mediaType": "text/markdown", "content": "# Guide\n"}));
-    let binary = call(&mut s, "loadSkillFile", json!({"skillName": "dataAnalysis", "path": "logo.png"}));
+    let text = call(
+        &mut s,
+        "loadSkillFile",
+        json!({"skillName": "dataAnalysis", "path": "guide.md"}),
+    );
+    assert_eq!(
+        text.value,
+        json!({"success": true, "path": "guide.md", "mediaType": "text/markdown", "content": "# Guide\n"})
+    );
+    let binary = call(
+        &mut s,
+        "loadSkillFile",
+        json!({"skillName": "dataAnalysis", "path": "logo.png"}),
+    );
     assert_eq!(binary.value["encoding"], "base64");
     assert_eq!(binary.value["content"], "AAEC/w==");
-    let missing = call(&mut s, "loadSkillFile", json!({"skillName": "dataAnalysis", "path": "gide.md"}));
+    let missing = call(
+        &mut s,
+        "loadSkillFile",
+        json!({"skillName": "dataAnalysis", "path": "gide.md"}),
+    );
     assert_eq!(missing.error_message(), Some("File not found in skill"));
     assert_eq!(missing.value["similar"], json!(["guide.md"]));
 }
@@ -339,12 +438,24 @@ fn list_and_load_granular_meta_tools() {
     assert_eq!(filtered.value["skills"].as_array().unwrap().len(), 1);
 
     let toolsets = call(&mut s, "listSkillToolsets", json!({"skillName": "dataAnalysis"}));
-    assert_eq!(toolsets.value["toolsets"][0], json!({"name": "statistical-analysis", "description": "Statistics", "toolCount": 1, "loaded": false}));
+    assert_eq!(
+        toolsets.value["toolsets"][0],
+        json!({"name": "statistical-analysis", "description": "Statistics", "toolCount": 1, "loaded": false})
+    );
 
     let toolset = call(&mut s, "loadToolset", json!({"toolsetName": "visualization"}));
-    assert_eq!(toolset.value["tools"], json!([{"name": "visualizeData", "description": "Draw a chart"}]));
+    assert_eq!(
+        toolset.value["tools"],
+        json!([{"name": "visualizeData", "description": "Draw a chart"}])
+    );
     assert!(s.is_exposed("visualizeData") && !s.is_loaded("dataAnalysis"));
-    assert_eq!(s.explain("visualizeData"), Explanation::Exposed { toolset: "visualization".into(), skill: None });
+    assert_eq!(
+        s.explain("visualizeData"),
+        Explanation::Exposed {
+            toolset: "visualization".into(),
+            skill: None
+        }
+    );
 
     let tool = call(&mut s, "loadTool", json!({"toolName": "analyzeStatistics"}));
     assert_eq!(tool.value["toolset"], "statistical-analysis");
@@ -373,7 +484,10 @@ fn explain_says_why() {
         "not exposed yet: toolset `statistical-analysis` comes with skill `dataAnalysis`"
     );
     let analyst = carnet.session("analyst").unwrap();
-    assert!(matches!(analyst.explain("basicSearch"), Explanation::NotReachable { .. }));
+    assert!(matches!(
+        analyst.explain("basicSearch"),
+        Explanation::NotReachable { .. }
+    ));
     assert_eq!(analyst.explain("fooBar").to_string(), "unknown tool");
 }
 
@@ -395,7 +509,11 @@ impl Hook for Shared {
     }
 
     fn after(&self, call: &CallInfo<'_>, output: &mut ToolOutput) {
-        self.0.seen.lock().unwrap().push(format!("after {} error={}", call.tool, output.is_error));
+        self.0
+            .seen
+            .lock()
+            .unwrap()
+            .push(format!("after {} error={}", call.tool, output.is_error));
         if call.tool == "basicSearch" {
             output.value["audited"] = json!(true);
         }
@@ -405,7 +523,11 @@ impl Hook for Shared {
 #[test]
 fn hooks_log_authorise_and_short_circuit() {
     let recorder = Arc::new(Recorder::default());
-    let carnet = Carnet::builder(&manifest()).toolsets(toolsets()).hook(Shared(recorder.clone())).build().unwrap();
+    let carnet = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .hook(Shared(recorder.clone()))
+        .build()
+        .unwrap();
     let mut s = carnet.session("researcher").unwrap();
     let denied = call(&mut s, "filterByDomain", json!({}));
     assert_eq!(denied.error_message(), Some("domain filtering is disabled"));
@@ -430,52 +552,103 @@ fn hooks_log_authorise_and_short_circuit() {
 
 #[test]
 fn dispatcher_mode_keeps_a_fixed_tool_list() {
-    let carnet = Carnet::builder(&manifest()).toolsets(toolsets()).mode(ExposureMode::Dispatcher).build().unwrap();
+    let carnet = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .mode(ExposureMode::Dispatcher)
+        .build()
+        .unwrap();
     let mut s = carnet.session("researcher").unwrap();
     let fixed = expected(&[&["callTool"]]);
     assert_eq!(names(&s), fixed);
     let loaded = call(&mut s, "loadSkill", json!({"skillName": "dataAnalysis"}));
     assert_eq!(loaded.value["toolSpecs"][0]["name"], "analyzeStatistics");
-    assert_eq!(loaded.value["toolSpecs"][0]["inputSchema"]["required"], json!(["values"]));
+    assert_eq!(
+        loaded.value["toolSpecs"][0]["inputSchema"]["required"],
+        json!(["values"])
+    );
     assert_eq!(names(&s), fixed, "the list does not change");
-    let out = call(&mut s, "callTool", json!({"name": "analyzeStatistics", "arguments": {"values": [2, 4]}}));
+    let out = call(
+        &mut s,
+        "callTool",
+        json!({"name": "analyzeStatistics", "arguments": {"values": [2, 4]}}),
+    );
     assert_eq!(out, ToolOutput::ok(json!({"mean": 3.0})));
     let bad = call(&mut s, "callTool", json!({"name": "loadSkill", "arguments": {}}));
     assert!(bad.error_message().unwrap().contains("is a meta-tool"));
     let missing = call(&mut s, "callTool", json!({"name": "analyzeStatistics"}));
-    assert_eq!(missing.error_message(), Some("invalid arguments for `callTool`: missing required field `arguments`"));
-    assert!(s.system_prompt().contains("you can now use these tools through `callTool`"));
+    assert_eq!(
+        missing.error_message(),
+        Some("invalid arguments for `callTool`: missing required field `arguments`")
+    );
+    assert!(
+        s.system_prompt()
+            .contains("you can now use these tools through `callTool`")
+    );
 }
 
 #[test]
 fn presets_and_naming() {
-    let minimal = Carnet::builder(&manifest()).toolsets(toolsets()).preset(Preset::Minimal).build().unwrap();
+    let minimal = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .preset(Preset::Minimal)
+        .build()
+        .unwrap();
     let s = minimal.session("researcher").unwrap();
     assert_eq!(names(&s)[..2], ["loadSkill", "loadSkillFile"]);
     let prompt = s.system_prompt();
     assert!(prompt.contains("- `loadSkill()`") && prompt.contains("- `loadSkillFile()`"));
     assert!(!prompt.contains("listAvailableSkills") && !prompt.contains("loadToolset"));
 
-    let snake = Carnet::builder(&manifest()).toolsets(toolsets()).naming(Naming::SnakeCase).build().unwrap();
+    let snake = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .naming(Naming::SnakeCase)
+        .build()
+        .unwrap();
     let mut s = snake.session("researcher").unwrap();
-    assert_eq!(names(&s)[..6], ["list_available_skills", "load_skill", "list_skill_toolsets", "load_toolset", "load_tool", "load_skill_file"]);
+    assert_eq!(
+        names(&s)[..6],
+        [
+            "list_available_skills",
+            "load_skill",
+            "list_skill_toolsets",
+            "load_toolset",
+            "load_tool",
+            "load_skill_file"
+        ]
+    );
     let out = call(&mut s, "load_skill", json!({"skill_name": "dataAnalysis"}));
     assert_eq!(out.value["success"], true);
     assert!(s.system_prompt().contains("use the `load_skill` tool"));
     let camel = call(&mut s, "loadSkill", json!({"skillName": "dataAnalysis"}));
     assert_eq!(camel.error_message(), Some("unknown tool `loadSkill`"));
 
-    let custom = Carnet::builder(&manifest()).toolsets(toolsets()).meta_tools([MetaTool::LoadSkill]).build().unwrap();
+    let custom = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .meta_tools([MetaTool::LoadSkill])
+        .build()
+        .unwrap();
     let s = custom.session("researcher").unwrap();
     assert!(!s.system_prompt().contains("loadSkillFile"));
 }
 
 #[test]
 fn prompt_sections_switch_off_and_catalog_budget() {
-    let options = PromptOptions { initial_skills: false, instructions: false, available_tools: false, ..PromptOptions::default() };
-    let carnet = Carnet::builder(&manifest()).toolsets(toolsets()).prompt_options(options).build().unwrap();
+    let options = PromptOptions {
+        initial_skills: false,
+        instructions: false,
+        available_tools: false,
+        ..PromptOptions::default()
+    };
+    let carnet = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .prompt_options(options)
+        .build()
+        .unwrap();
     let s = carnet.session("researcher").unwrap();
-    assert_eq!(sections(s.system_prompt()), ["You are a researcher working for {{ ORG }}.", "## On-Demand Skills"]);
+    assert_eq!(
+        sections(s.system_prompt()),
+        ["You are a researcher working for {{ ORG }}.", "## On-Demand Skills"]
+    );
 
     let many: Vec<String> = (0..40).map(|i| format!("skill{i:02}")).collect();
     let skills: serde_json::Map<String, Value> = many
@@ -487,13 +660,22 @@ fn prompt_sections_switch_off_and_catalog_budget() {
         "skills": skills, "toolsets": {}
     }))
     .unwrap();
-    let budget = PromptOptions { catalog_token_budget: Some(100), ..PromptOptions::default() };
+    let budget = PromptOptions {
+        catalog_token_budget: Some(100),
+        ..PromptOptions::default()
+    };
     let capped = Carnet::builder(&big).prompt_options(budget).build().unwrap();
     let prompt = capped.session("a").unwrap().system_prompt().to_owned();
-    let catalog = prompt.split("\n\n---\n\n").find(|s| s.starts_with("## On-Demand Skills")).unwrap();
+    let catalog = prompt
+        .split("\n\n---\n\n")
+        .find(|s| s.starts_with("## On-Demand Skills"))
+        .unwrap();
     assert!(catalog.len() / 4 <= 110, "{catalog}");
     assert!(catalog.contains("- skill00") || catalog.contains("**skill00**"));
-    assert!(catalog.ends_with("more: call `listAvailableSkills` to list and search them all"), "{catalog}");
+    assert!(
+        catalog.ends_with("more: call `listAvailableSkills` to list and search them all"),
+        "{catalog}"
+    );
     assert!(!catalog.contains("skill39"));
 }
 
@@ -502,28 +684,71 @@ fn variables_layers() {
     let s = carnet().session("researcher").unwrap();
     let mut call_vars = Variables::new();
     call_vars.set("ORG", "Globex").unwrap();
-    assert!(s.system_prompt_with(&call_vars).starts_with("You are a researcher working for Globex."));
+    assert!(
+        s.system_prompt_with(&call_vars)
+            .starts_with("You are a researcher working for Globex.")
+    );
     assert!(s.system_prompt().starts_with("You are a researcher working for Acme."));
 }
 
 #[test]
 fn build_checks_the_implementations() {
     let m = manifest();
-    let err = Carnet::builder(&m).toolset(ToolsetImpl::new("search-tool", [])).build().unwrap_err();
-    assert_eq!(err.to_string(), "unknown toolset `search-tool`: did you mean `search-tools`?");
-    let err = Carnet::builder(&m).toolset(ToolsetImpl::new("visualization", [echo("drawChart")])).build().unwrap_err();
-    assert_eq!(err.to_string(), "toolset `visualization` declares no tool `drawChart` (it declares: visualizeData)");
     let err = Carnet::builder(&m)
-        .toolset(ToolsetImpl::new("visualization", [echo("visualizeData"), echo("visualizeData")]))
+        .toolset(ToolsetImpl::new("search-tool", []))
         .build()
         .unwrap_err();
-    assert_eq!(err, BuildError::DuplicateTool { toolset: "visualization".into(), tool: "visualizeData".into() });
-    let err = Carnet::builder(&m).toolset(ToolsetImpl::new("visualization", [echo("visualizeData")])).build().unwrap_err();
-    assert!(err.to_string().starts_with("6 declared tool(s) have no implementation: filter-tools/filterByDate"), "{err}");
-    let bad_schema = ToolImpl::from_fn("visualizeData", json!({"type": "string"}), |_| async { Ok(json!(null)) });
-    let err = Carnet::builder(&m).toolset(ToolsetImpl::new("visualization", [bad_schema])).build().unwrap_err();
-    assert_eq!(err.to_string(), "the input schema of tool `visualizeData` must be an object schema");
-    let err = Carnet::builder(&m).variables([("not valid", "x")]).allow_unimplemented().build().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown toolset `search-tool`: did you mean `search-tools`?"
+    );
+    let err = Carnet::builder(&m)
+        .toolset(ToolsetImpl::new("visualization", [echo("drawChart")]))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "toolset `visualization` declares no tool `drawChart` (it declares: visualizeData)"
+    );
+    let err = Carnet::builder(&m)
+        .toolset(ToolsetImpl::new(
+            "visualization",
+            [echo("visualizeData"), echo("visualizeData")],
+        ))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        BuildError::DuplicateTool {
+            toolset: "visualization".into(),
+            tool: "visualizeData".into()
+        }
+    );
+    let err = Carnet::builder(&m)
+        .toolset(ToolsetImpl::new("visualization", [echo("visualizeData")]))
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("6 declared tool(s) have no implementation: filter-tools/filterByDate"),
+        "{err}"
+    );
+    let bad_schema = ToolImpl::from_fn("visualizeData", json!({"type": "string"}), |_| async {
+        Ok(json!(null))
+    });
+    let err = Carnet::builder(&m)
+        .toolset(ToolsetImpl::new("visualization", [bad_schema]))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the input schema of tool `visualizeData` must be an object schema"
+    );
+    let err = Carnet::builder(&m)
+        .variables([("not valid", "x")])
+        .allow_unimplemented()
+        .build()
+        .unwrap_err();
     assert!(matches!(err, BuildError::InvalidVariable { .. }));
 
     // Without implementations, declared tools are listed with an open schema and refuse calls.
@@ -531,8 +756,14 @@ fn build_checks_the_implementations() {
     let mut s = inspect.session("researcher").unwrap();
     assert_eq!(names(&s), expected(&[&SEARCH]));
     let out = call(&mut s, "basicSearch", json!({}));
-    assert_eq!(out.error_message(), Some("tool `basicSearch` has no implementation in this program"));
-    assert!(matches!(carnet().session("reseacher"), Err(SessionError::UnknownAgent { similar: Some(_), .. })));
+    assert_eq!(
+        out.error_message(),
+        Some("tool `basicSearch` has no implementation in this program")
+    );
+    assert!(matches!(
+        carnet().session("reseacher"),
+        Err(SessionError::UnknownAgent { similar: Some(_), .. })
+    ));
 }
 
 #[test]
@@ -550,21 +781,31 @@ fn tools_reach_application_state_and_the_session() {
             Box::pin(async move {
                 let db = context.state::<Db>().ok_or_else(|| ToolError::new("no database"))?;
                 let n = db.calls.fetch_add(1, Ordering::SeqCst) + 1;
-                Ok(json!({"calls": n, "agent": context.agent(), "skills": context.loaded_skills(), "tool": context.tool()}))
+                Ok(
+                    json!({"calls": n, "agent": context.agent(), "skills": context.loaded_skills(), "tool": context.tool()}),
+                )
             })
         }
     }
     let carnet = Carnet::builder(&manifest())
-        .toolset(ToolsetImpl::new("visualization", [ToolImpl::new("visualizeData", json!({"type": "object"}), Counting)]))
+        .toolset(ToolsetImpl::new(
+            "visualization",
+            [ToolImpl::new("visualizeData", json!({"type": "object"}), Counting)],
+        ))
         .allow_unimplemented()
-        .state(Db { calls: AtomicUsize::new(0) })
+        .state(Db {
+            calls: AtomicUsize::new(0),
+        })
         .build()
         .unwrap();
     let mut s = carnet.session("researcher").unwrap();
     s.load_skill("dataAnalysis").unwrap();
     call(&mut s, "visualizeData", json!({}));
     let out = call(&mut s, "visualizeData", json!({}));
-    assert_eq!(out.value, json!({"calls": 2, "agent": "researcher", "skills": ["webSearch", "dataAnalysis"], "tool": "visualizeData"}));
+    assert_eq!(
+        out.value,
+        json!({"calls": 2, "agent": "researcher", "skills": ["webSearch", "dataAnalysis"], "tool": "visualizeData"})
+    );
 }
 
 #[test]
@@ -579,7 +820,10 @@ fn thousands_of_sessions_on_several_threads_share_one_engine() {
                     let mut s = carnet.session(agent).unwrap();
                     let load = i % 2 == 0;
                     if load {
-                        assert_eq!(call(&mut s, "loadSkill", json!({"skillName": "dataAnalysis"})).value["success"], true);
+                        assert_eq!(
+                            call(&mut s, "loadSkill", json!({"skillName": "dataAnalysis"})).value["success"],
+                            true
+                        );
                     }
                     let out = call(&mut s, "analyzeStatistics", json!({"values": [i, i + 2]}));
                     assert_eq!(out.is_error, !load, "thread {thread} session {i}");

@@ -1,0 +1,67 @@
+//! `carnet prompt`: the system prompt an agent's model gets, after loading some skills.
+
+use carnet_runtime::{Carnet, Manifest, Session, Variables};
+use serde_json::json;
+
+use crate::{Failure, unknown};
+
+/// A session of `agent` with `load` loaded, on an engine without tool implementations.
+pub(crate) fn session(
+    manifest: &Manifest,
+    agent: &str,
+    load: &[String],
+    configure: impl FnOnce(carnet_runtime::CarnetBuilder) -> carnet_runtime::CarnetBuilder,
+) -> Result<Session, Failure> {
+    let carnet = configure(Carnet::builder(manifest).allow_unimplemented())
+        .build()
+        .map_err(|e| Failure::content(format!("error: {e}")))?;
+    let mut session = carnet
+        .session(agent)
+        .map_err(|_| unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
+    for skill in load {
+        session.load_skill(skill).map_err(|output| {
+            let available = output.value["available"].as_array().map_or_else(String::new, |a| {
+                a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+            });
+            Failure::usage(format!(
+                "error: cannot load `{skill}`: {}\n  = note: agent `{agent}` can load: {available}",
+                output.error_message().unwrap_or("unknown skill")
+            ))
+        })?;
+    }
+    Ok(session)
+}
+
+pub(crate) fn run(
+    manifest: &Manifest,
+    agent: &str,
+    load: &[String],
+    vars: &[(String, String)],
+    as_json: bool,
+) -> Result<(), Failure> {
+    let session = session(manifest, agent, load, |b| b)?;
+    let prompt = if vars.is_empty() {
+        session.system_prompt().to_owned()
+    } else {
+        let mut call = Variables::new();
+        for (k, v) in vars {
+            call.set(k.clone(), v.clone())
+                .map_err(|e| Failure::usage(format!("error: {e}")))?;
+        }
+        session.system_prompt_with(&call)
+    };
+    if as_json {
+        let value = json!({
+            "agent": agent,
+            "loaded": session.loaded_skills().collect::<Vec<_>>(),
+            "prompt": prompt,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("JSON values serialise")
+        );
+    } else {
+        println!("{prompt}");
+    }
+    Ok(())
+}
