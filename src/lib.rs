@@ -41,8 +41,10 @@ macro_rules! include_manifest {
 /// Implementation details of the generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use carnet_runtime::binding::*;
     pub use carnet_runtime::{
-        Agent, AgentId, App, Manifest, Skill, SkillFile, SkillId, Tool, ToolId, Toolset, ToolsetId,
+        Agent, AgentId, App, BoundToolset, BoxFuture, Context, Manifest, Skill, SkillFile, SkillId, Tool, ToolError,
+        ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl,
     };
     pub use std::borrow::Cow;
 }

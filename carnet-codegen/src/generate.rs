@@ -82,7 +82,7 @@ fn opt_text(s: Option<&Text>) -> TokenStream {
 }
 
 /// `to` relative to `from`, with `..` where needed; `None` when they share no root.
-fn relative_path(from: &Path, to: &Path) -> Option<String> {
+pub(crate) fn relative_path(from: &Path, to: &Path) -> Option<String> {
     let from: Vec<Component<'_>> = from.components().collect();
     let to: Vec<Component<'_>> = to.components().collect();
     if from.first() != to.first() {
@@ -228,6 +228,7 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
     );
 
     let ids = ids(manifest);
+    let toolsets_struct = toolsets_struct(manifest);
     quote! {
         #[doc = #summary]
         pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manifest {
@@ -244,6 +245,46 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
             fingerprint: #fingerprint,
         };
         #ids
+        #toolsets_struct
+    }
+}
+
+/// `Toolsets`: one field per toolset that declares tools, each typed by the toolset's
+/// identity, so forgetting a toolset is a missing field and swapping two is a type error.
+fn toolsets_struct(manifest: &Manifest) -> TokenStream {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for t in &*manifest.toolsets {
+        *counts.entry(snake_ident(&t.name).to_string()).or_default() += 1;
+    }
+    let bound: Vec<(&str, Ident)> = manifest
+        .toolsets
+        .iter()
+        .filter(|t| !t.tools.is_empty())
+        .map(|t| (&*t.name, snake_ident(&t.name)))
+        .filter(|(_, ident)| counts[&ident.to_string()] == 1)
+        .collect();
+    let fields = bound.iter().map(|(name, ident)| {
+        let id = Literal::u64_suffixed(carnet_runtime::toolset_id(name));
+        let doc = format!(" Toolset `{name}`: what `#[carnet::toolset(\"{name}\")]` generates (`toolset()`).");
+        quote!(#[doc = #doc] pub #ident: ::carnet::__private::BoundToolset<#id>)
+    });
+    let values = bound.iter().map(|(_, ident)| quote!(self.#ident.into_impl()));
+    quote! {
+        /// The implementations of every toolset that declares tools, for
+        /// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`. A missing field is a
+        /// toolset without implementation; a field only accepts its own toolset's.
+        pub struct Toolsets {
+            #(#fields,)*
+        }
+
+        impl ::core::iter::IntoIterator for Toolsets {
+            type Item = ::carnet::__private::ToolsetImpl;
+            type IntoIter = ::std::vec::IntoIter<::carnet::__private::ToolsetImpl>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                ::std::vec::Vec::from([#(#values),*]).into_iter()
+            }
+        }
     }
 }
 

@@ -234,7 +234,7 @@ impl Config {
         let json = report
             .manifest
             .as_ref()
-            .map(Manifest::to_json_pretty)
+            .map(|m| manifest_json_with_sources(m, &report.project, &self.crate_dir_or_default()))
             .unwrap_or_default();
         let dir = out_dir.join("carnet");
         let rs_path = dir.join("manifest.rs");
@@ -249,6 +249,42 @@ impl Config {
         println!("cargo:rustc-env=CARNET_MANIFEST={}", json_path.display());
         Ok(())
     }
+}
+
+/// The manifest JSON plus `sources`: where each toolset and tool is declared, so the
+/// binding macros can point at `TOOLSET.md:line` (TS Carnet ignores the extra key; the
+/// fingerprint does not cover it, so moving a line does not invalidate saved sessions).
+fn manifest_json_with_sources(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
+    let crate_dir = std::path::absolute(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());
+    let mut value: serde_json::Value = serde_json::from_str(&manifest.to_json()).expect("the manifest's JSON parses");
+    let location = |span| {
+        let l = project.sources.location(span);
+        let path = std::path::absolute(&l.path).unwrap_or_else(|_| l.path.clone());
+        let file =
+            generate::relative_path(&crate_dir, &path).unwrap_or_else(|| l.path.to_string_lossy().replace('\\', "/"));
+        serde_json::json!({"file": file, "line": l.line})
+    };
+    let toolsets: serde_json::Map<String, serde_json::Value> = project
+        .toolsets
+        .iter()
+        .map(|t| {
+            let mut entry = location(t.name.span);
+            entry["tools"] = t
+                .tools
+                .iter()
+                .map(|d| {
+                    (
+                        d.name.value.clone(),
+                        serde_json::json!(project.sources.location(d.name.span).line),
+                    )
+                })
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+            (t.name.value.clone(), entry)
+        })
+        .collect();
+    value["sources"] = serde_json::json!({"toolsets": toolsets});
+    serde_json::to_string_pretty(&value).expect("JSON values serialise")
 }
 
 /// The outcome of checking a carnet directory: every diagnostic, and the manifest when

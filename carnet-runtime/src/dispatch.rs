@@ -322,3 +322,55 @@ pub trait Hook: Send + Sync + 'static {
         let _ = (call, output);
     }
 }
+
+/// The implementations of one toolset, typed by the toolset's identity: `ID` is a hash of
+/// the toolset's name, so the generated `Toolsets` struct only accepts, in its
+/// `search_tools` field, what `#[carnet::toolset("search-tools")]` generated. Putting one
+/// toolset's implementation in another's field is a type error.
+pub struct BoundToolset<const ID: u64>(ToolsetImpl);
+
+impl<const ID: u64> BoundToolset<ID> {
+    #[doc(hidden)]
+    #[must_use]
+    pub fn __new(toolset: ToolsetImpl) -> Self {
+        BoundToolset(toolset)
+    }
+
+    /// The toolset's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.0.toolset
+    }
+
+    /// The implementations.
+    #[must_use]
+    pub fn into_impl(self) -> ToolsetImpl {
+        self.0
+    }
+}
+
+impl<const ID: u64> fmt::Debug for BoundToolset<ID> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("BoundToolset").field(&self.0).finish()
+    }
+}
+
+impl<const ID: u64> From<BoundToolset<ID>> for ToolsetImpl {
+    fn from(bound: BoundToolset<ID>) -> Self {
+        bound.0
+    }
+}
+
+/// The identity of toolset `name` in [`BoundToolset`]'s type: its FNV-1a hash.
+#[must_use]
+pub const fn toolset_id(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}

@@ -12,6 +12,8 @@ pub mod schema;
 pub mod tool;
 pub mod variables;
 
+#[doc(hidden)]
+pub mod binding;
 mod dispatch;
 mod engine;
 mod json;
@@ -19,7 +21,8 @@ mod prompt;
 mod session;
 
 pub use dispatch::{
-    Before, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl,
+    Before, BoundToolset, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput,
+    ToolsetImpl, toolset_id,
 };
 pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, Preset, PromptOptions};
 pub use json::ManifestError;

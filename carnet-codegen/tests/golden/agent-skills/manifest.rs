@@ -182,3 +182,14 @@ pub mod toolsets {}
 /// Typed ids of the tools: `tools::NAME` when one toolset declares the name,
 /// `tools::<toolset>::NAME` always.
 pub mod tools {}
+/// The implementations of every toolset that declares tools, for
+/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`. A missing field is a
+/// toolset without implementation; a field only accepts its own toolset's.
+pub struct Toolsets {}
+impl ::core::iter::IntoIterator for Toolsets {
+    type Item = ::carnet::__private::ToolsetImpl;
+    type IntoIter = ::std::vec::IntoIter<::carnet::__private::ToolsetImpl>;
+    fn into_iter(self) -> Self::IntoIter {
+        ::std::vec::Vec::from([]).into_iter()
+    }
+}

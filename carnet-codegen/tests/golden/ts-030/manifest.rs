@@ -211,3 +211,17 @@ pub mod tools {
         );
     }
 }
+/// The implementations of every toolset that declares tools, for
+/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`. A missing field is a
+/// toolset without implementation; a field only accepts its own toolset's.
+pub struct Toolsets {
+    /// Toolset `foo`: what `#[carnet::toolset("foo")]` generates (`toolset()`).
+    pub foo: ::carnet::__private::BoundToolset<15902901984413996407u64>,
+}
+impl ::core::iter::IntoIterator for Toolsets {
+    type Item = ::carnet::__private::ToolsetImpl;
+    type IntoIter = ::std::vec::IntoIter<::carnet::__private::ToolsetImpl>;
+    fn into_iter(self) -> Self::IntoIter {
+        ::std::vec::Vec::from([self.foo.into_impl()]).into_iter()
+    }
+}

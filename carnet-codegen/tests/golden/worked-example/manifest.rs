@@ -383,3 +383,29 @@ pub mod tools {
         );
     }
 }
+/// The implementations of every toolset that declares tools, for
+/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`. A missing field is a
+/// toolset without implementation; a field only accepts its own toolset's.
+pub struct Toolsets {
+    /// Toolset `filter-tools`: what `#[carnet::toolset("filter-tools")]` generates (`toolset()`).
+    pub filter_tools: ::carnet::__private::BoundToolset<10205397223689143265u64>,
+    /// Toolset `search-tools`: what `#[carnet::toolset("search-tools")]` generates (`toolset()`).
+    pub search_tools: ::carnet::__private::BoundToolset<740028287974864287u64>,
+    /// Toolset `statistical-analysis`: what `#[carnet::toolset("statistical-analysis")]` generates (`toolset()`).
+    pub statistical_analysis: ::carnet::__private::BoundToolset<9219221292408215937u64>,
+    /// Toolset `visualization`: what `#[carnet::toolset("visualization")]` generates (`toolset()`).
+    pub visualization: ::carnet::__private::BoundToolset<11620270197295814639u64>,
+}
+impl ::core::iter::IntoIterator for Toolsets {
+    type Item = ::carnet::__private::ToolsetImpl;
+    type IntoIter = ::std::vec::IntoIter<::carnet::__private::ToolsetImpl>;
+    fn into_iter(self) -> Self::IntoIter {
+        ::std::vec::Vec::from([
+                self.filter_tools.into_impl(),
+                self.search_tools.into_impl(),
+                self.statistical_analysis.into_impl(),
+                self.visualization.into_impl(),
+            ])
+            .into_iter()
+    }
+}

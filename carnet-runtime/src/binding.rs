@@ -1,0 +1,291 @@
+//! Support for the code `#[carnet::toolset]` generates: handlers from function pointers,
+//! argument extraction that names the offending field, and input schemas from the
+//! parameters' types. Not public API: reached through `carnet::__private`, changed without
+//! notice.
+
+use std::fmt::Display;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::dispatch::{BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolsetImpl};
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+/// A free function tool's generated entry point.
+pub type Call = for<'a> fn(&'a Context<'a>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+
+/// A method tool's generated entry point.
+pub type MethodCall<T> = for<'a> fn(&'a T, &'a Context<'a>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+
+struct FnHandler(Call);
+
+impl ToolHandler for FnHandler {
+    fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+        (self.0)(context, arguments)
+    }
+}
+
+struct MethodHandler<T>(Arc<T>, MethodCall<T>);
+
+impl<T: Send + Sync + 'static> ToolHandler for MethodHandler<T> {
+    fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+        (self.1)(&self.0, context, arguments)
+    }
+}
+
+/// A tool implemented by a free function.
+#[must_use]
+pub fn tool(name: &'static str, description: Option<&'static str>, input_schema: Value, call: Call) -> ToolImpl {
+    ToolImpl {
+        name: name.into(),
+        description: description.map(Into::into),
+        input_schema: Arc::new(input_schema),
+        handler: Arc::new(FnHandler(call)),
+    }
+}
+
+/// A tool implemented by a method of `this`.
+#[must_use]
+pub fn method<T: Send + Sync + 'static>(
+    this: &Arc<T>,
+    name: &'static str,
+    description: Option<&'static str>,
+    input_schema: Value,
+    call: MethodCall<T>,
+) -> ToolImpl {
+    ToolImpl {
+        name: name.into(),
+        description: description.map(Into::into),
+        input_schema: Arc::new(input_schema),
+        handler: Arc::new(MethodHandler(Arc::clone(this), call)),
+    }
+}
+
+/// The toolset implementations, typed by the toolset's identity.
+#[must_use]
+pub fn bound<const ID: u64>(toolset: &'static str, tools: Vec<ToolImpl>) -> crate::BoundToolset<ID> {
+    crate::BoundToolset::__new(ToolsetImpl::new(toolset, tools))
+}
+
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| s.meta_schema = None)
+        .for_deserialize()
+        .into_generator()
+}
+
+/// Builds the object schema of a tool's named parameters.
+pub struct Params {
+    generator: SchemaGenerator,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            generator: generator(),
+            properties: Map::new(),
+            required: Vec::new(),
+        }
+    }
+}
+
+impl Params {
+    /// No parameters yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds parameter `name` of type `T`; `required` is false for `Option` parameters.
+    pub fn param<T: JsonSchema>(&mut self, name: &str, required: bool) {
+        let schema = self.generator.subschema_for::<T>();
+        self.properties.insert(name.to_owned(), schema.to_value());
+        if required {
+            self.required.push(Value::String(name.to_owned()));
+        }
+    }
+
+    /// The object schema.
+    #[must_use]
+    pub fn finish(mut self) -> Value {
+        let mut schema = json!({
+            "type": "object",
+            "properties": self.properties,
+            "required": self.required,
+            "additionalProperties": false,
+        });
+        let definitions = self.generator.take_definitions(true);
+        if !definitions.is_empty() {
+            schema["$defs"] = Value::Object(definitions);
+        }
+        schema
+    }
+}
+
+/// The schema of a tool whose one parameter is the whole input.
+#[must_use]
+pub fn struct_schema<T: JsonSchema>() -> Value {
+    let mut schema = generator().root_schema_for::<T>().to_value();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+    }
+    schema
+}
+
+/// The arguments of a call, taken field by field.
+#[derive(Debug)]
+pub struct Args(Map<String, Value>);
+
+/// Checks that `arguments` is an object (or null, for no arguments) with only `known` fields.
+///
+/// # Errors
+///
+/// A tool error naming the first unknown field, or saying what the arguments are instead of
+/// an object.
+pub fn args(arguments: Value, known: &[&str]) -> Result<Args, ToolError> {
+    let map = match arguments {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        other => {
+            return Err(ToolError::new(format!(
+                "expected an object of arguments, found {other}"
+            )));
+        }
+    };
+    if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
+        let expected = if known.is_empty() {
+            "this tool takes no arguments".to_owned()
+        } else {
+            format!("expected one of `{}`", known.join("`, `"))
+        };
+        return Err(ToolError::new(format!("unknown field `{unknown}`, {expected}")));
+    }
+    Ok(Args(map))
+}
+
+fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value).map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+}
+
+impl Args {
+    /// Takes field `name`. A missing field deserializes from `null` (so `Option` fields are
+    /// optional); the error names the field and, inside it, the path to the culprit.
+    ///
+    /// # Errors
+    ///
+    /// `missing required field` or `invalid value for` the field.
+    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
+        match self.0.remove(name) {
+            None => deserialize(Value::Null).map_err(|_| ToolError::new(format!("missing required field `{name}`"))),
+            Some(value) => deserialize(value).map_err(|(path, message)| {
+                if path == "." || path.is_empty() {
+                    ToolError::new(format!("invalid value for `{name}`: {message}"))
+                } else {
+                    ToolError::new(format!("invalid value for `{name}.{path}`: {message}"))
+                }
+            }),
+        }
+    }
+}
+
+/// Deserializes a whole-input parameter, naming the path to the culprit.
+///
+/// # Errors
+///
+/// `invalid arguments` with the path.
+pub fn from_value<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolError> {
+    let arguments = if arguments.is_null() {
+        Value::Object(Map::new())
+    } else {
+        arguments
+    };
+    deserialize(arguments).map_err(|(path, message)| {
+        if path == "." || path.is_empty() {
+            ToolError::new(format!("invalid arguments: {message}"))
+        } else {
+            ToolError::new(format!("invalid value for `{path}`: {message}"))
+        }
+    })
+}
+
+/// A tool's plain output as JSON.
+///
+/// # Errors
+///
+/// When the value cannot be represented in JSON (a map with non-string keys, say).
+pub fn output<T: Serialize>(value: T) -> Result<Value, ToolError> {
+    serde_json::to_value(value).map_err(|e| ToolError::new(format!("the tool's result cannot be serialised: {e}")))
+}
+
+/// A tool's `Result` output: `Ok` as JSON, `Err` as a tool error with its `Display`.
+///
+/// # Errors
+///
+/// The tool's error, or a serialisation failure.
+pub fn result<T: Serialize, E: Display>(value: Result<T, E>) -> Result<Value, ToolError> {
+    match value {
+        Ok(value) => output(value),
+        Err(e) => Err(ToolError::new(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Filter {
+        #[allow(dead_code)]
+        date: String,
+    }
+
+    #[test]
+    fn fields_are_named_in_errors() {
+        let mut a = args(
+            json!({"limit": "ten", "filters": [{"date": 3}]}),
+            &["limit", "filters", "query"],
+        )
+        .unwrap();
+        assert_eq!(
+            a.take::<u32>("limit").unwrap_err().message,
+            "invalid value for `limit`: invalid type: string \"ten\", expected u32"
+        );
+        assert_eq!(
+            a.take::<Vec<Filter>>("filters").unwrap_err().message,
+            "invalid value for `filters.[0].date`: invalid type: integer `3`, expected a string"
+        );
+        assert_eq!(
+            a.take::<String>("query").unwrap_err().message,
+            "missing required field `query`"
+        );
+        assert_eq!(a.take::<Option<String>>("query").unwrap(), None);
+        let err = args(json!({"colour": 1}), &["limit"]).unwrap_err();
+        assert_eq!(err.message, "unknown field `colour`, expected one of `limit`");
+        assert!(args(json!([]), &[]).is_err());
+    }
+
+    #[test]
+    fn named_parameter_schema() {
+        let mut params = Params::new();
+        params.param::<String>("query", true);
+        params.param::<Option<u32>>("limit", false);
+        let schema = params.finish();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["query"]));
+        assert_eq!(schema["properties"]["query"], json!({"type": "string"}));
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(
+            Params::new().finish(),
+            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+        );
+    }
+}
