@@ -17,6 +17,7 @@
 //! }
 //! ```
 
+pub use carnet_macros::{tool, toolset};
 pub use carnet_runtime::*;
 
 /// Includes the module `carnet_codegen::compile` generated in `build.rs`.

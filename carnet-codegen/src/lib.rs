@@ -31,6 +31,8 @@
 
 mod diagnostic;
 mod discover;
+#[doc(hidden)]
+pub mod expand;
 mod frontmatter;
 mod generate;
 mod manifest;

@@ -1,0 +1,530 @@
+//! Expansion of `#[carnet::toolset]` and `#[carnet::tool]`, for `carnet-macros`. Takes and
+//! returns `proc_macro2` tokens so every path is unit-testable.
+//!
+//! The toolset attribute reads the manifest the build script wrote (`CARNET_MANIFEST`, or
+//! `$OUT_DIR/carnet/manifest.json`), binds each `#[carnet::tool]` function to a tool the
+//! toolset declares (exact name, then the one declared name equal after removing case, `_`,
+//! `-` and `.`), checks the signatures, and generates `toolset()`: the implementations typed
+//! by the toolset's identity, for the generated `Toolsets` struct.
+//!
+//! Descriptions come from the manifest, the single source of truth: a function's doc
+//! comment is used only for a tool whose declaration has no description. On error the item
+//! is emitted unchanged (minus the `#[carnet::tool]` attributes) with a `toolset()` of the
+//! right type, so one mistake gives one error.
+
+mod attr;
+mod signature;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use carnet_runtime::{Manifest, toolset_id};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, Item, LitStr};
+
+use self::attr::{ToolsetArgs, doc_comment, is_tool_attr, tool_args};
+use self::signature::{Input, Output, ToolSignature, analyse, is_option};
+
+/// `#[carnet::toolset("name")]` on an inline `mod` or an inherent `impl` block.
+#[must_use]
+pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let name = syn::parse2::<ToolsetArgs>(attr.clone()).ok().map(|a| a.name);
+    match expand_toolset(attr, item.clone()) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            let mut out = error.to_compile_error();
+            out.extend(fallback(item, name.as_ref()));
+            out
+        }
+    }
+}
+
+/// `#[carnet::tool]` outside a toolset: always an error (inside one, the toolset attribute
+/// consumes it first).
+#[must_use]
+#[allow(clippy::needless_pass_by_value)] // the signature of every attribute macro
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let _ = attr;
+    let error = syn::Error::new(
+        Span::call_site(),
+        "`#[carnet::tool]` must be inside a `#[carnet::toolset(\"...\")]` module or impl block",
+    );
+    let mut out = error.to_compile_error();
+    out.extend(item);
+    out
+}
+
+/// The item with its `#[carnet::tool]` attributes removed and a `toolset()` of the right
+/// type, so code using it still type-checks while the error is reported.
+fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
+    let Ok(mut parsed) = syn::parse2::<Item>(item.clone()) else {
+        return item;
+    };
+    let id = name.map(|n| toolset_id(&n.value()));
+    let stub = id.map(|id| {
+        let id = proc_macro2::Literal::u64_suffixed(id);
+        quote! {
+            #[doc(hidden)]
+            #[must_use]
+            #[allow(dead_code, clippy::must_use_candidate)]
+            pub fn toolset() -> ::carnet::__private::BoundToolset<#id> {
+                ::core::unreachable!("the toolset did not compile")
+            }
+        }
+    });
+    match &mut parsed {
+        Item::Mod(module) => {
+            if let Some((_, items)) = &mut module.content {
+                for item in items.iter_mut() {
+                    if let Item::Fn(f) = item {
+                        f.attrs.retain(|a| !is_tool_attr(a));
+                    }
+                }
+                if let Some(stub) = stub {
+                    items.push(Item::Verbatim(stub));
+                }
+            }
+            quote!(#parsed)
+        }
+        Item::Impl(block) => {
+            for item in &mut block.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    f.attrs.retain(|a| !is_tool_attr(a));
+                }
+            }
+            let self_ty = &block.self_ty;
+            let stub = stub.map(|stub| quote!(impl #self_ty { #stub }));
+            quote!(#parsed #stub)
+        }
+        _ => item,
+    }
+}
+
+/// The manifest the build script wrote, and where each toolset is declared.
+struct Loaded {
+    manifest: Manifest,
+    sources: serde_json::Value,
+    path: PathBuf,
+}
+
+/// Parsed manifests by path and modification time: one parse per crate compilation, not
+/// one per toolset.
+static CACHE: Mutex<Vec<(PathBuf, std::time::SystemTime, Arc<Loaded>)>> = Mutex::new(Vec::new());
+
+fn manifest_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CARNET_MANIFEST") {
+        return Some(PathBuf::from(path));
+    }
+    let out_dir = std::env::var_os("OUT_DIR")?;
+    let path = Path::new(&out_dir).join("carnet/manifest.json");
+    path.is_file().then_some(path)
+}
+
+fn load(span: Span) -> syn::Result<Arc<Loaded>> {
+    let path = manifest_path().ok_or_else(|| {
+        syn::Error::new(
+            span,
+            "no carnet manifest: add `carnet_codegen::compile(\"carnet\")` to build.rs (it sets `CARNET_MANIFEST`)",
+        )
+    })?;
+    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).map_err(|e| {
+        syn::Error::new(
+            span,
+            format!("cannot read the carnet manifest `{}`: {e}", path.display()),
+        )
+    })?;
+    let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, _, loaded)) = cache.iter().find(|(p, m, _)| *p == path && *m == modified) {
+        return Ok(Arc::clone(loaded));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        syn::Error::new(
+            span,
+            format!("cannot read the carnet manifest `{}`: {e}", path.display()),
+        )
+    })?;
+    let manifest = Manifest::from_json(&text)
+        .map_err(|e| syn::Error::new(span, format!("invalid carnet manifest `{}`: {e}", path.display())))?;
+    let sources = serde_json::from_str::<serde_json::Value>(&text)
+        .map(|v| v["sources"].clone())
+        .unwrap_or_default();
+    let loaded = Arc::new(Loaded {
+        manifest,
+        sources,
+        path: path.clone(),
+    });
+    cache.retain(|(p, _, _)| *p != path);
+    cache.push((path, modified, Arc::clone(&loaded)));
+    Ok(loaded)
+}
+
+/// `basic_search`, `basicSearch` and `basic-search` are the same name.
+fn normalise(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A `#[carnet::tool]` function found in the toolset.
+struct ToolFn {
+    ident: Ident,
+    rename: Option<LitStr>,
+    docs: String,
+    signature: ToolSignature,
+}
+
+fn expand_toolset(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let args: ToolsetArgs = syn::parse2(attr)?;
+    let item: Item = syn::parse2(item)?;
+    let loaded = load(args.name.span())?;
+    let manifest = &loaded.manifest;
+    let toolset_name = args.name.value();
+    let Some(toolset) = manifest.toolset(&toolset_name) else {
+        let names: Vec<&str> = manifest.toolsets.iter().map(|t| &*t.name).collect();
+        let hint = crate::diagnostic::did_you_mean(&toolset_name, names.iter().copied()).map_or_else(
+            || format!("; the manifest has: {}", list(&names)),
+            |s| format!("; did you mean `{s}`?"),
+        );
+        return Err(syn::Error::new(
+            args.name.span(),
+            format!("unknown toolset `{toolset_name}`{hint}"),
+        ));
+    };
+
+    let in_impl = matches!(item, Item::Impl(_));
+    let mut item = item;
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut tools = Vec::new();
+    {
+        let mut visit = |attrs: &mut Vec<Attribute>, sig: &syn::Signature| {
+            let Some(index) = attrs.iter().position(is_tool_attr) else {
+                return;
+            };
+            let attr = attrs.remove(index);
+            // Tools receive owned, deserialized arguments by design.
+            attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
+            if let Some(extra) = attrs.iter().find(|a| is_tool_attr(a)) {
+                errors.push(syn::Error::new_spanned(extra, "duplicate `#[carnet::tool]` attribute"));
+            }
+            let tool_args = match tool_args(&attr) {
+                Ok(a) => a,
+                Err(e) => return errors.push(e),
+            };
+            match analyse(sig, in_impl) {
+                Ok(signature) => tools.push(ToolFn {
+                    ident: sig.ident.clone(),
+                    rename: tool_args.name,
+                    docs: doc_comment(attrs),
+                    signature,
+                }),
+                Err(e) => errors.push(e),
+            }
+        };
+        match &mut item {
+            Item::Mod(module) => {
+                let Some((_, items)) = &mut module.content else {
+                    return Err(syn::Error::new(
+                        module.ident.span(),
+                        "`#[carnet::toolset]` needs an inline module (`mod name { ... }`): macros cannot read a module's file",
+                    ));
+                };
+                for item in items.iter_mut() {
+                    if let Item::Fn(f) = item {
+                        visit(&mut f.attrs, &f.sig);
+                    }
+                }
+            }
+            Item::Impl(block) => {
+                if let Some((path, _)) = &block.trait_ {
+                    return Err(syn::Error::new_spanned(
+                        path,
+                        "`#[carnet::toolset]` goes on an inherent impl block, not a trait impl",
+                    ));
+                }
+                if !block.generics.params.is_empty() {
+                    return Err(syn::Error::new(
+                        block.generics.span(),
+                        "`#[carnet::toolset]` cannot be used on a generic impl block",
+                    ));
+                }
+                for item in &mut block.items {
+                    if let syn::ImplItem::Fn(f) = item {
+                        visit(&mut f.attrs, &f.sig);
+                    }
+                }
+            }
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "`#[carnet::toolset]` goes on an inline `mod` or an inherent `impl` block",
+                ));
+            }
+        }
+    }
+
+    // Bind functions to declared tools.
+    let declared: Vec<&str> = toolset.tools.iter().map(|t| &*t.name).collect();
+    let mut bound: BTreeMap<&str, (usize, Span)> = BTreeMap::new();
+    let mut bindings: Vec<(usize, &str)> = Vec::new();
+    for (i, tool) in tools.iter().enumerate() {
+        let (target, span) = match &tool.rename {
+            Some(name) => {
+                let value = name.value();
+                match declared.iter().copied().find(|d| *d == value) {
+                    Some(d) => (d, name.span()),
+                    None => {
+                        errors.push(not_declared(&toolset_name, &value, &declared, name.span()));
+                        continue;
+                    }
+                }
+            }
+            None => {
+                let fn_name = tool.ident.to_string();
+                let exact = declared.iter().copied().find(|d| *d == fn_name);
+                let normalised: Vec<&str> = declared
+                    .iter()
+                    .copied()
+                    .filter(|d| normalise(d) == normalise(&fn_name))
+                    .collect();
+                match (exact, normalised.as_slice()) {
+                    (Some(d), _) | (None, &[d]) => (d, tool.ident.span()),
+                    (None, []) => {
+                        errors.push(not_declared(&toolset_name, &fn_name, &declared, tool.ident.span()));
+                        continue;
+                    }
+                    (None, many) => {
+                        errors.push(syn::Error::new(
+                            tool.ident.span(),
+                            format!(
+                                "function `{fn_name}` matches several tools of toolset `{toolset_name}` ({}): say which with `#[carnet::tool(name = \"...\")]`",
+                                many.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
+                            ),
+                        ));
+                        continue;
+                    }
+                }
+            }
+        };
+        if let Some((first, _)) = bound.get(target) {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "tool `{target}` is implemented twice: by `{}` and by `{}`",
+                    tools[*first].ident, tool.ident
+                ),
+            ));
+            continue;
+        }
+        bound.insert(target, (i, span));
+        bindings.push((i, target));
+    }
+    for decl in declared.iter().filter(|d| !bound.contains_key(**d)) {
+        let site = loaded.sources["toolsets"][&toolset_name]
+            .get("file")
+            .and_then(serde_json::Value::as_str)
+            .map(|file| {
+                let line = loaded.sources["toolsets"][&toolset_name]["tools"][*decl]
+                    .as_u64()
+                    .unwrap_or(1);
+                format!(" (declared at {file}:{line})")
+            })
+            .unwrap_or_default();
+        errors.push(syn::Error::new(
+            args.name.span(),
+            format!(
+                "toolset `{toolset_name}` declares tool `{decl}`{site} but no `#[carnet::tool]` function implements it"
+            ),
+        ));
+    }
+    if let Some(error) = errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return Err(error);
+    }
+
+    let id = proc_macro2::Literal::u64_suffixed(toolset_id(&toolset_name));
+    let manifest_path = loaded.path.to_string_lossy().into_owned();
+    let track = quote! {
+        // Rebuild when the manifest changes.
+        const _: &[u8] = ::core::include_bytes!(#manifest_path);
+    };
+    let mut entry_points = Vec::new();
+    let mut tool_values = Vec::new();
+    for (i, name) in bindings {
+        let tool = &tools[i];
+        let declared_tool = toolset.tool(name).expect("bound to a declared tool");
+        let call_ident = format_ident!("__carnet_call_{}", tool.ident);
+        entry_points.push(entry_point(tool, &call_ident, in_impl));
+        let description = if declared_tool.description.is_empty() && !tool.docs.is_empty() {
+            let docs = &tool.docs;
+            quote!(::core::option::Option::Some(#docs))
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        let schema = schema(&tool.signature);
+        tool_values.push(if in_impl {
+            quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, Self::#call_ident))
+        } else {
+            quote!(::carnet::__private::tool(#name, #description, #schema, #call_ident))
+        });
+    }
+    let doc = format!(" The implementations of toolset `{toolset_name}`, for the generated `Toolsets` struct.");
+    Ok(match item {
+        Item::Mod(mut module) => {
+            let (_, items) = module.content.as_mut().expect("checked above");
+            let generated = quote! {
+                #track
+                #(#entry_points)*
+                #[doc = #doc]
+                #[must_use]
+                pub fn toolset() -> ::carnet::__private::BoundToolset<#id> {
+                    ::carnet::__private::bound::<#id>(#toolset_name, ::std::vec::Vec::from([#(#tool_values),*]))
+                }
+            };
+            items.push(Item::Verbatim(generated));
+            quote!(#module)
+        }
+        Item::Impl(block) => {
+            let self_ty = &block.self_ty;
+            quote! {
+                #block
+                #track
+                impl #self_ty {
+                    #(#entry_points)*
+                    #[doc = #doc]
+                    #[must_use]
+                    pub fn toolset(self) -> ::carnet::__private::BoundToolset<#id>
+                    where
+                        Self: ::core::marker::Send + ::core::marker::Sync + 'static,
+                    {
+                        let __carnet_this = ::std::sync::Arc::new(self);
+                        ::carnet::__private::bound::<#id>(#toolset_name, ::std::vec::Vec::from([#(#tool_values),*]))
+                    }
+                }
+            }
+        }
+        _ => unreachable!("only modules and impl blocks get here"),
+    })
+}
+
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        "no toolsets".to_owned()
+    } else {
+        names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+fn not_declared(toolset: &str, name: &str, declared: &[&str], span: Span) -> syn::Error {
+    let hint = crate::diagnostic::did_you_mean(name, declared.iter().copied())
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default();
+    let declared = if declared.is_empty() {
+        "no tools".to_owned()
+    } else {
+        list(declared)
+    };
+    syn::Error::new(
+        span,
+        format!("toolset `{toolset}` declares no tool `{name}` (it declares {declared}){hint}"),
+    )
+}
+
+/// The expression building a tool's input schema.
+fn schema(signature: &ToolSignature) -> TokenStream {
+    match &signature.input {
+        Input::Whole(param) => {
+            let ty = &param.ty;
+            quote_spanned!(ty.span()=> ::carnet::__private::struct_schema::<#ty>())
+        }
+        Input::Fields(params) => {
+            let adds = params.iter().map(|p| {
+                let (ty, name, required) = (&p.ty, p.ident.to_string(), !is_option(&p.ty));
+                quote_spanned!(ty.span()=> __carnet_params.param::<#ty>(#name, #required);)
+            });
+            quote!({
+                let mut __carnet_params = ::carnet::__private::Params::new();
+                #(#adds)*
+                __carnet_params.finish()
+            })
+        }
+    }
+}
+
+/// The generated entry point of one tool: arguments in, JSON or tool error out.
+fn entry_point(tool: &ToolFn, call_ident: &Ident, in_impl: bool) -> TokenStream {
+    let signature = &tool.signature;
+    let ident = &tool.ident;
+    let (extract, mut values): (TokenStream, Vec<(usize, TokenStream)>) = match &signature.input {
+        Input::Whole(param) => {
+            let ty = &param.ty;
+            let local = format_ident!("__carnet_input");
+            (
+                quote_spanned!(ty.span()=> let #local: #ty = ::carnet::__private::from_value(__carnet_arguments)?;),
+                vec![(param.position, quote!(#local))],
+            )
+        }
+        Input::Fields(params) => {
+            let known: Vec<String> = params.iter().map(|p| p.ident.to_string()).collect();
+            let takes = params.iter().enumerate().map(|(i, p)| {
+                let (ty, name) = (&p.ty, p.ident.to_string());
+                let local = format_ident!("__carnet_arg{}", i);
+                quote_spanned!(ty.span()=> let #local = __carnet_args.take::<#ty>(#name)?;)
+            });
+            let locals = params.iter().enumerate().map(|(i, p)| {
+                let local = format_ident!("__carnet_arg{}", i);
+                (p.position, quote!(#local))
+            });
+            (
+                quote! {
+                    #[allow(unused_mut)]
+                    let mut __carnet_args = ::carnet::__private::args(__carnet_arguments, &[#(#known),*])?;
+                    #(#takes)*
+                },
+                locals.collect(),
+            )
+        }
+    };
+    if let Some(position) = signature.context {
+        values.push((position, quote!(__carnet_context)));
+    }
+    values.sort_by_key(|(position, _)| *position);
+    debug_assert_eq!(values.len(), signature.arity);
+    let args = values.into_iter().map(|(_, v)| v);
+    let call = if in_impl {
+        quote!(__carnet_this.#ident(#(#args),*))
+    } else {
+        quote!(#ident(#(#args),*))
+    };
+    let call = if signature.is_async { quote!(#call.await) } else { call };
+    let convert = match &signature.output {
+        Output::Result(ty) => quote_spanned!(ty.span()=> ::carnet::__private::result(__carnet_output)),
+        Output::Plain(Some(ty)) => quote_spanned!(ty.span()=> ::carnet::__private::output(__carnet_output)),
+        Output::Plain(None) => quote!(::carnet::__private::output(__carnet_output)),
+    };
+    let this = in_impl.then(|| quote!(__carnet_this: &'a Self,));
+    quote! {
+        #[doc(hidden)]
+        #[allow(clippy::needless_pass_by_value, clippy::unused_async, clippy::let_unit_value)]
+        fn #call_ident<'a>(
+            #this
+            __carnet_context: &'a ::carnet::__private::Context<'a>,
+            __carnet_arguments: ::carnet::__private::serde_json::Value,
+        ) -> ::carnet::__private::BoxFuture<
+            'a,
+            ::core::result::Result<::carnet::__private::serde_json::Value, ::carnet::__private::ToolError>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                let _ = __carnet_context;
+                #extract
+                let __carnet_output = #call;
+                #convert
+            })
+        }
+    }
+}

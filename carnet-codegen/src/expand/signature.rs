@@ -1,0 +1,273 @@
+//! What a tool function takes and returns, and the signatures that cannot be tools.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Signature, Type};
+
+/// How the model's arguments reach the function.
+pub(crate) enum Input {
+    /// Named parameters: the input is an object with one field per parameter.
+    Fields(Vec<Param>),
+    /// One parameter whose type (a struct deriving `Deserialize + JsonSchema`) is the input.
+    Whole(Box<Param>),
+}
+
+pub(crate) struct Param {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    /// Its position among the function's parameters (the context excluded).
+    pub(crate) position: usize,
+}
+
+/// What the function returns.
+pub(crate) enum Output {
+    /// A `Result<T, E>`: `Err` becomes a tool error.
+    Result(Type),
+    /// Anything `Serialize` (or nothing).
+    Plain(Option<Type>),
+}
+
+/// A tool function's signature, understood.
+pub(crate) struct ToolSignature {
+    pub(crate) is_async: bool,
+    pub(crate) input: Input,
+    /// Where the `&carnet::Context` parameter goes, among all non-receiver parameters.
+    pub(crate) context: Option<usize>,
+    /// The number of non-receiver parameters.
+    pub(crate) arity: usize,
+    pub(crate) output: Output,
+}
+
+/// Types that are never a whole-input struct: a single parameter of one of these is a
+/// named field.
+const FIELD_TYPES: &[&str] = &[
+    "bool",
+    "char",
+    "str",
+    "String",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
+    "Option",
+    "Vec",
+    "VecDeque",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "Box",
+    "Rc",
+    "Arc",
+    "Cow",
+    "Value",
+    "Map",
+    "PathBuf",
+    "NonZeroU32",
+    "NonZeroU64",
+    "NonZeroUsize",
+];
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+/// `&Context`, `&carnet::Context<'_>`, ...
+fn is_context(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => r.mutability.is_none() && last_segment(&r.elem).is_some_and(|s| s.ident == "Context"),
+        _ => false,
+    }
+}
+
+/// Whether `ty` (syntactically) is an `Option`.
+pub(crate) fn is_option(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == "Option" && matches!(s.arguments, PathArguments::AngleBracketed(_)))
+}
+
+fn is_whole_input(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| !FIELD_TYPES.contains(&s.ident.to_string().as_str()))
+}
+
+/// The first `impl Trait` inside a type.
+fn find_impl_trait(ty: &Type) -> Option<Span> {
+    match ty {
+        Type::ImplTrait(t) => Some(t.span()),
+        Type::Reference(r) => find_impl_trait(&r.elem),
+        Type::Paren(p) => find_impl_trait(&p.elem),
+        Type::Group(g) => find_impl_trait(&g.elem),
+        Type::Slice(s) => find_impl_trait(&s.elem),
+        Type::Array(a) => find_impl_trait(&a.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(find_impl_trait),
+        Type::Path(p) => p.path.segments.iter().find_map(|s| match &s.arguments {
+            PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+                GenericArgument::Type(t) => find_impl_trait(t),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// Understands `sig`, or says why it cannot be a tool (every problem, combined).
+pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignature> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut error = |span: Span, message: String| errors.push(syn::Error::new(span, message));
+    let name = &sig.ident;
+    if !sig.generics.params.is_empty() {
+        error(
+            sig.generics.span(),
+            format!("tool `{name}` cannot be generic: the model's arguments need one concrete type"),
+        );
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        error(
+            where_clause.span(),
+            format!("tool `{name}` cannot have a `where` clause"),
+        );
+    }
+    if let Some(constness) = &sig.constness {
+        error(constness.span, "a tool cannot be a `const fn`".to_owned());
+    }
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
+        error(unsafety.span, "a tool cannot be an `unsafe fn`".to_owned());
+    }
+    if let Some(abi) = &sig.abi {
+        error(abi.span(), "a tool cannot have an `extern` ABI".to_owned());
+    }
+    if let Some(variadic) = &sig.variadic {
+        error(variadic.span(), "a tool cannot be variadic".to_owned());
+    }
+
+    let mut has_receiver = false;
+    let mut context = None;
+    let mut params = Vec::new();
+    let mut arity = 0;
+    for arg in &sig.inputs {
+        match arg {
+            FnArg::Receiver(receiver) => {
+                has_receiver = true;
+                let by_reference = matches!(receiver.kind, syn::ReceiverKind::Reference(..));
+                let mutable = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_)));
+                if !by_reference {
+                    error(
+                        receiver.self_token.span,
+                        format!("tool `{name}` takes `self` by value: take `&self`"),
+                    );
+                } else if mutable {
+                    error(
+                        receiver.span(),
+                        format!("tool `{name}` takes `&mut self`: tools may run concurrently, take `&self`"),
+                    );
+                }
+            }
+            FnArg::Typed(typed) => {
+                let position = arity;
+                arity += 1;
+                if is_context(&typed.ty) {
+                    if context.is_some() {
+                        error(
+                            typed.ty.span(),
+                            "only one `&carnet::Context` parameter is allowed".to_owned(),
+                        );
+                    }
+                    context = Some(position);
+                    continue;
+                }
+                if let Some(span) = find_impl_trait(&typed.ty) {
+                    error(
+                        span,
+                        format!("tool `{name}` takes `impl Trait`: parameters need concrete types"),
+                    );
+                    continue;
+                }
+                if let Type::Reference(r) = &*typed.ty {
+                    error(
+                        r.span(),
+                        "tool parameters are deserialized from JSON: take an owned type (`String`, not `&str`)"
+                            .to_owned(),
+                    );
+                    continue;
+                }
+                let Pat::Ident(pat) = &*typed.pat else {
+                    error(
+                        typed.pat.span(),
+                        "tool parameters need plain names: they are the input's field names".to_owned(),
+                    );
+                    continue;
+                };
+                if pat.by_ref.is_some() || pat.subpat.is_some() {
+                    error(pat.span(), "tool parameters need plain names".to_owned());
+                    continue;
+                }
+                let ident = pat.ident.clone();
+                params.push(Param {
+                    ident,
+                    ty: (*typed.ty).clone(),
+                    position,
+                });
+            }
+        }
+    }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Some(span) = find_impl_trait(ty)
+    {
+        {
+            error(
+                span,
+                format!("tool `{name}` returns `impl Trait`: return a concrete `Serialize` type"),
+            );
+        }
+    }
+    if in_impl && !has_receiver && errors.is_empty() {
+        errors.push(syn::Error::new(
+            sig.ident.span(),
+            format!("tool `{name}` in an impl block must take `&self`"),
+        ));
+    }
+    if let Some(first) = errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return Err(first);
+    }
+
+    let input = if params.len() == 1 && is_whole_input(&params[0].ty) {
+        Input::Whole(Box::new(params.remove(0)))
+    } else {
+        Input::Fields(params)
+    };
+    let output = match &sig.output {
+        ReturnType::Default => Output::Plain(None),
+        ReturnType::Type(_, ty) => {
+            if last_segment(ty).is_some_and(|s| s.ident == "Result") {
+                Output::Result((**ty).clone())
+            } else {
+                Output::Plain(Some((**ty).clone()))
+            }
+        }
+    };
+    Ok(ToolSignature {
+        is_async: sig.asyncness.is_some(),
+        input,
+        context,
+        arity,
+        output,
+    })
+}
