@@ -31,8 +31,14 @@ use self::signature::{Input, Output, ToolSignature, analyse, is_option};
 /// `#[carnet::toolset("name")]` on an inline `mod` or an inherent `impl` block.
 #[must_use]
 pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
+    toolset_with_manifest(attr, item, manifest_path().as_deref())
+}
+
+/// [`toolset`] with the manifest's path given (`None`: no manifest), for tests.
+#[must_use]
+pub fn toolset_with_manifest(attr: TokenStream, item: TokenStream, manifest: Option<&Path>) -> TokenStream {
     let name = syn::parse2::<ToolsetArgs>(attr.clone()).ok().map(|a| a.name);
-    match expand_toolset(attr, item.clone()) {
+    match expand_toolset(attr, item.clone(), manifest) {
         Ok(tokens) => tokens,
         Err(error) => {
             let mut out = error.to_compile_error();
@@ -123,8 +129,8 @@ fn manifest_path() -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-fn load(span: Span) -> syn::Result<Arc<Loaded>> {
-    let path = manifest_path().ok_or_else(|| {
+fn load(span: Span, path: Option<&Path>) -> syn::Result<Arc<Loaded>> {
+    let path = path.map(Path::to_path_buf).ok_or_else(|| {
         syn::Error::new(
             span,
             "no carnet manifest: add `carnet_codegen::compile(\"carnet\")` to build.rs (it sets `CARNET_MANIFEST`)",
@@ -177,10 +183,10 @@ struct ToolFn {
     signature: ToolSignature,
 }
 
-fn expand_toolset(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>) -> syn::Result<TokenStream> {
     let args: ToolsetArgs = syn::parse2(attr)?;
     let item: Item = syn::parse2(item)?;
-    let loaded = load(args.name.span())?;
+    let loaded = load(args.name.span(), manifest)?;
     let manifest = &loaded.manifest;
     let toolset_name = args.name.value();
     let Some(toolset) = manifest.toolset(&toolset_name) else {
