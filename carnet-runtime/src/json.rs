@@ -577,7 +577,8 @@ fn read_tool(obj: At<'_>) -> Result<Tool, ManifestError> {
     obj.object()?;
     Ok(Tool {
         name: required_string(obj, "name", true)?,
-        description: required_string(obj, "description", true)?,
+        // May be empty in hand-written manifests: the implementation's doc comment fills in.
+        description: optional_string(obj, "description")?.unwrap_or_default(),
         content: optional_string(obj, "content")?.unwrap_or_default(),
     })
 }

@@ -180,7 +180,9 @@ struct ToolFn {
     ident: Ident,
     rename: Option<LitStr>,
     docs: String,
-    signature: ToolSignature,
+    /// `None` when the signature was rejected (the error is already reported); the
+    /// function still counts as the tool's implementation, so one mistake gives one error.
+    signature: Option<ToolSignature>,
 }
 
 fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>) -> syn::Result<TokenStream> {
@@ -220,15 +222,13 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                 Ok(a) => a,
                 Err(e) => return errors.push(e),
             };
-            match analyse(sig, in_impl) {
-                Ok(signature) => tools.push(ToolFn {
-                    ident: sig.ident.clone(),
-                    rename: tool_args.name,
-                    docs: doc_comment(attrs),
-                    signature,
-                }),
-                Err(e) => errors.push(e),
-            }
+            let signature = analyse(sig, in_impl).map_err(|e| errors.push(e)).ok();
+            tools.push(ToolFn {
+                ident: sig.ident.clone(),
+                rename: tool_args.name,
+                docs: doc_comment(attrs),
+                signature,
+            });
         };
         match &mut item {
             Item::Mod(module) => {
@@ -363,16 +363,17 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     let mut tool_values = Vec::new();
     for (i, name) in bindings {
         let tool = &tools[i];
+        let signature = tool.signature.as_ref().expect("rejected signatures are reported above");
         let declared_tool = toolset.tool(name).expect("bound to a declared tool");
         let call_ident = format_ident!("__carnet_call_{}", tool.ident);
-        entry_points.push(entry_point(tool, &call_ident, in_impl));
+        entry_points.push(entry_point(&tool.ident, signature, &call_ident, in_impl));
         let description = if declared_tool.description.is_empty() && !tool.docs.is_empty() {
             let docs = &tool.docs;
             quote!(::core::option::Option::Some(#docs))
         } else {
             quote!(::core::option::Option::None)
         };
-        let schema = schema(&tool.signature);
+        let schema = schema(signature);
         tool_values.push(if in_impl {
             quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, Self::#call_ident))
         } else {
@@ -463,9 +464,7 @@ fn schema(signature: &ToolSignature) -> TokenStream {
 }
 
 /// The generated entry point of one tool: arguments in, JSON or tool error out.
-fn entry_point(tool: &ToolFn, call_ident: &Ident, in_impl: bool) -> TokenStream {
-    let signature = &tool.signature;
-    let ident = &tool.ident;
+fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_impl: bool) -> TokenStream {
     let (extract, mut values): (TokenStream, Vec<(usize, TokenStream)>) = match &signature.input {
         Input::Whole(param) => {
             let ty = &param.ty;

@@ -1,0 +1,112 @@
+//! Unit tests of the binding attributes' expansion: the whole output, formatted with
+//! prettyplease, compared with `tests/expand/<case>.expanded.rs`. Re-bless after an
+//! intended change with `CARNET_BLESS=1 cargo test -p carnet-codegen --test expand`.
+
+use std::path::Path;
+
+use carnet_codegen::expand;
+use proc_macro2::TokenStream;
+
+const MANIFEST: &str = "tests/expand/manifest.json";
+
+fn pretty(tokens: TokenStream) -> String {
+    let file: syn::File = syn::parse2(tokens.clone()).unwrap_or_else(|e| panic!("{e}: {tokens}"));
+    prettyplease::unparse(&file)
+}
+
+fn check(case: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expand")
+        .join(format!("{case}.expanded.rs"));
+    if std::env::var_os("CARNET_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected =
+        std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} is missing (CARNET_BLESS=1)", path.display()));
+    assert!(
+        expected == actual,
+        "{case}: the expansion changed (CARNET_BLESS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+fn expand(attr: &str, item: &str, manifest: Option<&str>) -> String {
+    let attr: TokenStream = attr.parse().unwrap();
+    let item: TokenStream = item.parse().unwrap();
+    pretty(expand::toolset_with_manifest(attr, item, manifest.map(Path::new)))
+}
+
+#[test]
+fn module_form() {
+    let out = expand(
+        r#""search-tools""#,
+        r#"
+        pub mod search {
+            use super::*;
+            /// Searches.
+            #[carnet::tool]
+            pub async fn basic_search(query: String, limit: Option<u32>, ctx: &carnet::Context<'_>) -> Result<Vec<Hit>, Error> { todo!() }
+            /// Searches with operators, from the doc comment.
+            #[carnet::tool(name = "advancedSearch")]
+            pub fn advanced(input: AdvancedQuery) -> Vec<Hit> { todo!() }
+            #[tool]
+            fn filter_results() {}
+            fn helper() {}
+        }
+        "#,
+        Some(MANIFEST),
+    );
+    check("module-form", &out);
+}
+
+#[test]
+fn impl_form() {
+    let out = expand(
+        r#""db-tools""#,
+        r#"
+        impl Db {
+            #[carnet::tool]
+            pub async fn query(&self, sql: String) -> Result<Rows, DbError> { todo!() }
+            pub fn not_a_tool(&self) {}
+        }
+        "#,
+        Some(MANIFEST),
+    );
+    check("impl-form", &out);
+}
+
+#[test]
+fn errors_reemit_the_item_with_a_typed_stub() {
+    let out = expand(
+        r#""search-tools""#,
+        r#"
+        mod search {
+            #[carnet::tool]
+            fn basic_search(query: String) -> String { query }
+            #[carnet::tool]
+            fn filter_results<T>(hits: T) -> String { todo!() }
+        }
+        "#,
+        Some(MANIFEST),
+    );
+    check("errors", &out);
+}
+
+#[test]
+fn no_manifest() {
+    let out = expand(r#""search-tools""#, "mod search {}", None);
+    check("no-manifest", &out);
+    assert!(
+        out.contains("no carnet manifest: add `carnet_codegen::compile(\\\"carnet\\\")` to build.rs"),
+        "{out}"
+    );
+}
+
+#[test]
+fn tool_outside_a_toolset() {
+    let out = pretty(expand::tool(TokenStream::new(), "fn lonely() {}".parse().unwrap()));
+    assert_eq!(
+        out,
+        "::core::compile_error! {\n    \"`#[carnet::tool]` must be inside a `#[carnet::toolset(\\\"...\\\")]` module or impl block\"\n}\nfn lonely() {}\n"
+    );
+}

@@ -1,0 +1,143 @@
+pub mod search {
+    use super::*;
+    /// Searches.
+    #[allow(clippy::needless_pass_by_value)]
+    pub async fn basic_search(
+        query: String,
+        limit: Option<u32>,
+        ctx: &carnet::Context<'_>,
+    ) -> Result<Vec<Hit>, Error> {
+        todo!()
+    }
+    /// Searches with operators, from the doc comment.
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn advanced(input: AdvancedQuery) -> Vec<Hit> {
+        todo!()
+    }
+    #[allow(clippy::needless_pass_by_value)]
+    fn filter_results() {}
+    fn helper() {}
+    const _: &[u8] = ::core::include_bytes!("tests/expand/manifest.json");
+    #[doc(hidden)]
+    #[allow(
+        clippy::needless_pass_by_value,
+        clippy::unused_async,
+        clippy::let_unit_value
+    )]
+    fn __carnet_call_basic_search<'a>(
+        __carnet_context: &'a ::carnet::__private::Context<'a>,
+        __carnet_arguments: ::carnet::__private::serde_json::Value,
+    ) -> ::carnet::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::carnet::__private::serde_json::Value,
+            ::carnet::__private::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let _ = __carnet_context;
+            #[allow(unused_mut)]
+            let mut __carnet_args = ::carnet::__private::args(
+                __carnet_arguments,
+                &["query", "limit"],
+            )?;
+            let __carnet_arg0 = __carnet_args.take::<String>("query")?;
+            let __carnet_arg1 = __carnet_args.take::<Option<u32>>("limit")?;
+            let __carnet_output = basic_search(
+                    __carnet_arg0,
+                    __carnet_arg1,
+                    __carnet_context,
+                )
+                .await;
+            ::carnet::__private::result(__carnet_output)
+        })
+    }
+    #[doc(hidden)]
+    #[allow(
+        clippy::needless_pass_by_value,
+        clippy::unused_async,
+        clippy::let_unit_value
+    )]
+    fn __carnet_call_advanced<'a>(
+        __carnet_context: &'a ::carnet::__private::Context<'a>,
+        __carnet_arguments: ::carnet::__private::serde_json::Value,
+    ) -> ::carnet::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::carnet::__private::serde_json::Value,
+            ::carnet::__private::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let _ = __carnet_context;
+            let __carnet_input: AdvancedQuery = ::carnet::__private::from_value(
+                __carnet_arguments,
+            )?;
+            let __carnet_output = advanced(__carnet_input);
+            ::carnet::__private::output(__carnet_output)
+        })
+    }
+    #[doc(hidden)]
+    #[allow(
+        clippy::needless_pass_by_value,
+        clippy::unused_async,
+        clippy::let_unit_value
+    )]
+    fn __carnet_call_filter_results<'a>(
+        __carnet_context: &'a ::carnet::__private::Context<'a>,
+        __carnet_arguments: ::carnet::__private::serde_json::Value,
+    ) -> ::carnet::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::carnet::__private::serde_json::Value,
+            ::carnet::__private::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let _ = __carnet_context;
+            #[allow(unused_mut)]
+            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments, &[])?;
+            let __carnet_output = filter_results();
+            ::carnet::__private::output(__carnet_output)
+        })
+    }
+    /// The implementations of toolset `search-tools`, for the generated `Toolsets` struct.
+    #[must_use]
+    pub fn toolset() -> ::carnet::__private::BoundToolset<740028287974864287u64> {
+        ::carnet::__private::bound::<
+            740028287974864287u64,
+        >(
+            "search-tools",
+            ::std::vec::Vec::from([
+                ::carnet::__private::tool(
+                    "basicSearch",
+                    ::core::option::Option::None,
+                    {
+                        let mut __carnet_params = ::carnet::__private::Params::new();
+                        __carnet_params.param::<String>("query", true);
+                        __carnet_params.param::<Option<u32>>("limit", false);
+                        __carnet_params.finish()
+                    },
+                    __carnet_call_basic_search,
+                ),
+                ::carnet::__private::tool(
+                    "advancedSearch",
+                    ::core::option::Option::Some(
+                        "Searches with operators, from the doc comment.",
+                    ),
+                    ::carnet::__private::struct_schema::<AdvancedQuery>(),
+                    __carnet_call_advanced,
+                ),
+                ::carnet::__private::tool(
+                    "filterResults",
+                    ::core::option::Option::None,
+                    {
+                        let mut __carnet_params = ::carnet::__private::Params::new();
+                        __carnet_params.finish()
+                    },
+                    __carnet_call_filter_results,
+                ),
+            ]),
+        )
+    }
+}

@@ -1,0 +1,11 @@
+::core::compile_error! {
+    "no carnet manifest: add `carnet_codegen::compile(\"carnet\")` to build.rs (it sets `CARNET_MANIFEST`)"
+}
+mod search {
+    #[doc(hidden)]
+    #[must_use]
+    #[allow(dead_code, clippy::must_use_candidate)]
+    pub fn toolset() -> ::carnet::__private::BoundToolset<740028287974864287u64> {
+        ::core::unreachable!("the toolset did not compile")
+    }
+}
