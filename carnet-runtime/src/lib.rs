@@ -14,6 +14,7 @@ pub mod variables;
 
 #[doc(hidden)]
 pub mod binding;
+pub mod chat;
 mod dispatch;
 mod engine;
 mod json;
@@ -29,6 +30,6 @@ pub use json::ManifestError;
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };
-pub use session::{Explanation, Session, SessionError, SessionState};
+pub use session::{Baseline, Explanation, Session, SessionError, SessionState};
 pub use tool::{ToolCall, ToolKind, ToolSpec};
 pub use variables::Variables;

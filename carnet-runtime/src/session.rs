@@ -899,3 +899,57 @@ fn after_hooks(inner: &Inner, info: &CallInfo<'_>, mut output: ToolOutput) -> To
     }
     output
 }
+
+/// What a model would receive without progressive disclosure: every skill the agent can
+/// reach, in full, in the system prompt, and every domain tool those skills bring.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Baseline {
+    /// The agent's prompt followed by the full content of every reachable skill.
+    pub system_prompt: String,
+    /// Every domain tool of every reachable skill's toolsets.
+    pub tools: Vec<ToolSpec>,
+}
+
+impl Carnet {
+    /// The everything-up-front baseline for `agent`, to measure what progressive
+    /// disclosure saves.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::UnknownAgent`].
+    pub fn everything_up_front(&self, agent: impl AsRef<str>) -> Result<Baseline, SessionError> {
+        let session = self.session(agent)?;
+        let inner = &self.inner;
+        let tables = &inner.agents[session.agent as usize];
+        let agent = &inner.manifest.agents[session.agent as usize];
+        let mut sections = vec![inner.variables.inject(agent.prompt.trim()).into_owned()];
+        let contents: Vec<String> = tables
+            .reachable
+            .iter()
+            .map(|&s| {
+                inner
+                    .variables
+                    .inject(inner.manifest.skills[s as usize].content.trim())
+                    .into_owned()
+            })
+            .collect();
+        if !contents.is_empty() {
+            sections.push(format!("## Skills\n\n{}", contents.join(prompt::SEPARATOR)));
+        }
+        let mut ids: Vec<u32> = Vec::new();
+        for &s in &tables.reachable {
+            for &t in &inner.skill_toolsets[s as usize] {
+                ids.extend(
+                    inner
+                        .toolset_tools(t)
+                        .filter(|id| !ids.contains(id))
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+        Ok(Baseline {
+            system_prompt: sections.join(prompt::SEPARATOR),
+            tools: ids.iter().map(|&id| inner.tools[id as usize].spec.clone()).collect(),
+        })
+    }
+}

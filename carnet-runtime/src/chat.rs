@@ -1,0 +1,200 @@
+//! The agent loop: a provider-agnostic [`ChatModel`] and [`run`], which sends the session's
+//! prompt and tools, runs the model's tool calls through the session, refreshes the prompt
+//! and tool list after each step (loads change them), and stops on a final answer or a step
+//! limit.
+//!
+//! A real provider client implements [`ChatModel`] by rendering the request with
+//! [`crate::providers`] and parsing the calls back; nothing else changes.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::dispatch::{BoxFuture, ToolOutput};
+use crate::session::Session;
+use crate::tool::{ToolCall, ToolSpec};
+
+/// A message of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// From the user.
+    User(String),
+    /// From the model: text, tool calls, or both.
+    Assistant {
+        /// What the model said.
+        text: Option<String>,
+        /// The tools it called.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool's result.
+    Tool {
+        /// The call it answers.
+        call: ToolCall,
+        /// The result.
+        output: ToolOutput,
+    },
+}
+
+/// What the model receives at each step.
+#[derive(Debug, Clone, Copy)]
+pub struct ChatRequest<'a> {
+    /// The session's system prompt, as of this step.
+    pub system: &'a str,
+    /// The conversation so far.
+    pub messages: &'a [Message],
+    /// The tools offered, as of this step.
+    pub tools: &'a [ToolSpec],
+}
+
+/// What the model answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatResponse {
+    /// A final answer.
+    Text(String),
+    /// Tool calls to run (with optional text alongside).
+    ToolCalls {
+        /// Text alongside the calls.
+        text: Option<String>,
+        /// The calls, run in order.
+        calls: Vec<ToolCall>,
+    },
+}
+
+/// A model's failure (network, API error, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError(pub String);
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// A chat model: messages and tool specs in, text or tool calls out.
+pub trait ChatModel: Send {
+    /// One completion.
+    fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
+}
+
+/// One step of a run, for reporting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The system prompt the model saw.
+    pub system: String,
+    /// The tools the model saw.
+    pub tools: Vec<ToolSpec>,
+    /// The calls it made and their results (empty for the final answer).
+    pub calls: Vec<(ToolCall, ToolOutput)>,
+    /// Its text, if any.
+    pub text: Option<String>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The final answer; `None` when the step limit was reached first.
+    pub answer: Option<String>,
+    /// Every step, in order.
+    pub steps: Vec<Step>,
+}
+
+/// Runs the conversation in `messages` (ending with the user's turn) until the model gives
+/// a final answer or `max_steps` model calls have been made. Tool results and the model's
+/// messages are appended to `messages`; `on_step` sees each step as it completes.
+///
+/// # Errors
+///
+/// The model's error; tool failures are results the model sees, not errors.
+pub async fn run(
+    session: &mut Session,
+    model: &mut dyn ChatModel,
+    messages: &mut Vec<Message>,
+    max_steps: usize,
+    mut on_step: impl FnMut(&Step) + Send,
+) -> Result<Outcome, ModelError> {
+    let mut steps = Vec::new();
+    for _ in 0..max_steps {
+        let system = session.system_prompt().to_owned();
+        let tools = session.tools().to_vec();
+        let response = model
+            .complete(ChatRequest {
+                system: &system,
+                messages,
+                tools: &tools,
+            })
+            .await?;
+        match response {
+            ChatResponse::Text(text) => {
+                messages.push(Message::Assistant {
+                    text: Some(text.clone()),
+                    tool_calls: Vec::new(),
+                });
+                let step = Step {
+                    system,
+                    tools,
+                    calls: Vec::new(),
+                    text: Some(text.clone()),
+                };
+                on_step(&step);
+                steps.push(step);
+                return Ok(Outcome {
+                    answer: Some(text),
+                    steps,
+                });
+            }
+            ChatResponse::ToolCalls { text, calls } => {
+                messages.push(Message::Assistant {
+                    text: text.clone(),
+                    tool_calls: calls.clone(),
+                });
+                let mut results = Vec::with_capacity(calls.len());
+                for call in calls {
+                    let output = session.call(&call.name, call.arguments.clone()).await;
+                    messages.push(Message::Tool {
+                        call: call.clone(),
+                        output: output.clone(),
+                    });
+                    results.push((call, output));
+                }
+                let step = Step {
+                    system,
+                    tools,
+                    calls: results,
+                    text,
+                };
+                on_step(&step);
+                steps.push(step);
+            }
+        }
+    }
+    Ok(Outcome { answer: None, steps })
+}
+
+/// The tool results of a conversation, newest first, for models deciding what to do next.
+pub fn tool_results(messages: &[Message]) -> impl Iterator<Item = (&ToolCall, &ToolOutput)> {
+    messages.iter().rev().filter_map(|m| match m {
+        Message::Tool { call, output } => Some((call, output)),
+        _ => None,
+    })
+}
+
+/// The last user message.
+#[must_use]
+pub fn last_user_message(messages: &[Message]) -> Option<&str> {
+    messages.iter().rev().find_map(|m| match m {
+        Message::User(text) => Some(text.as_str()),
+        _ => None,
+    })
+}
+
+/// A tool call with a generated id (`call_<n>`), for scripted models and tests.
+#[must_use]
+pub fn call(n: usize, name: &str, arguments: Value) -> ToolCall {
+    ToolCall {
+        id: Some(format!("call_{n}")),
+        name: name.to_owned(),
+        arguments,
+    }
+}

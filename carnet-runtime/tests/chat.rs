@@ -1,0 +1,160 @@
+//! The agent loop with a scripted model: loads refresh the tools between steps, refused
+//! calls reach the model as results, and the loop stops on an answer or the step limit.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use carnet_runtime::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError};
+use carnet_runtime::{BoxFuture, Carnet, Manifest, ToolImpl, ToolsetImpl};
+use serde_json::json;
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct ThreadWaker(std::thread::Thread);
+    impl Wake for ThreadWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+fn carnet() -> Carnet {
+    let manifest = Manifest::from_json(
+        r#"{
+        "agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
+        "skills": {"math": {"name": "math", "description": "Arithmetic", "toolsets": ["ops"], "content": "Use add."}},
+        "toolsets": {"ops": {"name": "ops", "description": "Ops", "content": "", "tools": [{"name": "add", "description": "Adds"}]}}
+    }"#,
+    )
+    .unwrap();
+    let add = ToolImpl::from_fn(
+        "add",
+        json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
+        |args| async move { Ok(json!(args["a"].as_f64().unwrap() + args["b"].as_f64().unwrap())) },
+    );
+    Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("ops", [add]))
+        .build()
+        .unwrap()
+}
+
+/// Tries `add` (refused), loads `math`, calls `add`, answers with the result.
+struct Policy {
+    seen_tools: Vec<Vec<String>>,
+}
+
+impl ChatModel for Policy {
+    fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        self.seen_tools
+            .push(request.tools.iter().map(|t| t.name.clone()).collect());
+        let response = match chat::tool_results(request.messages).next() {
+            None => ChatResponse::ToolCalls {
+                text: None,
+                calls: vec![chat::call(1, "add", json!({"a": 2, "b": 3}))],
+            },
+            Some((call, output)) if call.name == "add" && output.is_error => ChatResponse::ToolCalls {
+                text: Some("I need the math skill.".into()),
+                calls: vec![chat::call(2, "loadSkill", json!({"skillName": "math"}))],
+            },
+            Some((call, _)) if call.name == "loadSkill" => ChatResponse::ToolCalls {
+                text: None,
+                calls: vec![chat::call(3, "add", json!({"a": 2, "b": 3}))],
+            },
+            Some((_, output)) => ChatResponse::Text(format!("2 + 3 = {}", output.value)),
+        };
+        Box::pin(async move { Ok(response) })
+    }
+}
+
+#[test]
+fn the_loop_refreshes_tools_after_loads_and_ends_with_an_answer() {
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut model = Policy { seen_tools: Vec::new() };
+    let mut messages = vec![Message::User("What is 2 + 3?".into())];
+    let mut seen_steps = 0;
+    let outcome = block_on(chat::run(&mut session, &mut model, &mut messages, 10, |_| {
+        seen_steps += 1
+    }))
+    .unwrap();
+    assert_eq!(outcome.answer.as_deref(), Some("2 + 3 = 5.0"));
+    assert_eq!(outcome.steps.len(), 4);
+    assert_eq!(seen_steps, 4);
+    assert!(
+        outcome.steps[0].calls[0].1.is_error,
+        "add is refused before the skill loads"
+    );
+    assert!(!model.seen_tools[1].contains(&"add".to_owned()));
+    assert!(
+        model.seen_tools[2].contains(&"add".to_owned()),
+        "the tool list is refreshed after loadSkill"
+    );
+    assert!(outcome.steps[2].system.contains("## Loaded Skills"), "so is the prompt");
+    // user, then (assistant, tool) per call step, then the answer.
+    assert_eq!(messages.len(), 1 + 3 * 2 + 1);
+    assert!(matches!(&messages[2], Message::Tool { output, .. } if output.is_error));
+}
+
+#[test]
+fn the_loop_stops_at_the_step_limit() {
+    struct Stubborn;
+    impl ChatModel for Stubborn {
+        fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+            Box::pin(async {
+                Ok(ChatResponse::ToolCalls {
+                    text: None,
+                    calls: vec![chat::call(0, "nope", json!({}))],
+                })
+            })
+        }
+    }
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut messages = vec![Message::User("loop".into())];
+    let outcome = block_on(chat::run(&mut session, &mut Stubborn, &mut messages, 3, |_| {})).unwrap();
+    assert_eq!(outcome.answer, None);
+    assert_eq!(outcome.steps.len(), 3);
+    assert_eq!(outcome.steps[2].calls[0].1.error_message(), Some("unknown tool `nope`"));
+}
+
+#[test]
+fn model_errors_end_the_run() {
+    struct Broken;
+    impl ChatModel for Broken {
+        fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+            Box::pin(async { Err(ModelError("rate limited".into())) })
+        }
+    }
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let err = block_on(chat::run(
+        &mut session,
+        &mut Broken,
+        &mut vec![Message::User("hi".into())],
+        3,
+        |_| {},
+    ))
+    .unwrap_err();
+    assert_eq!(err.to_string(), "rate limited");
+}
+
+#[test]
+fn everything_up_front_baseline() {
+    let carnet = carnet();
+    let baseline = carnet.everything_up_front("a").unwrap();
+    assert_eq!(baseline.system_prompt, "Compute.\n\n---\n\n## Skills\n\nUse add.");
+    assert_eq!(
+        baseline.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["add"]
+    );
+}
