@@ -84,7 +84,7 @@ fn the_loop_refreshes_tools_after_loads_and_ends_with_an_answer() {
     let mut messages = vec![Message::User("What is 2 + 3?".into())];
     let mut seen_steps = 0;
     let outcome = block_on(chat::run(&mut session, &mut model, &mut messages, 10, |_| {
-        seen_steps += 1
+        seen_steps += 1;
     }))
     .unwrap();
     assert_eq!(outcome.answer.as_deref(), Some("2 + 3 = 5.0"));
