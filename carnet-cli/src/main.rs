@@ -7,6 +7,7 @@ mod init;
 mod list;
 mod prompt;
 mod show;
+mod stats;
 mod tools;
 
 use std::io::IsTerminal as _;
@@ -109,6 +110,15 @@ enum Command {
         /// OpenAI strict mode (`additionalProperties: false`, every field required, optional ones nullable).
         #[arg(long)]
         strict: bool,
+    },
+    /// Context tokens (o200k_base) per turn, progressive against everything up front, and
+    /// the cost of loading each skill.
+    Stats {
+        /// Only this agent (default: every agent).
+        agent: Option<String>,
+        /// Load this skill at the next turn (repeatable).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
     },
     /// Print one agent, skill, toolset or tool.
     Show {
@@ -295,6 +305,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         } => {
             let (_, manifest) = checked(cli)?;
             tools::run(&manifest, agent, load, *provider, *mode, *strict)
+        }
+        Command::Stats { agent, load } => {
+            let (_, manifest) = checked(cli)?;
+            stats::run(&manifest, agent.as_deref(), load, cli.format == Format::Json)
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

@@ -10,6 +10,8 @@ pub mod names;
 pub mod providers;
 pub mod schema;
 pub mod tool;
+#[cfg(feature = "tokens")]
+pub mod tokens;
 pub mod variables;
 
 #[doc(hidden)]

@@ -1,0 +1,140 @@
+//! `carnet stats`: context tokens (o200k_base) per turn, progressive against everything up
+//! front, and what loading each skill costs.
+
+use carnet_runtime::tokens::{self, ContextTokens};
+use carnet_runtime::{Agent, Carnet, Manifest};
+use serde_json::{Value, json};
+
+use crate::{Failure, unknown};
+
+struct Turn {
+    label: String,
+    tokens: ContextTokens,
+    tools: usize,
+}
+
+struct SkillCost {
+    skill: String,
+    content: usize,
+    context: i64,
+}
+
+pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_json: bool) -> Result<(), Failure> {
+    let agents: Vec<&Agent> = match agent {
+        Some(name) => vec![manifest.agent(name).ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?],
+        None => manifest.agents.iter().collect(),
+    };
+    let carnet = Carnet::builder(manifest)
+        .allow_unimplemented()
+        .build()
+        .map_err(|e| Failure::content(format!("error: {e}")))?;
+    let mut reports = Vec::new();
+    let mut text = String::new();
+    for agent in agents {
+        let name = &*agent.name;
+        let mut session = crate::prompt::session(manifest, name, &[], |b| b)?;
+        let initial: Vec<&str> = session.loaded_skills().collect();
+        let label = if initial.is_empty() { "(none)".to_owned() } else { format!("{} (initial)", initial.join(", ")) };
+        let mut turns = vec![Turn {
+            label,
+            tokens: tokens::context(session.system_prompt(), session.tools()),
+            tools: session.tools().len(),
+        }];
+        for skill in load {
+            crate::prompt::session(manifest, name, std::slice::from_ref(skill), |b| b)?;
+            session.load_skill(skill).map_err(|o| Failure::usage(format!("error: {}", o.error_message().unwrap_or(""))))?;
+            turns.push(Turn {
+                label: format!("+ {skill}"),
+                tokens: tokens::context(session.system_prompt(), session.tools()),
+                tools: session.tools().len(),
+            });
+        }
+        let baseline = carnet.everything_up_front(name).map_err(|e| Failure::usage(format!("error: {e}")))?;
+        let up_front = tokens::context(&baseline.system_prompt, &baseline.tools);
+
+        let mut costs = Vec::new();
+        let fresh = carnet.session(name).map_err(|e| Failure::usage(format!("error: {e}")))?;
+        let before = tokens::context(fresh.system_prompt(), fresh.tools()).total();
+        let mut skills: Vec<&str> = agent.all_skills().filter(|s| !fresh.is_loaded(s)).collect();
+        for global in manifest.app.global_skills.iter().map(|s| &**s) {
+            if !skills.contains(&global) && !fresh.is_loaded(global) {
+                skills.push(global);
+            }
+        }
+        for skill in skills {
+            let mut s = carnet.session(name).map_err(|e| Failure::usage(format!("error: {e}")))?;
+            if s.load_skill(skill).is_err() {
+                continue;
+            }
+            let after = tokens::context(s.system_prompt(), s.tools()).total();
+            let content = manifest.skill(skill).map_or(0, |k| tokens::count(&carnet.variables().inject(&k.content)));
+            costs.push(SkillCost { skill: skill.to_owned(), content, context: after as i64 - before as i64 });
+        }
+
+        if as_json {
+            reports.push(json!({
+                "agent": name,
+                "encoding": "o200k_base",
+                "turns": turns.iter().map(|t| json!({
+                    "loaded": t.label, "system": t.tokens.system, "tools": t.tokens.tools,
+                    "total": t.tokens.total(), "toolCount": t.tools,
+                    "shareOfUpFront": share(t.tokens.total(), up_front.total()),
+                })).collect::<Vec<_>>(),
+                "everythingUpFront": {"system": up_front.system, "tools": up_front.tools, "total": up_front.total(), "toolCount": baseline.tools.len()},
+                "skills": costs.iter().map(|c| json!({"skill": c.skill, "content": c.content, "context": c.context, "total": c.content as i64 + c.context})).collect::<Vec<_>>(),
+            }));
+        } else {
+            text.push_str(&format!("agent `{name}` (tokens, o200k_base)\n\n"));
+            text.push_str(&format!("{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>10}\n", "turn", "loaded", "prompt", "tools", "total", "tools#", "vs all"));
+            for (i, t) in turns.iter().enumerate() {
+                text.push_str(&format!(
+                    "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>9.1}%\n",
+                    i,
+                    truncate(&t.label, 34),
+                    t.tokens.system,
+                    t.tokens.tools,
+                    t.tokens.total(),
+                    t.tools,
+                    share(t.tokens.total(), up_front.total())
+                ));
+            }
+            text.push_str(&format!(
+                "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>9.1}%\n",
+                "all",
+                "everything up front",
+                up_front.system,
+                up_front.tools,
+                up_front.total(),
+                baseline.tools.len(),
+                100.0
+            ));
+            if !costs.is_empty() {
+                text.push_str(&format!("\n{:<34} {:>9} {:>9} {:>9}\n", "loading skill costs", "content", "context", "total"));
+                for c in &costs {
+                    text.push_str(&format!(
+                        "{:<34} {:>9} {:>+9} {:>9}\n",
+                        truncate(&c.skill, 34),
+                        c.content,
+                        c.context,
+                        c.content as i64 + c.context
+                    ));
+                }
+            }
+            text.push('\n');
+        }
+    }
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&Value::Array(reports)).expect("JSON values serialise"));
+    } else {
+        print!("{text}");
+    }
+    Ok(())
+}
+
+fn share(part: usize, whole: usize) -> f64 {
+    if whole == 0 { 0.0 } else { (part as f64 / whole as f64 * 1000.0).round() / 10.0 }
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width { text.to_owned() } else { format!("{}…", text.chars().take(width - 1).collect::<String>()) }
+}

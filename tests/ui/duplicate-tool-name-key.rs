@@ -1,0 +1,19 @@
+#[carnet::toolset("math")]
+pub mod math {
+    #[carnet::tool(name = "add", name = "add")]
+    pub fn sum(a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    #[carnet::tool]
+    pub fn negate(x: i64) -> i64 {
+        -x
+    }
+
+    #[carnet::tool]
+    pub fn ping() -> &'static str {
+        "pong"
+    }
+}
+
+fn main() {}

@@ -1,0 +1,19 @@
+#[carnet::toolset("math")]
+pub mod math {
+    #[carnet::tool]
+    pub fn add(a: impl Into<i64>, b: i64) -> i64 {
+        a.into() + b
+    }
+
+    #[carnet::tool]
+    pub fn negate(x: i64) -> i64 {
+        -x
+    }
+
+    #[carnet::tool]
+    pub fn ping() -> &'static str {
+        "pong"
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+mod manifest {
+    include!(env!("CARNET_UI_MANIFEST_RS"));
+}
+
+fn any<T>() -> T {
+    unimplemented!()
+}
+
+fn main() {
+    let _toolsets = manifest::Toolsets {
+        search_tools: any(),
+        db_tools: any(),
+        math: any(),
+    };
+}

@@ -1,0 +1,21 @@
+#[carnet::toolset("math")]
+pub mod math {
+    pub struct Sum(pub i64);
+
+    #[carnet::tool]
+    pub fn add(a: i64, b: i64) -> Sum {
+        Sum(a + b)
+    }
+
+    #[carnet::tool]
+    pub fn negate(x: i64) -> i64 {
+        -x
+    }
+
+    #[carnet::tool]
+    pub fn ping() -> &'static str {
+        "pong"
+    }
+}
+
+fn main() {}

@@ -1,0 +1,24 @@
+#[carnet::toolset("search-tools")]
+pub mod search {
+    #[derive(serde::Deserialize)]
+    pub struct Advanced {
+        pub query: String,
+    }
+
+    #[carnet::tool]
+    pub fn basic_search(query: String) -> String {
+        query
+    }
+
+    #[carnet::tool]
+    pub fn advanced_search(input: Advanced) -> String {
+        input.query
+    }
+
+    #[carnet::tool]
+    pub fn filter_results(query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

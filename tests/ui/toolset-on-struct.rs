@@ -1,0 +1,4 @@
+#[carnet::toolset("db-tools")]
+pub struct Db;
+
+fn main() {}

@@ -1,0 +1,34 @@
+mod manifest {
+    include!(env!("CARNET_UI_MANIFEST_RS"));
+}
+
+#[carnet::toolset("math")]
+pub mod math {
+    #[carnet::tool]
+    pub fn add(a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    #[carnet::tool]
+    pub fn negate(x: i64) -> i64 {
+        -x
+    }
+
+    #[carnet::tool]
+    pub fn ping() -> &'static str {
+        "pong"
+    }
+}
+
+fn any<T>() -> T {
+    unimplemented!()
+}
+
+fn main() {
+    let _toolsets = manifest::Toolsets {
+        search_tools: math::toolset(),
+        db_tools: any(),
+        math: any(),
+        files: any(),
+    };
+}
