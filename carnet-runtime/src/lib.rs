@@ -9,9 +9,9 @@ pub mod media_type;
 pub mod names;
 pub mod providers;
 pub mod schema;
-pub mod tool;
 #[cfg(feature = "tokens")]
 pub mod tokens;
+pub mod tool;
 pub mod variables;
 
 #[doc(hidden)]

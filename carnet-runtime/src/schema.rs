@@ -11,15 +11,18 @@ use serde_json::{Map, Value};
 /// An argument that does not match the schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaError {
-    /// JSON pointer to the offending value (`""` for the arguments themselves).
+    /// JSON pointer to the offending field (`""` for the arguments themselves); for a
+    /// missing or unknown field, the pointer to that field.
     pub path: String,
     /// What is wrong.
     pub message: String,
+    /// The message names the field itself (missing or unknown field): no path prefix.
+    names_field: bool,
 }
 
 impl std::fmt::Display for SchemaError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.path.is_empty() {
+        if self.path.is_empty() || self.names_field {
             f.write_str(&self.message)
         } else {
             write!(f, "`{}`: {}", self.path, self.message)
@@ -88,6 +91,16 @@ fn err(path: &str, message: impl Into<String>) -> SchemaError {
     SchemaError {
         path: path.to_owned(),
         message: message.into(),
+        names_field: false,
+    }
+}
+
+fn field_err(path: &str, field: &str, message: String) -> SchemaError {
+    let pointer = format!("{path}/{}", field.replace('~', "~0").replace('/', "~1"));
+    SchemaError {
+        path: pointer,
+        message,
+        names_field: true,
     }
 }
 
@@ -186,7 +199,7 @@ fn check_object(
     if let Some(required) = schema.get("required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str) {
             if !object.contains_key(name) {
-                return Err(err(path, format!("missing required field `{name}`")));
+                return Err(field_err(path, name, format!("missing required field `{name}`")));
             }
         }
     }
@@ -207,7 +220,7 @@ fn check_object(
                     } else {
                         format!("expected one of `{}`", known.join("`, `"))
                     };
-                    return Err(err(path, format!("unknown field `{key}`, {hint}")));
+                    return Err(field_err(path, key, format!("unknown field `{key}`, {hint}")));
                 }
                 Some(extra @ Value::Object(_)) => check(value, extra, root, path, depth + 1)?,
                 _ => {}

@@ -564,6 +564,8 @@ impl Session {
     }
 
     async fn domain_call(&mut self, name: &str, arguments: Value) -> ToolOutput {
+        // No arguments at all is an empty object (some models send `null` for no-argument tools).
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
         let carnet = self.carnet.clone();
         let inner = &carnet.inner;
         let agent = &*inner.manifest.agents[self.agent as usize].name;
@@ -658,6 +660,8 @@ impl Session {
 
     fn meta_call(&mut self, meta: MetaTool, name: &str, arguments: &Value) -> ToolOutput {
         let naming = self.inner().naming;
+        let empty = json!({});
+        let arguments = if arguments.is_null() { &empty } else { arguments };
         if let Err(e) = schema::validate(arguments, &meta.input_schema(naming)) {
             return ToolOutput::error(format!("invalid arguments for `{name}`: {e}"), json!({"field": e.path}));
         }

@@ -26,8 +26,10 @@ pub fn tools(specs: &[ToolSpec]) -> usize {
     if specs.is_empty() {
         return 0;
     }
-    let json = openai::chat_tools(specs, &openai::Options::default())
-        .map_or_else(|_| serde_json::to_string(&specs.iter().map(|s| &*s.input_schema).collect::<Vec<_>>()).unwrap_or_default(), |v| v.to_string());
+    let json = openai::chat_tools(specs, &openai::Options::default()).map_or_else(
+        |_| serde_json::to_string(&specs.iter().map(|s| &*s.input_schema).collect::<Vec<_>>()).unwrap_or_default(),
+        |v| v.to_string(),
+    );
     count(&json)
 }
 
@@ -51,7 +53,10 @@ impl ContextTokens {
 /// The tokens of a system prompt and a tool list.
 #[must_use]
 pub fn context(system: &str, specs: &[ToolSpec]) -> ContextTokens {
-    ContextTokens { system: count(system), tools: tools(specs) }
+    ContextTokens {
+        system: count(system),
+        tools: tools(specs),
+    }
 }
 
 #[cfg(test)]

@@ -11,15 +11,23 @@ pub(crate) struct ToolsetArgs {
 impl Parse for ToolsetArgs {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         if input.is_empty() {
-            return Err(input.error("expected the toolset's name as in TOOLSET.md: `#[carnet::toolset(\"name\")]`"));
+            return Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "expected the toolset's name as in TOOLSET.md: `#[carnet::toolset(\"name\")]`",
+            ));
         }
         let lookahead = input.lookahead1();
         if !lookahead.peek(LitStr) {
             if input.peek(Ident) && input.peek2(Token![=]) {
                 let key: Ident = input.parse()?;
+                input.parse::<Token![=]>()?;
+                let hint = match input.parse::<LitStr>() {
+                    Ok(value) if key == "name" => format!(": write `#[carnet::toolset({:?})]`", value.value()),
+                    _ => String::new(),
+                };
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown key `{key}`: `#[carnet::toolset]` takes the toolset's name only"),
+                    format!("unknown key `{key}`: `#[carnet::toolset]` takes the toolset's name only{hint}"),
                 ));
             }
             return Err(lookahead.error());
@@ -67,9 +75,14 @@ impl Parse for ToolArgs {
                 args.name = Some(value);
             } else if input.peek(Ident) {
                 let key: Ident = input.parse()?;
+                let hint = if crate::diagnostic::did_you_mean(&key.to_string(), ["name"]).is_some() {
+                    "; did you mean `name`?"
+                } else {
+                    ""
+                };
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown key `{key}`: `#[carnet::tool]` takes `name`"),
+                    format!("unknown key `{key}`: `#[carnet::tool]` takes `name`{hint}"),
                 ));
             } else {
                 return Err(lookahead.error());

@@ -53,7 +53,11 @@ pub fn toolset_with_manifest(attr: TokenStream, item: TokenStream, manifest: Opt
 #[must_use]
 #[allow(clippy::needless_pass_by_value)] // the signature of every attribute macro
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let _ = attr;
+    // `#[tool(__carnet_consumed)] const _: () = ();`, emitted by a toolset that used an
+    // imported `#[tool]`, keeps the import used.
+    if attr.to_string() == "__carnet_consumed" {
+        return TokenStream::new();
+    }
     let error = syn::Error::new(
         Span::call_site(),
         "`#[carnet::tool]` must be inside a `#[carnet::toolset(\"...\")]` module or impl block",
@@ -70,13 +74,15 @@ fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
         return item;
     };
     let id = name.map(|n| toolset_id(&n.value()));
+    let in_impl = matches!(parsed, Item::Impl(_));
     let stub = id.map(|id| {
         let id = proc_macro2::Literal::u64_suffixed(id);
+        let receiver = in_impl.then(|| quote!(self));
         quote! {
             #[doc(hidden)]
             #[must_use]
-            #[allow(dead_code, clippy::must_use_candidate)]
-            pub fn toolset() -> ::carnet::__private::BoundToolset<#id> {
+            #[allow(dead_code, clippy::must_use_candidate, clippy::unused_self)]
+            pub fn toolset(#receiver) -> ::carnet::__private::BoundToolset<#id> {
                 ::core::unreachable!("the toolset did not compile")
             }
         }
@@ -84,11 +90,7 @@ fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
     match &mut parsed {
         Item::Mod(module) => {
             if let Some((_, items)) = &mut module.content {
-                for item in items.iter_mut() {
-                    if let Item::Fn(f) = item {
-                        f.attrs.retain(|a| !is_tool_attr(a));
-                    }
-                }
+                strip_tool_attrs(items);
                 if let Some(stub) = stub {
                     items.push(Item::Verbatim(stub));
                 }
@@ -106,6 +108,34 @@ fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
             quote!(#parsed #stub)
         }
         _ => item,
+    }
+}
+
+/// Removes every `#[carnet::tool]` from `items`, nested modules included, so the
+/// re-emitted item adds no error of its own.
+fn strip_tool_attrs(items: &mut [Item]) {
+    for item in items {
+        match item {
+            Item::Fn(f) => f.attrs.retain(|a| !is_tool_attr(a)),
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &mut m.content {
+                    strip_tool_attrs(inner);
+                }
+            }
+            Item::Impl(block) => {
+                block.attrs.retain(|a| !is_tool_attr(a));
+                for f in &mut block.items {
+                    if let syn::ImplItem::Fn(f) = f {
+                        f.attrs.retain(|a| !is_tool_attr(a));
+                    }
+                }
+            }
+            other => {
+                if let Some(attrs) = item_attrs(other) {
+                    attrs.retain(|a| !is_tool_attr(a));
+                }
+            }
+        }
     }
 }
 
@@ -183,6 +213,8 @@ struct ToolFn {
     /// `None` when the signature was rejected (the error is already reported); the
     /// function still counts as the tool's implementation, so one mistake gives one error.
     signature: Option<ToolSignature>,
+    /// The attribute's arguments were invalid (reported): which tool it meant is unknown.
+    broken: bool,
 }
 
 fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>) -> syn::Result<TokenStream> {
@@ -207,8 +239,12 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     let mut item = item;
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut tools = Vec::new();
+    let mut imported_attr = false;
+    // Functions that could not be bound: the declared tools they were probably meant for
+    // are not reported missing (one mistake, one error).
+    let mut stray: Vec<String> = Vec::new();
     {
-        let mut visit = |attrs: &mut Vec<Attribute>, sig: &syn::Signature| {
+        let mut visit = |attrs: &mut Vec<Attribute>, sig: &syn::Signature, errors: &mut Vec<syn::Error>| {
             let Some(index) = attrs.iter().position(is_tool_attr) else {
                 return;
             };
@@ -218,9 +254,15 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             if let Some(extra) = attrs.iter().find(|a| is_tool_attr(a)) {
                 errors.push(syn::Error::new_spanned(extra, "duplicate `#[carnet::tool]` attribute"));
             }
-            let tool_args = match tool_args(&attr) {
-                Ok(a) => a,
-                Err(e) => return errors.push(e),
+            if attr.path().segments.len() == 1 {
+                imported_attr = true;
+            }
+            let (tool_args, broken) = match tool_args(&attr) {
+                Ok(args) => (args, false),
+                Err(e) => {
+                    errors.push(e);
+                    (attr::ToolArgs::default(), true)
+                }
             };
             let signature = analyse(sig, in_impl).map_err(|e| errors.push(e)).ok();
             tools.push(ToolFn {
@@ -228,6 +270,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                 rename: tool_args.name,
                 docs: doc_comment(attrs),
                 signature,
+                broken,
             });
         };
         match &mut item {
@@ -239,8 +282,33 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                     ));
                 };
                 for item in items.iter_mut() {
-                    if let Item::Fn(f) = item {
-                        visit(&mut f.attrs, &f.sig);
+                    match item {
+                        Item::Fn(f) => visit(&mut f.attrs, &f.sig, &mut errors),
+                        Item::Mod(inner) => {
+                            for nested in inner.content.iter_mut().flat_map(|(_, items)| items.iter_mut()) {
+                                if let Item::Fn(f) = nested
+                                    && let Some(index) = f.attrs.iter().position(is_tool_attr)
+                                {
+                                    let attr = f.attrs.remove(index);
+                                    errors.push(syn::Error::new_spanned(
+                                        &attr,
+                                        format!(
+                                            "tool `{}` is in module `{}`: `#[carnet::tool]` functions go directly in the `#[carnet::toolset]` module",
+                                            f.sig.ident, inner.ident
+                                        ),
+                                    ));
+                                    stray.push(f.sig.ident.to_string());
+                                }
+                            }
+                        }
+                        other => {
+                            if let Some(attrs) = item_attrs(other)
+                                && let Some(index) = attrs.iter().position(is_tool_attr)
+                            {
+                                let attr = attrs.remove(index);
+                                errors.push(syn::Error::new_spanned(&attr, "`#[carnet::tool]` goes on a function"));
+                            }
+                        }
                     }
                 }
             }
@@ -252,22 +320,26 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                     ));
                 }
                 if !block.generics.params.is_empty() {
-                    return Err(syn::Error::new(
-                        block.generics.span(),
+                    return Err(syn::Error::new_spanned(
+                        &block.generics,
                         "`#[carnet::toolset]` cannot be used on a generic impl block",
                     ));
                 }
                 for item in &mut block.items {
                     if let syn::ImplItem::Fn(f) = item {
-                        visit(&mut f.attrs, &f.sig);
+                        visit(&mut f.attrs, &f.sig, &mut errors);
                     }
                 }
             }
             other => {
-                return Err(syn::Error::new(
-                    other.span(),
-                    "`#[carnet::toolset]` goes on an inline `mod` or an inherent `impl` block",
-                ));
+                let message = "`#[carnet::toolset]` goes on an inline `mod` or an inherent `impl` block";
+                return Err(match other {
+                    Item::Struct(i) => syn::Error::new_spanned(&i.ident, message),
+                    Item::Enum(i) => syn::Error::new_spanned(&i.ident, message),
+                    Item::Fn(i) => syn::Error::new_spanned(&i.sig.ident, message),
+                    Item::Trait(i) => syn::Error::new_spanned(&i.ident, message),
+                    other => syn::Error::new_spanned(other, message),
+                });
             }
         }
     }
@@ -276,7 +348,12 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     let declared: Vec<&str> = toolset.tools.iter().map(|t| &*t.name).collect();
     let mut bound: BTreeMap<&str, (usize, Span)> = BTreeMap::new();
     let mut bindings: Vec<(usize, &str)> = Vec::new();
+    let mut unknown_target = false;
     for (i, tool) in tools.iter().enumerate() {
+        if tool.broken {
+            unknown_target = true;
+            continue;
+        }
         let (target, span) = match &tool.rename {
             Some(name) => {
                 let value = name.value();
@@ -284,6 +361,8 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                     Some(d) => (d, name.span()),
                     None => {
                         errors.push(not_declared(&toolset_name, &value, &declared, name.span()));
+                        stray.push(value);
+                        stray.push(tool.ident.to_string());
                         continue;
                     }
                 }
@@ -300,6 +379,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                     (Some(d), _) | (None, &[d]) => (d, tool.ident.span()),
                     (None, []) => {
                         errors.push(not_declared(&toolset_name, &fn_name, &declared, tool.ident.span()));
+                        stray.push(fn_name);
                         continue;
                     }
                     (None, many) => {
@@ -310,6 +390,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                                 many.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
                             ),
                         ));
+                        stray.extend(many.iter().map(|d| (*d).to_owned()));
                         continue;
                     }
                 }
@@ -328,7 +409,17 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
         bound.insert(target, (i, span));
         bindings.push((i, target));
     }
-    for decl in declared.iter().filter(|d| !bound.contains_key(**d)) {
+    let meant = |decl: &str| {
+        stray.iter().any(|name| {
+            name == decl
+                || normalise(name) == normalise(decl)
+                || crate::diagnostic::did_you_mean(name, declared.iter().copied()) == Some(decl)
+        })
+    };
+    for decl in declared
+        .iter()
+        .filter(|d| !unknown_target && !bound.contains_key(**d) && !meant(d))
+    {
         let site = loaded.sources["toolsets"][&toolset_name]
             .get("file")
             .and_then(serde_json::Value::as_str)
@@ -380,12 +471,19 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             quote!(::carnet::__private::tool(#name, #description, #schema, #call_ident))
         });
     }
+    let marker = imported_attr.then(|| {
+        quote!(
+            #[tool(__carnet_consumed)]
+            const _: () = ();
+        )
+    });
     let doc = format!(" The implementations of toolset `{toolset_name}`, for the generated `Toolsets` struct.");
     Ok(match item {
         Item::Mod(mut module) => {
             let (_, items) = module.content.as_mut().expect("checked above");
             let generated = quote! {
                 #track
+                #marker
                 #(#entry_points)*
                 #[doc = #doc]
                 #[must_use]
@@ -401,6 +499,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             quote! {
                 #block
                 #track
+                #marker
                 impl #self_ty {
                     #(#entry_points)*
                     #[doc = #doc]
@@ -417,6 +516,22 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
         }
         _ => unreachable!("only modules and impl blocks get here"),
     })
+}
+
+/// The attributes of items that are not functions or modules (for misplaced `#[carnet::tool]`).
+fn item_attrs(item: &mut Item) -> Option<&mut Vec<Attribute>> {
+    match item {
+        Item::Struct(i) => Some(&mut i.attrs),
+        Item::Enum(i) => Some(&mut i.attrs),
+        Item::Union(i) => Some(&mut i.attrs),
+        Item::Const(i) => Some(&mut i.attrs),
+        Item::Static(i) => Some(&mut i.attrs),
+        Item::Type(i) => Some(&mut i.attrs),
+        Item::Trait(i) => Some(&mut i.attrs),
+        Item::Impl(i) => Some(&mut i.attrs),
+        Item::Use(i) => Some(&mut i.attrs),
+        _ => None,
+    }
 }
 
 fn list(names: &[&str]) -> String {

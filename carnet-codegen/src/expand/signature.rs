@@ -1,7 +1,5 @@
 //! What a tool function takes and returns, and the signatures that cannot be tools.
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Signature, Type};
 
 /// How the model's arguments reach the function.
@@ -105,9 +103,9 @@ fn is_whole_input(ty: &Type) -> bool {
 }
 
 /// The first `impl Trait` inside a type.
-fn find_impl_trait(ty: &Type) -> Option<Span> {
+fn find_impl_trait(ty: &Type) -> Option<&syn::TypeImplTrait> {
     match ty {
-        Type::ImplTrait(t) => Some(t.span()),
+        Type::ImplTrait(t) => Some(t),
         Type::Reference(r) => find_impl_trait(&r.elem),
         Type::Paren(p) => find_impl_trait(&p.elem),
         Type::Group(g) => find_impl_trait(&g.elem),
@@ -125,34 +123,61 @@ fn find_impl_trait(ty: &Type) -> Option<Span> {
     }
 }
 
+/// Why a reference parameter cannot be taken, and what to take instead.
+fn reference_message(name: &Ident, r: &syn::TypeReference) -> String {
+    if last_segment(&r.elem).is_some_and(|s| s.ident == "Context") {
+        return format!("tool `{name}` takes `&mut` context: take `&carnet::Context`");
+    }
+    if last_segment(&r.elem).is_some_and(|s| s.ident == "str") {
+        return format!("tool `{name}` takes `&str`: arguments are deserialized from JSON, take `String`");
+    }
+    let elem = &r.elem;
+    let owned = quote::quote!(#elem)
+        .to_string()
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",");
+    format!("tool `{name}` takes a reference: arguments are deserialized from JSON, take `{owned}`")
+}
+
 /// Understands `sig`, or says why it cannot be a tool (every problem, combined).
 pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignature> {
     let mut errors: Vec<syn::Error> = Vec::new();
-    let mut error = |span: Span, message: String| errors.push(syn::Error::new(span, message));
     let name = &sig.ident;
     if !sig.generics.params.is_empty() {
-        error(
-            sig.generics.span(),
+        errors.push(syn::Error::new_spanned(
+            &sig.generics,
             format!("tool `{name}` cannot be generic: the model's arguments need one concrete type"),
-        );
-    }
-    if let Some(where_clause) = &sig.generics.where_clause {
-        error(
-            where_clause.span(),
+        ));
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.push(syn::Error::new_spanned(
+            where_clause,
             format!("tool `{name}` cannot have a `where` clause"),
-        );
+        ));
     }
     if let Some(constness) = &sig.constness {
-        error(constness.span, "a tool cannot be a `const fn`".to_owned());
+        errors.push(syn::Error::new(
+            constness.span,
+            format!("tool `{name}` cannot be a `const fn`"),
+        ));
     }
     if let syn::Safety::Unsafe(unsafety) = &sig.safety {
-        error(unsafety.span, "a tool cannot be an `unsafe fn`".to_owned());
+        errors.push(syn::Error::new(
+            unsafety.span,
+            format!("tool `{name}` cannot be an `unsafe fn`"),
+        ));
     }
     if let Some(abi) = &sig.abi {
-        error(abi.span(), "a tool cannot have an `extern` ABI".to_owned());
+        errors.push(syn::Error::new_spanned(
+            abi,
+            format!("tool `{name}` cannot have an `extern` ABI"),
+        ));
     }
     if let Some(variadic) = &sig.variadic {
-        error(variadic.span(), "a tool cannot be variadic".to_owned());
+        errors.push(syn::Error::new_spanned(
+            variadic,
+            format!("tool `{name}` cannot be variadic"),
+        ));
     }
 
     let mut has_receiver = false;
@@ -166,15 +191,15 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                 let by_reference = matches!(receiver.kind, syn::ReceiverKind::Reference(..));
                 let mutable = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_)));
                 if !by_reference {
-                    error(
-                        receiver.self_token.span,
+                    errors.push(syn::Error::new_spanned(
+                        receiver,
                         format!("tool `{name}` takes `self` by value: take `&self`"),
-                    );
+                    ));
                 } else if mutable {
-                    error(
-                        receiver.span(),
+                    errors.push(syn::Error::new_spanned(
+                        receiver,
                         format!("tool `{name}` takes `&mut self`: tools may run concurrently, take `&self`"),
-                    );
+                    ));
                 }
             }
             FnArg::Typed(typed) => {
@@ -182,38 +207,37 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                 arity += 1;
                 if is_context(&typed.ty) {
                     if context.is_some() {
-                        error(
-                            typed.ty.span(),
-                            "only one `&carnet::Context` parameter is allowed".to_owned(),
-                        );
+                        errors.push(syn::Error::new_spanned(
+                            &typed.ty,
+                            format!("tool `{name}` takes two `&carnet::Context` parameters: one is enough"),
+                        ));
                     }
                     context = Some(position);
                     continue;
                 }
-                if let Some(span) = find_impl_trait(&typed.ty) {
-                    error(
-                        span,
+                if let Some(node) = find_impl_trait(&typed.ty) {
+                    errors.push(syn::Error::new_spanned(
+                        node,
                         format!("tool `{name}` takes `impl Trait`: parameters need concrete types"),
-                    );
+                    ));
                     continue;
                 }
                 if let Type::Reference(r) = &*typed.ty {
-                    error(
-                        r.span(),
-                        "tool parameters are deserialized from JSON: take an owned type (`String`, not `&str`)"
-                            .to_owned(),
-                    );
+                    errors.push(syn::Error::new_spanned(r, reference_message(name, r)));
                     continue;
                 }
                 let Pat::Ident(pat) = &*typed.pat else {
-                    error(
-                        typed.pat.span(),
-                        "tool parameters need plain names: they are the input's field names".to_owned(),
-                    );
+                    errors.push(syn::Error::new_spanned(
+                        &typed.pat,
+                        format!("tool `{name}` has a pattern parameter: parameters need plain names, they name the input's fields"),
+                    ));
                     continue;
                 };
                 if pat.by_ref.is_some() || pat.subpat.is_some() {
-                    error(pat.span(), "tool parameters need plain names".to_owned());
+                    errors.push(syn::Error::new_spanned(
+                        pat,
+                        format!("tool `{name}` has a `ref` parameter: parameters need plain names"),
+                    ));
                     continue;
                 }
                 let ident = pat.ident.clone();
@@ -226,14 +250,12 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
         }
     }
     if let ReturnType::Type(_, ty) = &sig.output
-        && let Some(span) = find_impl_trait(ty)
+        && let Some(node) = find_impl_trait(ty)
     {
-        {
-            error(
-                span,
-                format!("tool `{name}` returns `impl Trait`: return a concrete `Serialize` type"),
-            );
-        }
+        errors.push(syn::Error::new_spanned(
+            node,
+            format!("tool `{name}` returns `impl Trait`: return a concrete `Serialize` type"),
+        ));
     }
     if in_impl && !has_receiver && errors.is_empty() {
         errors.push(syn::Error::new(

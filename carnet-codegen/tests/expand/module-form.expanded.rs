@@ -18,6 +18,8 @@ pub mod search {
     fn filter_results() {}
     fn helper() {}
     const _: &[u8] = ::core::include_bytes!("tests/expand/manifest.json");
+    #[tool(__carnet_consumed)]
+    const _: () = ();
     #[doc(hidden)]
     #[allow(
         clippy::needless_pass_by_value,
