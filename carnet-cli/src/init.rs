@@ -90,7 +90,7 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
     for (relative, contents) in FILES {
         let path = dir.join(relative);
         if path.exists() {
-            println!("exists   {} (kept)", path.display());
+            outln!("exists   {} (kept)", path.display());
             continue;
         }
         if let Some(parent) = path.parent() {
@@ -103,13 +103,13 @@ pub(crate) fn run(dir: &Path) -> Result<(), String> {
             .open(&path)
             .and_then(|mut f| std::io::Write::write_all(&mut f, contents.as_bytes()))
             .map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))?;
-        println!("created  {}", path.display());
+        outln!("created  {}", path.display());
         created += 1;
     }
     if created > 0 {
-        println!("\nnext: `carnet check --dir {}`", dir.display());
+        outln!("\nnext: `carnet check --dir {}`", dir.display());
     } else {
-        println!("nothing to do: every file already exists");
+        outln!("nothing to do: every file already exists");
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, depth: u8, as_json: 
     };
     if as_json {
         let tree: Vec<Value> = agents.iter().map(|a| agent_json(manifest, a, depth)).collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&tree).expect("JSON values serialise")
         );
@@ -25,7 +25,7 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, depth: u8, as_json: 
         for a in agents {
             render_agent(manifest, a, depth, &mut out);
         }
-        print!("{out}");
+        out!("{out}");
     }
     Ok(())
 }

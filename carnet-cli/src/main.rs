@@ -3,6 +3,20 @@
 //! Exit status: 0 on success, 1 when the content has errors, 2 on usage errors (bad flags,
 //! unknown entity names).
 
+/// `println!` that ends the program quietly when stdout is closed (`carnet tools | head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::emit(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` that ends the program quietly when stdout is closed.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::emit(&format!($($arg)*))
+    };
+}
+
 mod init;
 mod list;
 mod prompt;
@@ -165,6 +179,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes to stdout; a closed pipe ends the program with success, like other Unix tools.
+fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn color(cli: &Cli) -> bool {
     match cli.color {
         Color::Always => true,
@@ -186,7 +213,7 @@ fn checked(cli: &Cli) -> Result<(Option<Report>, Manifest), Failure> {
     if report.has_errors() {
         return Err(Failure::content(match cli.format {
             Format::Json => {
-                println!("{}", diagnostics_json(&report));
+                outln!("{}", diagnostics_json(&report));
                 String::new()
             }
             Format::Text => report.render(color(cli)),
@@ -233,7 +260,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Check => {
             if cli.manifest.is_some() {
                 let (_, manifest) = checked(cli)?;
-                println!(
+                outln!(
                     "ok: `{}`: {}",
                     cli.manifest.as_deref().unwrap_or(Path::new("")).display(),
                     summary(&manifest)
@@ -242,11 +269,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             }
             let report = Config::new().dir(&cli.dir).check();
             match cli.format {
-                Format::Json => println!("{}", diagnostics_json(&report)),
+                Format::Json => outln!("{}", diagnostics_json(&report)),
                 Format::Text => {
                     eprint!("{}", report.render(color(cli)));
                     if let Some(manifest) = report.manifest() {
-                        println!("ok: `{}`: {}", cli.dir.display(), summary(manifest));
+                        outln!("ok: `{}`: {}", cli.dir.display(), summary(manifest));
                     }
                 }
             }
@@ -265,7 +292,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 (None, None) => return Err(Failure::usage("error: `--out` is required with `--manifest`")),
             };
             if out == Path::new("-") {
-                println!("{json}");
+                outln!("{json}");
                 return Ok(());
             }
             if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -275,11 +302,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             std::fs::write(&out, &json)
                 .map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
             match cli.format {
-                Format::Json => println!(
+                Format::Json => outln!(
                     "{}",
                     serde_json::json!({"manifest": out.to_string_lossy(), "bytes": json.len(), "fingerprint": format!("{:016x}", manifest.fingerprint)})
                 ),
-                Format::Text => println!(
+                Format::Text => outln!(
                     "wrote `{}` ({}; {} bytes)",
                     out.display(),
                     summary(&manifest),

@@ -56,12 +56,12 @@ pub(crate) fn run(
             "loaded": session.loaded_skills().collect::<Vec<_>>(),
             "prompt": prompt,
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&value).expect("JSON values serialise")
         );
     } else {
-        println!("{prompt}");
+        outln!("{prompt}");
     }
     Ok(())
 }

@@ -120,12 +120,12 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
         }
     };
     if as_json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&value).expect("JSON values serialise")
         );
     } else {
-        print!("{text}");
+        out!("{text}");
     }
     Ok(())
 }

@@ -1,6 +1,9 @@
 //! `carnet stats`: context tokens (o200k_base) per turn, progressive against everything up
 //! front, and what loading each skill costs.
 
+// Token counts stay far below 2^52 (and 2^63).
+#![allow(clippy::cast_precision_loss, clippy::cast_possible_wrap)]
+
 use carnet_runtime::tokens::{self, ContextTokens};
 use carnet_runtime::{Agent, Carnet, Manifest};
 use serde_json::{Value, json};
@@ -21,7 +24,11 @@ struct SkillCost {
 
 pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_json: bool) -> Result<(), Failure> {
     let agents: Vec<&Agent> = match agent {
-        Some(name) => vec![manifest.agent(name).ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?],
+        Some(name) => vec![
+            manifest
+                .agent(name)
+                .ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?,
+        ],
         None => manifest.agents.iter().collect(),
     };
     let carnet = Carnet::builder(manifest)
@@ -34,7 +41,11 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
         let name = &*agent.name;
         let mut session = crate::prompt::session(manifest, name, &[], |b| b)?;
         let initial: Vec<&str> = session.loaded_skills().collect();
-        let label = if initial.is_empty() { "(none)".to_owned() } else { format!("{} (initial)", initial.join(", ")) };
+        let label = if initial.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("{} (initial)", initial.join(", "))
+        };
         let mut turns = vec![Turn {
             label,
             tokens: tokens::context(session.system_prompt(), session.tools()),
@@ -42,18 +53,24 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
         }];
         for skill in load {
             crate::prompt::session(manifest, name, std::slice::from_ref(skill), |b| b)?;
-            session.load_skill(skill).map_err(|o| Failure::usage(format!("error: {}", o.error_message().unwrap_or(""))))?;
+            session
+                .load_skill(skill)
+                .map_err(|o| Failure::usage(format!("error: {}", o.error_message().unwrap_or(""))))?;
             turns.push(Turn {
                 label: format!("+ {skill}"),
                 tokens: tokens::context(session.system_prompt(), session.tools()),
                 tools: session.tools().len(),
             });
         }
-        let baseline = carnet.everything_up_front(name).map_err(|e| Failure::usage(format!("error: {e}")))?;
+        let baseline = carnet
+            .everything_up_front(name)
+            .map_err(|e| Failure::usage(format!("error: {e}")))?;
         let up_front = tokens::context(&baseline.system_prompt, &baseline.tools);
 
         let mut costs = Vec::new();
-        let fresh = carnet.session(name).map_err(|e| Failure::usage(format!("error: {e}")))?;
+        let fresh = carnet
+            .session(name)
+            .map_err(|e| Failure::usage(format!("error: {e}")))?;
         let before = tokens::context(fresh.system_prompt(), fresh.tools()).total();
         let mut skills: Vec<&str> = agent.all_skills().filter(|s| !fresh.is_loaded(s)).collect();
         for global in manifest.app.global_skills.iter().map(|s| &**s) {
@@ -62,13 +79,21 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
             }
         }
         for skill in skills {
-            let mut s = carnet.session(name).map_err(|e| Failure::usage(format!("error: {e}")))?;
+            let mut s = carnet
+                .session(name)
+                .map_err(|e| Failure::usage(format!("error: {e}")))?;
             if s.load_skill(skill).is_err() {
                 continue;
             }
             let after = tokens::context(s.system_prompt(), s.tools()).total();
-            let content = manifest.skill(skill).map_or(0, |k| tokens::count(&carnet.variables().inject(&k.content)));
-            costs.push(SkillCost { skill: skill.to_owned(), content, context: after as i64 - before as i64 });
+            let content = manifest
+                .skill(skill)
+                .map_or(0, |k| tokens::count(&carnet.variables().inject(&k.content)));
+            costs.push(SkillCost {
+                skill: skill.to_owned(),
+                content,
+                context: after as i64 - before as i64,
+            });
         }
 
         if as_json {
@@ -85,7 +110,10 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
             }));
         } else {
             text.push_str(&format!("agent `{name}` (tokens, o200k_base)\n\n"));
-            text.push_str(&format!("{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>10}\n", "turn", "loaded", "prompt", "tools", "total", "tools#", "vs all"));
+            text.push_str(&format!(
+                "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>10}\n",
+                "turn", "loaded", "prompt", "tools", "total", "tools#", "vs all"
+            ));
             for (i, t) in turns.iter().enumerate() {
                 text.push_str(&format!(
                     "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>9.1}%\n",
@@ -109,7 +137,10 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
                 100.0
             ));
             if !costs.is_empty() {
-                text.push_str(&format!("\n{:<34} {:>9} {:>9} {:>9}\n", "loading skill costs", "content", "context", "total"));
+                text.push_str(&format!(
+                    "\n{:<34} {:>9} {:>9} {:>9}\n",
+                    "loading skill costs", "content", "context", "total"
+                ));
                 for c in &costs {
                     text.push_str(&format!(
                         "{:<34} {:>9} {:>+9} {:>9}\n",
@@ -124,17 +155,28 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
         }
     }
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&Value::Array(reports)).expect("JSON values serialise"));
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&Value::Array(reports)).expect("JSON values serialise")
+        );
     } else {
-        print!("{text}");
+        out!("{text}");
     }
     Ok(())
 }
 
 fn share(part: usize, whole: usize) -> f64 {
-    if whole == 0 { 0.0 } else { (part as f64 / whole as f64 * 1000.0).round() / 10.0 }
+    if whole == 0 {
+        0.0
+    } else {
+        (part as f64 / whole as f64 * 1000.0).round() / 10.0
+    }
 }
 
 fn truncate(text: &str, width: usize) -> String {
-    if text.chars().count() <= width { text.to_owned() } else { format!("{}…", text.chars().take(width - 1).collect::<String>()) }
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(width - 1).collect::<String>())
+    }
 }

@@ -66,7 +66,7 @@ pub(crate) fn run(
         Some(Provider::Mcp) => mcp::tools(specs),
     }
     .map_err(|e| Failure::content(format!("error: {e}")))?;
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(&rendered).expect("JSON values serialise")
     );

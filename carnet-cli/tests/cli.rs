@@ -202,7 +202,7 @@ fn list_and_show() {
     let shallow = stdout(&carnet(&["list", "--depth", "1", "--dir", &example()]));
     assert_eq!(
         shallow,
-        "analyst\n  Analyses datasets and explains the results\nresearcher\n  Finds, filters and analyses information for the user\n"
+        "analyst\n  Analyses datasets and explains the results, converting units when needed\nresearcher\n  Finds, filters and analyses information for the user, then writes it up as a cited brief\n"
     );
 
     let json = carnet(&["list", "--format", "json", "--depth", "4", "--dir", &example()]);
@@ -217,12 +217,12 @@ fn list_and_show() {
         (
             "skill",
             "webSearch",
-            "references/query-syntax.md  [text/markdown, 174 bytes]: Query operators",
+            "references/query-syntax.md  [text/markdown, 1554 bytes]: Operators accepted by advancedSearch",
         ),
         (
             "toolset",
             "filter-tools",
-            "filterByDomain: Keep the results from the given domains",
+            "filterByDomain: Keep the hits from the given domains",
         ),
         ("tool", "basicSearch", "tool `basicSearch` (toolset `search-tools`)"),
     ] {
@@ -234,7 +234,7 @@ fn list_and_show() {
         assert_eq!(value["name"], name);
     }
     let tool = stdout(&carnet(&["show", "tool", "basicSearch", "--dir", &example()]));
-    assert!(tool.contains("Returns the ten most relevant documents."), "{tool}");
+    assert!(tool.contains("Returns the ten most relevant documents"), "{tool}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 
 const MANIFEST: &str = "tests/expand/manifest.json";
 
-fn pretty(tokens: TokenStream) -> String {
+fn pretty(tokens: &TokenStream) -> String {
     let file: syn::File = syn::parse2(tokens.clone()).unwrap_or_else(|e| panic!("{e}: {tokens}"));
     prettyplease::unparse(&file)
 }
@@ -33,7 +33,7 @@ fn check(case: &str, actual: &str) {
 fn expand(attr: &str, item: &str, manifest: Option<&str>) -> String {
     let attr: TokenStream = attr.parse().unwrap();
     let item: TokenStream = item.parse().unwrap();
-    pretty(expand::toolset_with_manifest(attr, item, manifest.map(Path::new)))
+    pretty(&expand::toolset_with_manifest(attr, item, manifest.map(Path::new)))
 }
 
 #[test]
@@ -63,13 +63,13 @@ fn module_form() {
 fn impl_form() {
     let out = expand(
         r#""db-tools""#,
-        r#"
+        r"
         impl Db {
             #[carnet::tool]
             pub async fn query(&self, sql: String) -> Result<Rows, DbError> { todo!() }
             pub fn not_a_tool(&self) {}
         }
-        "#,
+        ",
         Some(MANIFEST),
     );
     check("impl-form", &out);
@@ -79,14 +79,14 @@ fn impl_form() {
 fn errors_reemit_the_item_with_a_typed_stub() {
     let out = expand(
         r#""search-tools""#,
-        r#"
+        r"
         mod search {
             #[carnet::tool]
             fn basic_search(query: String) -> String { query }
             #[carnet::tool]
             fn filter_results<T>(hits: T) -> String { todo!() }
         }
-        "#,
+        ",
         Some(MANIFEST),
     );
     check("errors", &out);
@@ -104,7 +104,7 @@ fn no_manifest() {
 
 #[test]
 fn tool_outside_a_toolset() {
-    let out = pretty(expand::tool(TokenStream::new(), "fn lonely() {}".parse().unwrap()));
+    let out = pretty(&expand::tool(TokenStream::new(), "fn lonely() {}".parse().unwrap()));
     assert_eq!(
         out,
         "::core::compile_error! {\n    \"`#[carnet::tool]` must be inside a `#[carnet::toolset(\\\"...\\\")]` module or impl block\"\n}\nfn lonely() {}\n"

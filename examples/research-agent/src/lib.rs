@@ -7,4 +7,5 @@
 
 carnet::include_manifest!(pub mod manifest);
 
+pub mod policy;
 pub mod tools;

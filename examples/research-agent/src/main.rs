@@ -1,48 +1,133 @@
-//! Prints what the research agent's model sees first: the agent, its initial skills, and
-//! the catalog of skills it can load, all read from the compiled manifest.
+//! The research agent, end to end: a multi-turn conversation with progressive loading,
+//! driven by a scripted model (no network, no API key). Prints, per turn, the context the
+//! model received (system prompt + tool schemas, in o200k_base tokens), the tools it could
+//! see and the calls it made; then what progressive disclosure saved.
 
-use research_agent::manifest::{self, MANIFEST, agents, skills};
+// Token counts stay far below 2^52.
+#![allow(clippy::cast_precision_loss)]
 
-fn main() {
-    let agent = MANIFEST
-        .agent(agents::RESEARCHER.name())
-        .expect("typed ids always resolve");
-    println!("agent `{}`: {}", agent.name, agent.description);
-    println!("manifest fingerprint {:016x}\n", MANIFEST.fingerprint);
-    for name in agent.all_skills() {
-        let skill = MANIFEST.skill(name).expect("validated at build time");
-        let initial = agent.initial_skills.iter().any(|s| s == name);
-        println!(
-            "{} skill `{}`: {}",
-            if initial { "initial  " } else { "on demand" },
-            skill.name,
-            skill.description
-        );
-        for toolset in skill.toolsets.iter().filter_map(|t| MANIFEST.toolset(t)) {
-            for tool in &*toolset.tools {
-                println!("    {:<18} {}", tool.name, tool.description);
-            }
-        }
-        for file in &*skill.files {
-            println!(
-                "    file {} ({}, {} bytes)",
-                file.path,
-                file.media_type,
-                file.data.len()
-            );
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use carnet::Carnet;
+use carnet::chat::{self, Step};
+use carnet::tokens;
+use research_agent::manifest::{MANIFEST, agents};
+use research_agent::policy::{ScriptedResearcher, question};
+use research_agent::tools;
+
+/// The example needs no async runtime: its tools are quick and local.
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct ThreadWaker(std::thread::Thread);
+    impl Wake for ThreadWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
         }
     }
-    let analysis = MANIFEST
-        .skill(skills::DATA_ANALYSIS.name())
-        .expect("typed ids always resolve");
+    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+fn short(text: &str, width: usize) -> String {
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() <= width {
+        one_line
+    } else {
+        format!("{}…", one_line.chars().take(width).collect::<String>())
+    }
+}
+
+fn main() {
+    let carnet = Carnet::builder(&MANIFEST)
+        .toolsets(tools::toolsets())
+        .build()
+        .expect("every toolset is bound");
+    let mut session = carnet.session(agents::RESEARCHER).expect("the agent exists");
+    let chart = std::env::temp_dir().join("carnet-research-agent-revenue.svg");
+    let mut model = ScriptedResearcher::new(chart.to_string_lossy());
+    let mut messages = vec![question()];
+    let baseline = carnet
+        .everything_up_front(agents::RESEARCHER)
+        .expect("the agent exists");
+    let up_front = tokens::context(&baseline.system_prompt, &baseline.tools).total();
+
     println!(
-        "\n`{}` loads on demand: {} bytes of instructions",
-        analysis.name,
-        analysis.content.len()
+        "agent `researcher`, {} skills, {} tools in all\n",
+        MANIFEST.skills.len(),
+        baseline.tools.len()
     );
     println!(
-        "tool ids: {} in `{}`",
-        manifest::tools::BASIC_SEARCH,
-        manifest::tools::BASIC_SEARCH.toolset()
+        "{:<5} {:>8} {:>8} {:>7} {:>6}   calls",
+        "turn", "context", "prompt", "tools", "tools#"
+    );
+    let mut turn = 0;
+    let mut progressive = 0;
+    let mut first_turn = 0;
+    let outcome = block_on(chat::run(&mut session, &mut model, &mut messages, 12, |step: &Step| {
+        let t = tokens::context(&step.system, &step.tools);
+        progressive += t.total();
+        if turn == 0 {
+            first_turn = t.total();
+        }
+        let calls: Vec<String> = step
+            .calls
+            .iter()
+            .map(|(call, out)| {
+                let mark = if out.is_error { "✗" } else { "✓" };
+                format!("{mark} {}({})", call.name, short(&call.arguments.to_string(), 48))
+            })
+            .collect();
+        let what = if calls.is_empty() {
+            "final answer".to_owned()
+        } else {
+            calls.join("\n                                            ")
+        };
+        println!(
+            "{turn:<5} {:>8} {:>8} {:>7} {:>6}   {what}",
+            t.total(),
+            t.system,
+            t.tools,
+            step.tools.len()
+        );
+        for (call, out) in &step.calls {
+            println!("      {} → {}", call.name, short(&out.to_text(), 100));
+        }
+        turn += 1;
+    }))
+    .expect("the scripted model does not fail");
+
+    println!(
+        "\ntools visible at the end: {}",
+        session
+            .tools()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "\n{}\n",
+        outcome.answer.as_deref().unwrap_or("(no answer within the step limit)")
+    );
+    let steps = outcome.steps.len();
+    println!(
+        "turn 0: {first_turn} tokens, {:.1}% of sending everything up front ({up_front} tokens: {} skills in full, {} tools)",
+        first_turn as f64 / up_front as f64 * 100.0,
+        MANIFEST.skills.len(),
+        baseline.tools.len()
+    );
+    println!(
+        "whole conversation: {progressive} tokens of context over {steps} turns, against {} up front: {:.0}% saved",
+        up_front * steps,
+        (1.0 - progressive as f64 / (up_front * steps) as f64) * 100.0
     );
 }

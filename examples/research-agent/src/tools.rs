@@ -11,15 +11,15 @@ use serde::{Deserialize, Serialize};
 /// A search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Hit {
-    /// The document's title.
+    /// Title.
     pub title: String,
-    /// Where it was published (`www.` removed).
+    /// Publisher's domain.
     pub domain: String,
-    /// Publication date, ISO 8601.
+    /// Date, YYYY-MM-DD.
     pub date: String,
-    /// The start of the document.
+    /// Start of the text.
     pub snippet: String,
-    /// Relevance (higher is better).
+    /// Relevance.
     pub score: f64,
 }
 
@@ -483,6 +483,279 @@ impl Charts {
     }
 }
 
+/// A unit of measure: `value_in_base = value * factor + offset`.
+struct Unit {
+    symbol: &'static str,
+    dimension: &'static str,
+    factor: f64,
+    offset: f64,
+}
+
+const fn unit(symbol: &'static str, dimension: &'static str, factor: f64) -> Unit {
+    Unit {
+        symbol,
+        dimension,
+        factor,
+        offset: 0.0,
+    }
+}
+
+/// Supported units; factors are exact definitions where one exists.
+const UNITS: &[Unit] = &[
+    unit("m", "length", 1.0),
+    unit("km", "length", 1000.0),
+    unit("cm", "length", 0.01),
+    unit("mm", "length", 0.001),
+    unit("mi", "length", 1609.344),
+    unit("yd", "length", 0.9144),
+    unit("ft", "length", 0.3048),
+    unit("in", "length", 0.0254),
+    unit("kg", "mass", 1.0),
+    unit("g", "mass", 0.001),
+    unit("mg", "mass", 0.000_001),
+    unit("lb", "mass", 0.453_592_37),
+    unit("oz", "mass", 0.028_349_523_125),
+    unit("t", "mass", 1000.0),
+    unit("K", "temperature", 1.0),
+    Unit {
+        symbol: "C",
+        dimension: "temperature",
+        factor: 1.0,
+        offset: 273.15,
+    },
+    Unit {
+        symbol: "F",
+        dimension: "temperature",
+        factor: 5.0 / 9.0,
+        offset: 273.15 - 32.0 * 5.0 / 9.0,
+    },
+    unit("J", "energy", 1.0),
+    unit("kJ", "energy", 1000.0),
+    unit("kWh", "energy", 3_600_000.0),
+    unit("cal", "energy", 4.184),
+    unit("kcal", "energy", 4184.0),
+    unit("BTU", "energy", 1_055.055_852_62),
+    unit("L", "volume", 1.0),
+    unit("mL", "volume", 0.001),
+    unit("m3", "volume", 1000.0),
+    unit("gal", "volume", 3.785_411_784),
+    unit("qt", "volume", 0.946_352_946),
+    unit("cup", "volume", 0.236_588_236_5),
+    unit("m/s", "speed", 1.0),
+    unit("km/h", "speed", 1.0 / 3.6),
+    unit("mph", "speed", 0.447_04),
+    unit("kn", "speed", 1852.0 / 3600.0),
+];
+
+fn find_unit(symbol: &str) -> Result<&'static Unit, String> {
+    UNITS.iter().find(|u| u.symbol == symbol).ok_or_else(|| {
+        let close: Vec<&str> = UNITS
+            .iter()
+            .map(|u| u.symbol)
+            .filter(|u| u.eq_ignore_ascii_case(symbol))
+            .collect();
+        match close.as_slice() {
+            [one] => format!("unknown unit `{symbol}`; did you mean `{one}`?"),
+            _ => format!("unknown unit `{symbol}`; call listUnits to see the supported units"),
+        }
+    })
+}
+
+/// A conversion's result.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Conversion {
+    /// The value converted.
+    pub value: f64,
+    /// Its unit.
+    pub from: String,
+    /// The result, rounded to 6 significant digits.
+    pub result: f64,
+    /// The result's unit.
+    pub to: String,
+    /// What is measured.
+    pub dimension: String,
+}
+
+fn round_significant(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(digits - 1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+/// Converts `value` from one unit to another of the same dimension.
+///
+/// # Errors
+///
+/// Unknown units, or units of different dimensions.
+pub fn convert(value: f64, from: &str, to: &str) -> Result<Conversion, String> {
+    let (a, b) = (find_unit(from)?, find_unit(to)?);
+    if a.dimension != b.dimension {
+        return Err(format!(
+            "cannot convert {} (`{from}`) to {} (`{to}`)",
+            a.dimension, b.dimension
+        ));
+    }
+    let base = value * a.factor + a.offset;
+    let result = (base - b.offset) / b.factor;
+    Ok(Conversion {
+        value,
+        from: from.to_owned(),
+        result: round_significant(result, 6),
+        to: to.to_owned(),
+        dimension: a.dimension.to_owned(),
+    })
+}
+
+/// Unit conversions.
+#[carnet::toolset("units")]
+pub mod units {
+    use std::collections::BTreeMap;
+
+    use super::{Conversion, UNITS, convert};
+
+    /// Converts a value between units of one dimension.
+    #[carnet::tool]
+    pub fn convert_units(value: f64, from: String, to: String) -> Result<Conversion, String> {
+        convert(value, &from, &to)
+    }
+
+    /// Lists the supported units, by dimension.
+    #[carnet::tool]
+    pub fn list_units(dimension: Option<String>) -> Result<BTreeMap<String, Vec<String>>, String> {
+        let mut all: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for unit in UNITS {
+            all.entry(unit.dimension.to_owned())
+                .or_default()
+                .push(unit.symbol.to_owned());
+        }
+        match dimension {
+            None => Ok(all),
+            Some(d) => all
+                .remove_entry(&d)
+                .map(|(k, v)| BTreeMap::from([(k, v)]))
+                .ok_or_else(|| {
+                    format!(
+                        "unknown dimension `{d}`; the dimensions are: {}",
+                        all.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                }),
+        }
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// MLA's month abbreviations (May, June and July are written in full).
+fn mla_month(month: &str) -> &'static str {
+    match month {
+        "January" => "Jan.",
+        "February" => "Feb.",
+        "March" => "Mar.",
+        "April" => "Apr.",
+        "May" => "May",
+        "June" => "June",
+        "July" => "July",
+        "August" => "Aug.",
+        "September" => "Sept.",
+        "October" => "Oct.",
+        "November" => "Nov.",
+        _ => "Dec.",
+    }
+}
+
+/// Formats a citation of a search result in APA (default) or MLA style.
+///
+/// # Errors
+///
+/// An unknown style or a date that is not `YYYY-MM-DD`.
+pub fn citation(hit: &Hit, style: &str) -> Result<String, String> {
+    let parts: Vec<&str> = hit.date.split('-').collect();
+    let [year, month, day] = parts.as_slice() else {
+        return Err(format!("`{}` is not a date (expected YYYY-MM-DD)", hit.date));
+    };
+    let month_name = month
+        .parse::<usize>()
+        .ok()
+        .and_then(|m| MONTHS.get(m.wrapping_sub(1)))
+        .ok_or_else(|| format!("`{}` has no valid month", hit.date))?;
+    let day = day.trim_start_matches('0');
+    match style {
+        "apa" => Ok(format!("{}. ({year}, {month_name} {day}). {}.", hit.title, hit.domain)),
+        "mla" => Ok(format!(
+            "\"{}.\" {}, {day} {} {year}.",
+            hit.title,
+            hit.domain,
+            mla_month(month_name)
+        )),
+        other => Err(format!("unknown citation style `{other}`: use `apa` or `mla`")),
+    }
+}
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "in", "is", "it", "its", "of", "on", "or",
+    "that", "the", "to", "was", "were", "with", "this", "than", "by",
+];
+
+/// The `count` sentences of `text` scoring highest by word frequency, in their original order.
+#[must_use]
+pub fn summary(text: &str, count: usize) -> Vec<String> {
+    let sentences: Vec<&str> = text
+        .split_inclusive(['.', '!', '?'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut frequency: BTreeMap<String, usize> = BTreeMap::new();
+    for w in words(text).filter(|w| !STOPWORDS.contains(&w.as_str())) {
+        *frequency.entry(w).or_default() += 1;
+    }
+    let mut scored: Vec<(usize, f64)> = sentences
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let ws: Vec<String> = words(s).filter(|w| !STOPWORDS.contains(&w.as_str())).collect();
+            let score = ws.iter().map(|w| frequency[w] as f64).sum::<f64>() / ws.len().max(1) as f64;
+            (i, score)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut keep: Vec<usize> = scored.into_iter().take(count).map(|(i, _)| i).collect();
+    keep.sort_unstable();
+    keep.into_iter().map(|i| sentences[i].to_owned()).collect()
+}
+
+/// Citations and summaries for reports.
+#[carnet::toolset("writing-tools")]
+pub mod writing {
+    use super::{Hit, citation, summary};
+
+    /// Formats a citation of a search result.
+    #[carnet::tool]
+    pub fn format_citation(hit: Hit, style: Option<String>) -> Result<String, String> {
+        citation(&hit, style.as_deref().unwrap_or("apa"))
+    }
+
+    /// Summarises a text in its most representative sentences.
+    #[carnet::tool]
+    pub fn summarize_text(text: String, sentences: Option<u32>) -> Vec<String> {
+        summary(&text, sentences.unwrap_or(3) as usize)
+    }
+}
+
 /// Every toolset of the research agent, bound.
 #[must_use]
 pub fn toolsets() -> crate::manifest::Toolsets {
@@ -493,5 +766,7 @@ pub fn toolsets() -> crate::manifest::Toolsets {
         filter_tools: filters::toolset(),
         statistical_analysis: datasets.toolset(),
         visualization: charts.toolset(),
+        units: units::toolset(),
+        writing_tools: writing::toolset(),
     }
 }

@@ -16,7 +16,7 @@ fn typed_ids_resolve() {
 fn manifest_holds_the_content() {
     let researcher = MANIFEST.agent("researcher").unwrap();
     assert_eq!(&*researcher.initial_skills, ["webSearch"]);
-    assert_eq!(&*researcher.skills, ["dataAnalysis"]);
+    assert_eq!(&*researcher.skills, ["dataAnalysis", "unitConversion", "reportWriting"]);
     assert!(
         researcher
             .prompt

@@ -202,8 +202,9 @@ fn argument_errors_name_the_field() {
     let out = call(&mut s, "filterResults", json!({"hits": [{"title": "x"}], "term": "x"}));
     assert_eq!(
         out.error_message(),
-        Some("invalid arguments for `filterResults`: `/hits/0`: missing required field `domain`")
+        Some("invalid arguments for `filterResults`: missing required field `domain`")
     );
+    assert_eq!(out.value["field"], "/hits/0/domain");
     let out = call(&mut s, "advancedSearch", json!({"query": "x", "colour": "red"}));
     assert!(
         out.error_message().unwrap().contains("unknown field `colour`"),
