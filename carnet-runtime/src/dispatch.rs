@@ -374,3 +374,32 @@ pub const fn toolset_id(name: &str) -> u64 {
     }
     hash
 }
+
+/// Runs a future to completion on the current thread: for programs and tests without an
+/// async runtime (command-line tools, scripts). Tools that need a reactor (tokio's I/O or
+/// timers) must run inside that runtime instead.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(carnet_runtime::block_on(async { 2 + 3 }), 5);
+/// ```
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct ThreadWaker(std::thread::Thread);
+
+    impl std::task::Wake for ThreadWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    let waker = std::task::Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut cx = TaskContext::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}

@@ -25,7 +25,7 @@ mod session;
 
 pub use dispatch::{
     Before, BoundToolset, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput,
-    ToolsetImpl, toolset_id,
+    ToolsetImpl, block_on, toolset_id,
 };
 pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, Preset, PromptOptions};
 pub use json::ManifestError;

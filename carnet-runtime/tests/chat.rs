@@ -1,32 +1,10 @@
 //! The agent loop with a scripted model: loads refresh the tools between steps, refused
 //! calls reach the model as results, and the loop stops on an answer or the step limit.
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-
+use carnet_runtime::block_on;
 use carnet_runtime::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError};
 use carnet_runtime::{BoxFuture, Carnet, Manifest, ToolImpl, ToolsetImpl};
 use serde_json::json;
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(std::thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-        std::thread::park();
-    }
-}
 
 fn carnet() -> Carnet {
     let manifest = Manifest::from_json(

@@ -1,36 +1,15 @@
 //! Sessions end to end on the seed's worked example: agent `researcher` starts with
 //! `webSearch` and loads `dataAnalysis` on demand; agent `analyst` shares the engine.
 
-use std::future::Future;
-use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Poll, Wake, Waker};
 
+use carnet_runtime::block_on;
 use carnet_runtime::{
     Before, BuildError, CallInfo, Carnet, Explanation, ExposureMode, Hook, Manifest, MetaTool, Naming, Preset,
     PromptOptions, Session, SessionError, ToolError, ToolImpl, ToolOutput, ToolsetImpl, Variables,
 };
 use serde_json::{Value, json};
-
-/// Runs a future to completion on the current thread.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(std::thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = TaskContext::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-        std::thread::park();
-    }
-}
 
 const MANIFEST: &str = r##"{
   "agents": {

@@ -6,36 +6,12 @@
 // Token counts stay far below 2^52.
 #![allow(clippy::cast_precision_loss)]
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-
-use carnet::Carnet;
 use carnet::chat::{self, Step};
 use carnet::tokens;
+use carnet::{Carnet, block_on};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::policy::{ScriptedResearcher, question};
 use research_agent::tools;
-
-/// The example needs no async runtime: its tools are quick and local.
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(std::thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-        std::thread::park();
-    }
-}
 
 fn short(text: &str, width: usize) -> String {
     let one_line = text.replace('\n', " ");

@@ -2,34 +2,11 @@
 //! at each turn, the refused call before `dataAnalysis` loads, and a final answer built
 //! from the tool results.
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-
-use carnet::Carnet;
 use carnet::chat;
+use carnet::{Carnet, block_on};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::policy::{ScriptedResearcher, question};
 use research_agent::tools;
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(std::thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-        std::thread::park();
-    }
-}
 
 const META: [&str; 6] = [
     "listAvailableSkills",

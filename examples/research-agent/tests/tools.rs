@@ -1,33 +1,11 @@
 //! Every tool of the example, bound with `#[carnet::toolset]`, called through the runtime
 //! with JSON arguments, as a model would.
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-
+use carnet::block_on;
 use carnet::{Carnet, Session, ToolOutput};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use serde_json::{Value, json};
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct ThreadWaker(std::thread::Thread);
-    impl Wake for ThreadWaker {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-        std::thread::park();
-    }
-}
 
 fn session() -> Session {
     let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
