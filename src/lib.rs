@@ -1,21 +1,8 @@
-//! carnet: progressive disclosure for LLM agents, checked at compile time.
+#![doc = include_str!("../README.md")]
 //!
-//! Write agents, skills and toolsets as markdown; compile them in `build.rs` with
-//! [`carnet_codegen`](https://docs.rs/carnet-codegen); include the result with
-//! [`include_manifest!`]:
+//! # Crate features
 //!
-//! ```ignore
-//! // build.rs
-//! fn main() { carnet_codegen::compile("carnet").unwrap_or_else(|e| e.exit()) }
-//!
-//! // src/main.rs
-//! carnet::include_manifest!();
-//!
-//! fn main() {
-//!     let agent = manifest::MANIFEST.agent(manifest::agents::RESEARCHER.name()).unwrap();
-//!     println!("{}", agent.prompt);
-//! }
-//! ```
+//! - `tokens`: [`tokens`], token counts (o200k_base) of prompts and tool lists.
 
 pub use carnet_macros::{tool, toolset};
 pub use carnet_runtime::*;
