@@ -2,10 +2,23 @@
 //!
 //! # Crate features
 //!
-//! - `tokens`: [`tokens`], token counts (o200k_base) of prompts and tool lists.
+//! - `tokens`: `carnet::tokens`, token counts (o200k_base) of prompts and tool lists.
+//! - `load`: `carnet::load_dir`, reading content at run time with every build-time check.
 
 pub use carnet_macros::{tool, toolset};
 pub use carnet_runtime::*;
+
+/// Reads and validates a carnet directory at run time (feature `load`), with every check of
+/// the build step; bind its tools with [`ToolImpl`] and [`CarnetBuilder::toolset`], whose
+/// checks return [`BuildError`]s.
+///
+/// # Errors
+///
+/// [`carnet_codegen::Error`] with every diagnostic when the content has errors.
+#[cfg(feature = "load")]
+pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Manifest, carnet_codegen::Error> {
+    carnet_codegen::Config::new().dir(dir).manifest()
+}
 
 /// Includes the module `carnet_codegen::compile` generated in `build.rs`.
 ///

@@ -133,6 +133,9 @@ enum Command {
         /// Load this skill at the next turn (repeatable).
         #[arg(long = "load", value_name = "SKILL")]
         load: Vec<String>,
+        /// Skip the cost of loading each skill (slow on very large catalogs).
+        #[arg(long)]
+        no_skill_costs: bool,
     },
     /// Print one agent, skill, toolset or tool.
     Show {
@@ -333,9 +336,19 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             let (_, manifest) = checked(cli)?;
             tools::run(&manifest, agent, load, *provider, *mode, *strict)
         }
-        Command::Stats { agent, load } => {
+        Command::Stats {
+            agent,
+            load,
+            no_skill_costs,
+        } => {
             let (_, manifest) = checked(cli)?;
-            stats::run(&manifest, agent.as_deref(), load, cli.format == Format::Json)
+            stats::run(
+                &manifest,
+                agent.as_deref(),
+                load,
+                !no_skill_costs,
+                cli.format == Format::Json,
+            )
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

@@ -22,7 +22,13 @@ struct SkillCost {
     context: i64,
 }
 
-pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_json: bool) -> Result<(), Failure> {
+pub(crate) fn run(
+    manifest: &Manifest,
+    agent: Option<&str>,
+    load: &[String],
+    skill_costs: bool,
+    as_json: bool,
+) -> Result<(), Failure> {
     let agents: Vec<&Agent> = match agent {
         Some(name) => vec![
             manifest
@@ -71,28 +77,34 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, load: &[String], as_
         let fresh = carnet
             .session(name)
             .map_err(|e| Failure::usage(format!("error: {e}")))?;
-        let before = tokens::context(fresh.system_prompt(), fresh.tools()).total();
+        let before_tools = tokens::tools(fresh.tools());
         let mut skills: Vec<&str> = agent.all_skills().filter(|s| !fresh.is_loaded(s)).collect();
         for global in manifest.app.global_skills.iter().map(|s| &**s) {
             if !skills.contains(&global) && !fresh.is_loaded(global) {
                 skills.push(global);
             }
         }
-        for skill in skills {
+        for skill in skills.into_iter().filter(|_| skill_costs) {
             let mut s = carnet
                 .session(name)
                 .map_err(|e| Failure::usage(format!("error: {e}")))?;
             if s.load_skill(skill).is_err() {
                 continue;
             }
-            let after = tokens::context(s.system_prompt(), s.tools()).total();
+            // Loading changes the prompt's tail only (its stable sections come first): count
+            // the tails, not the whole prompts, so large catalogs stay fast.
+            let (old, new) = (fresh.system_prompt(), s.system_prompt());
+            let common = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+            let common = old[..common].rfind('\n').map_or(0, |i| i + 1);
+            let prompt_delta = tokens::count(&new[common..]) as i64 - tokens::count(&old[common..]) as i64;
+            let tools_delta = tokens::tools(s.tools()) as i64 - before_tools as i64;
             let content = manifest
                 .skill(skill)
                 .map_or(0, |k| tokens::count(&carnet.variables().inject(&k.content)));
             costs.push(SkillCost {
                 skill: skill.to_owned(),
                 content,
-                context: after as i64 - before as i64,
+                context: prompt_delta + tools_delta,
             });
         }
 

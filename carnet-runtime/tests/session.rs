@@ -835,3 +835,33 @@ fn carnet_is_send_sync_and_sessions_are_send() {
     send(&session);
     send(&session.call("basicSearch", json!({"query": "q"})));
 }
+
+#[test]
+fn global_skills_from_the_config_take_effect() {
+    let mut value: Value = serde_json::from_str(MANIFEST).unwrap();
+    value["app"] = json!({"globalInitialSkills": ["dataAnalysis"], "globalSkills": ["webSearch"]});
+    let manifest = Manifest::from_value(&value).unwrap();
+    let carnet = Carnet::builder(&manifest).toolsets(toolsets()).build().unwrap();
+    // Every agent starts with the global initial skill...
+    let analyst = carnet.session("analyst").unwrap();
+    assert_eq!(analyst.loaded_skills().collect::<Vec<_>>(), ["dataAnalysis"]);
+    assert!(analyst.is_exposed("analyzeStatistics"));
+    assert!(
+        analyst.system_prompt().contains("# Data analysis"),
+        "its content is in the prompt"
+    );
+    // ...and may load the global on-demand skill, which the catalog lists.
+    assert!(analyst.system_prompt().contains("- **webSearch**: Search the web"));
+    let mut analyst = analyst;
+    assert_eq!(
+        call(&mut analyst, "loadSkill", json!({"skillName": "webSearch"})).value["success"],
+        true
+    );
+    assert!(analyst.is_exposed("basicSearch"));
+    // The researcher's own initial skill comes first.
+    let researcher = carnet.session("researcher").unwrap();
+    assert_eq!(
+        researcher.loaded_skills().collect::<Vec<_>>(),
+        ["webSearch", "dataAnalysis"]
+    );
+}

@@ -190,3 +190,32 @@ fn argument_errors_name_the_field() {
         out.value
     );
 }
+
+/// The input schema of every tool, as the model receives it, against
+/// `tests/snapshots/schemas.json` (re-bless with `CARNET_BLESS=1`).
+#[test]
+fn schema_snapshots() {
+    let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
+    let mut session = carnet.session(agents::RESEARCHER).unwrap();
+    for skill in ["dataAnalysis", "unitConversion", "reportWriting"] {
+        session.load_skill(skill).unwrap();
+    }
+    let schemas: serde_json::Map<String, Value> = session
+        .tools()
+        .iter()
+        .filter(|t| t.kind == carnet::ToolKind::Domain)
+        .map(|t| (t.name.clone(), (*t.input_schema).clone()))
+        .collect();
+    assert_eq!(schemas.len(), 11);
+    let actual = serde_json::to_string_pretty(&schemas).unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/schemas.json");
+    if std::env::var_os("CARNET_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).expect("tests/snapshots/schemas.json (CARNET_BLESS=1 creates it)");
+    assert!(
+        expected == actual,
+        "the tool schemas changed (CARNET_BLESS=1 to accept):\n{actual}"
+    );
+}
