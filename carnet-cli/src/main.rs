@@ -204,7 +204,8 @@ fn color(cli: &Cli) -> bool {
 }
 
 /// Checks the directory (or loads `--manifest`); prints warnings; fails on errors.
-fn checked(cli: &Cli) -> Result<(Option<Report>, Manifest), Failure> {
+/// The manifest, and where `carnet build` writes it by default (none with `--manifest`).
+fn checked(cli: &Cli) -> Result<(Option<PathBuf>, Manifest), Failure> {
     if let Some(path) = &cli.manifest {
         let json = std::fs::read_to_string(path)
             .map_err(|e| Failure::usage(format!("error: cannot read `{}`: {e}", path.display())))?;
@@ -225,8 +226,9 @@ fn checked(cli: &Cli) -> Result<(Option<Report>, Manifest), Failure> {
     if cli.format == Format::Text && report.warnings().next().is_some() {
         eprint!("{}", report.render(color(cli)));
     }
-    let manifest = report.manifest().cloned().expect("no errors means a manifest");
-    Ok((Some(report), manifest))
+    let output = report.default_output();
+    let manifest = report.into_manifest().map_err(|e| Failure::content(e.to_string()))?;
+    Ok((Some(output), manifest))
 }
 
 fn diagnostics_json(report: &Report) -> String {
@@ -288,34 +290,38 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }
         Command::Build { out } => {
             let (report, manifest) = checked(cli)?;
-            let json = manifest.to_json_pretty();
-            let out = match (out, &report) {
+            let out = match (out, report) {
                 (Some(out), _) => out.clone(),
-                (None, Some(report)) => report.default_output(),
+                (None, Some(default)) => default,
                 (None, None) => return Err(Failure::usage("error: `--out` is required with `--manifest`")),
             };
             if out == Path::new("-") {
-                outln!("{json}");
+                outln!("{}", manifest.to_json_pretty());
                 return Ok(());
             }
             if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| Failure::content(format!("error: cannot create `{}`: {e}", parent.display())))?;
             }
-            std::fs::write(&out, &json)
-                .map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
+            // Streamed to the file: a large manifest is never held as one string.
+            let write = || -> std::io::Result<u64> {
+                let file = std::fs::File::create(&out)?;
+                let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+                manifest.write_json_pretty(&mut writer)?;
+                let file = writer.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+                Ok(file.metadata()?.len())
+            };
+            let bytes =
+                write().map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
             match cli.format {
                 Format::Json => outln!(
                     "{}",
-                    serde_json::json!({"manifest": out.to_string_lossy(), "bytes": json.len(), "fingerprint": format!("{:016x}", manifest.fingerprint)})
+                    serde_json::json!({"manifest": out.to_string_lossy(), "bytes": bytes, "fingerprint": format!("{:016x}", manifest.fingerprint)})
                 ),
-                Format::Text => outln!(
-                    "wrote `{}` ({}; {} bytes)",
-                    out.display(),
-                    summary(&manifest),
-                    json.len()
-                ),
+                Format::Text => outln!("wrote `{}` ({}; {} bytes)", out.display(), summary(&manifest), bytes),
             }
+            // Freeing a large manifest takes a while and the process ends now anyway.
+            std::mem::forget(manifest);
             Ok(())
         }
         Command::List { agent, depth } => {

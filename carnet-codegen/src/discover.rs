@@ -186,13 +186,20 @@ pub(crate) fn discover(root: &Path, filter: &Filter) -> Discovered {
             files: Vec::new(),
         })
         .collect();
+    let index_of: std::collections::HashMap<&str, usize> =
+        skill_dirs.iter().enumerate().map(|(i, dir)| (*dir, i)).collect();
     for entry in &skill_entries {
-        // The deepest skill folder holding the file owns it.
-        let owner = skill_dirs
-            .iter()
-            .enumerate()
-            .filter(|(_, dir)| entry.relative.starts_with(&format!("{dir}/")))
-            .max_by_key(|(_, dir)| dir.len());
+        // The deepest skill folder holding the file owns it: walk up its parents.
+        let mut dir = parent(&entry.relative);
+        let owner = loop {
+            if let Some(&index) = index_of.get(dir) {
+                break Some((index, dir));
+            }
+            if dir.is_empty() {
+                break None;
+            }
+            dir = parent(dir);
+        };
         if let Some((index, dir)) = owner {
             let inner = &entry.relative[dir.len() + 1..];
             if inner != "SKILL.md" && filter.accepts(&entry.relative) {
@@ -202,21 +209,23 @@ pub(crate) fn discover(root: &Path, filter: &Filter) -> Discovered {
     }
 
     let toolset_entries = walk(root, "toolsets");
+    let mut by_folder: std::collections::HashMap<&str, Vec<&Entry>> = std::collections::HashMap::new();
+    for entry in &toolset_entries {
+        by_folder.entry(parent(&entry.relative)).or_default().push(entry);
+    }
     let toolsets = toolset_entries
         .iter()
         .filter(|e| file_named("TOOLSET.md")(e) && filter.accepts(&e.relative))
         .map(|manifest| {
-            let dir = parent(&manifest.relative);
-            let tool_files = toolset_entries
+            let tool_files = by_folder[parent(&manifest.relative)]
                 .iter()
                 .filter(|e| {
                     !e.dir_link
-                        && parent(&e.relative) == dir
                         && Path::new(&e.relative).extension().is_some_and(|ext| ext == "md")
                         && !e.relative.ends_with("/TOOLSET.md")
                         && filter.accepts(&e.relative)
                 })
-                .cloned()
+                .map(|e| (*e).clone())
                 .collect();
             ToolsetDir {
                 manifest: manifest.clone(),

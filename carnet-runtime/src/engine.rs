@@ -5,7 +5,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 
@@ -290,6 +290,55 @@ pub(crate) struct Inner {
     pub(crate) tools: Vec<DomainTool>,
     /// Canonical name and provider alias → global tool ids.
     pub(crate) tool_names: HashMap<String, Vec<u32>>,
+    /// Prompts and tool lists by session state, shared by every session.
+    pub(crate) state_cache: StateCache,
+}
+
+/// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool
+/// list on the exposed tools. Conversations tend to reach the same few states (the initial
+/// one above all), so the engine keeps one copy of each: a session gets an `Arc`, and a new
+/// session in a known state builds nothing. Bounded: past `STATE_CACHE_LIMIT` entries the
+/// cache starts over (entries are cheap to rebuild; sessions keep their own `Arc`s).
+#[derive(Default)]
+pub(crate) struct StateCache {
+    prompts: Mutex<HashMap<PromptKey, Arc<str>>>,
+    tools: Mutex<HashMap<ToolsKey, Arc<[ToolSpec]>>>,
+}
+
+/// Agent, loaded skills (in load order), exposed tools (in exposure order).
+pub(crate) type PromptKey = (u32, Box<[u32]>, Box<[u32]>);
+
+/// Exposed tools, in exposure order.
+pub(crate) type ToolsKey = Box<[u32]>;
+
+const STATE_CACHE_LIMIT: usize = 4096;
+
+impl StateCache {
+    pub(crate) fn prompt(&self, key: PromptKey, build: impl FnOnce() -> Arc<str>) -> Arc<str> {
+        let mut prompts = self.prompts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(prompt) = prompts.get(&key) {
+            return Arc::clone(prompt);
+        }
+        let prompt = build();
+        if prompts.len() >= STATE_CACHE_LIMIT {
+            prompts.clear();
+        }
+        prompts.insert(key, Arc::clone(&prompt));
+        prompt
+    }
+
+    pub(crate) fn tools(&self, key: ToolsKey, build: impl FnOnce() -> Arc<[ToolSpec]>) -> Arc<[ToolSpec]> {
+        let mut tools = self.tools.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(list) = tools.get(&key) {
+            return Arc::clone(list);
+        }
+        let list = build();
+        if tools.len() >= STATE_CACHE_LIMIT {
+            tools.clear();
+        }
+        tools.insert(key, Arc::clone(&list));
+        list
+    }
 }
 
 pub(crate) struct DomainTool {
@@ -759,6 +808,7 @@ impl CarnetBuilder {
                 toolset_first_tool,
                 tools,
                 tool_names,
+                state_cache: StateCache::default(),
             }),
         })
     }

@@ -66,8 +66,8 @@ pub struct Manifest {
     pub variables: List<(Text, Text)>,
     /// Environment variable prefixes allowed for variable injection (`envPrefix`).
     pub env_prefixes: List<Text>,
-    /// FNV-1a hash of the manifest's canonical JSON: identifies the content a session
-    /// state was produced against.
+    /// Hash of the manifest's canonical JSON ([`Manifest::compute_fingerprint`]): identifies
+    /// the content a session state was produced against.
     pub fingerprint: u64,
 }
 

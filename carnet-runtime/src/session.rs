@@ -2,6 +2,7 @@
 
 use std::cell::OnceCell;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -139,8 +140,8 @@ pub struct Session {
     tools: Vec<u32>,
     /// Exposed tool ids, in the order they became available.
     exposed: Vec<u32>,
-    prompt_cache: OnceCell<String>,
-    tools_cache: OnceCell<Vec<ToolSpec>>,
+    prompt_cache: OnceCell<Arc<str>>,
+    tools_cache: OnceCell<Arc<[ToolSpec]>>,
 }
 
 impl fmt::Debug for Session {
@@ -421,11 +422,18 @@ impl Session {
     pub fn system_prompt(&self) -> &str {
         self.prompt_cache.get_or_init(|| {
             let inner = self.inner();
-            let prefix = inner.agents[self.agent as usize]
-                .prefix
-                .get_or_init(|| prompt::prefix(inner, self.agent, None));
-            let suffix = prompt::suffix(inner, self.agent, &self.skills, &self.exposed);
-            join(prefix, &suffix)
+            let key = (
+                self.agent,
+                self.skills.clone().into_boxed_slice(),
+                self.exposed.clone().into_boxed_slice(),
+            );
+            inner.state_cache.prompt(key, || {
+                let prefix = inner.agents[self.agent as usize]
+                    .prefix
+                    .get_or_init(|| prompt::prefix(inner, self.agent, None));
+                let suffix = prompt::suffix(inner, self.agent, &self.skills, &self.exposed);
+                join(prefix, &suffix).into()
+            })
         })
     }
 
@@ -443,11 +451,14 @@ impl Session {
     pub fn tools(&self) -> &[ToolSpec] {
         self.tools_cache.get_or_init(|| {
             let inner = self.inner();
-            let mut tools = inner.meta_specs.clone();
-            if inner.mode == ExposureMode::Dynamic {
-                tools.extend(self.exposed.iter().map(|&id| inner.tools[id as usize].spec.clone()));
-            }
-            tools
+            let key = self.exposed.clone().into_boxed_slice();
+            inner.state_cache.tools(key, || {
+                let mut tools = inner.meta_specs.clone();
+                if inner.mode == ExposureMode::Dynamic {
+                    tools.extend(self.exposed.iter().map(|&id| inner.tools[id as usize].spec.clone()));
+                }
+                tools.into()
+            })
         })
     }
 

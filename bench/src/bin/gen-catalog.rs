@@ -64,7 +64,7 @@ fn main() {
         &dir.join("agents/agent/AGENT.md"),
         &format!(
             "---\nname: agent\ndescription: Uses every skill\ninitialSkills: [{initial}]\nskills: [{}]\n---\nYou are a helpful agent.\n",
-            skills.join(", ")
+            skills.iter().skip(1).cloned().collect::<Vec<_>>().join(", ")
         ),
     );
     println!("wrote {count} skills to {}", dir.display());

@@ -157,7 +157,7 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
             ::carnet::__private::Cow::Borrowed("PUBLIC_"),
         ],
     ),
-    fingerprint: 13545055307800092405u64,
+    fingerprint: 11947015020196030419u64,
 };
 /// Typed ids of the agents.
 pub mod agents {

@@ -153,7 +153,7 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
     env_prefixes: ::carnet::__private::Cow::Borrowed(
         &[::carnet::__private::Cow::Borrowed("APP_")],
     ),
-    fingerprint: 5168395787236590143u64,
+    fingerprint: 15988091337349544117u64,
 };
 /// Typed ids of the agents.
 pub mod agents {

@@ -417,7 +417,7 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
             ::carnet::__private::Cow::Borrowed("PUBLIC_"),
         ],
     ),
-    fingerprint: 7627022689467713798u64,
+    fingerprint: 16539452255284067533u64,
 };
 /// Typed ids of the agents.
 pub mod agents {
