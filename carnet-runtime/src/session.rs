@@ -138,8 +138,6 @@ pub struct Session {
     toolsets: Vec<u32>,
     /// Tools loaded directly.
     tools: Vec<u32>,
-    /// Exposed tool ids, in the order they became available.
-    exposed: Vec<u32>,
     prompt_cache: OnceCell<Arc<str>>,
     tools_cache: OnceCell<Arc<[ToolSpec]>>,
 }
@@ -172,7 +170,6 @@ impl Carnet {
             skills: Vec::new(),
             toolsets: Vec::new(),
             tools: Vec::new(),
-            exposed: Vec::new(),
             prompt_cache: OnceCell::new(),
             tools_cache: OnceCell::new(),
         };
@@ -249,9 +246,9 @@ impl Session {
 
     /// The exposed domain tools, in the order they became available.
     pub fn exposed_tools(&self) -> impl Iterator<Item = &str> + '_ {
-        self.exposed
-            .iter()
-            .map(|&id| self.inner().tools[id as usize].spec.name.as_str())
+        self.exposed()
+            .into_iter()
+            .map(|id| self.inner().tools[id as usize].spec.name.as_str())
     }
 
     /// Whether skill `name` is loaded.
@@ -270,7 +267,7 @@ impl Session {
 
     fn exposed_id(&self, tool: &str) -> Option<u32> {
         let ids = self.inner().tool_names.get(tool)?;
-        ids.iter().copied().find(|id| self.exposed.contains(id))
+        ids.iter().copied().find(|&id| self.is_exposed_id(id))
     }
 
     fn reachable_skill(&self, name: &str) -> Option<u32> {
@@ -312,36 +309,42 @@ impl Session {
         self.tools_cache.take();
     }
 
-    fn expose_toolset(&mut self, toolset: u32) -> Vec<u32> {
-        let range = self.carnet.inner.toolset_tools(toolset);
-        let mut added = Vec::new();
-        for id in range {
-            if !self.exposed.contains(&id) {
-                self.exposed.push(id);
-                added.push(id);
+    /// The exposed tool ids, in the order they became available: the tools of the loaded
+    /// skills' toolsets (in load order), of the toolsets loaded directly, then the tools
+    /// loaded directly. Derived, not stored: a session holds only what it loaded.
+    fn exposed(&self) -> Vec<u32> {
+        let inner = self.inner();
+        let mut ids: Vec<u32> = Vec::new();
+        let mut push = |id: u32| {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        };
+        for &s in &self.skills {
+            for &t in &inner.skill_toolsets[s as usize] {
+                inner.toolset_tools(t).for_each(&mut push);
             }
         }
-        added
+        for &t in &self.toolsets {
+            inner.toolset_tools(t).for_each(&mut push);
+        }
+        self.tools.iter().copied().for_each(push);
+        ids
     }
 
-    /// Rebuilds the exposed tools from the loaded skills, toolsets and tools.
+    fn is_exposed_id(&self, id: u32) -> bool {
+        let inner = self.inner();
+        let toolset = inner.tools[id as usize].toolset;
+        self.tools.contains(&id)
+            || self.toolsets.contains(&toolset)
+            || self
+                .skills
+                .iter()
+                .any(|&s| inner.skill_toolsets[s as usize].contains(&toolset))
+    }
+
+    /// Recomputes what depends on the loaded skills, toolsets and tools.
     fn recompute(&mut self) {
-        self.exposed.clear();
-        let carnet = self.carnet.clone();
-        let inner = &carnet.inner;
-        for s in self.skills.clone() {
-            for &t in &inner.skill_toolsets[s as usize] {
-                self.expose_toolset(t);
-            }
-        }
-        for t in self.toolsets.clone() {
-            self.expose_toolset(t);
-        }
-        for id in self.tools.clone() {
-            if !self.exposed.contains(&id) {
-                self.exposed.push(id);
-            }
-        }
         self.invalidate();
     }
 
@@ -368,10 +371,9 @@ impl Session {
     fn load_skill_index(&mut self, s: u32) -> Vec<String> {
         let mut added = Vec::new();
         if !self.skills.contains(&s) {
+            let before = self.exposed();
             self.skills.push(s);
-            for t in self.carnet.inner.skill_toolsets[s as usize].clone() {
-                added.extend(self.expose_toolset(t));
-            }
+            added = self.exposed().into_iter().filter(|id| !before.contains(id)).collect();
             self.invalidate();
         }
         added
@@ -422,16 +424,17 @@ impl Session {
     pub fn system_prompt(&self) -> &str {
         self.prompt_cache.get_or_init(|| {
             let inner = self.inner();
+            let exposed = self.exposed();
             let key = (
                 self.agent,
                 self.skills.clone().into_boxed_slice(),
-                self.exposed.clone().into_boxed_slice(),
+                exposed.clone().into_boxed_slice(),
             );
             inner.state_cache.prompt(key, || {
                 let prefix = inner.agents[self.agent as usize]
                     .prefix
                     .get_or_init(|| prompt::prefix(inner, self.agent, None));
-                let suffix = prompt::suffix(inner, self.agent, &self.skills, &self.exposed);
+                let suffix = prompt::suffix(inner, self.agent, &self.skills, &exposed);
                 join(prefix, &suffix).into()
             })
         })
@@ -442,7 +445,10 @@ impl Session {
     pub fn system_prompt_with(&self, variables: &Variables) -> String {
         let inner = self.inner();
         let prefix = prompt::prefix(inner, self.agent, Some(variables));
-        join(&prefix, &prompt::suffix(inner, self.agent, &self.skills, &self.exposed))
+        join(
+            &prefix,
+            &prompt::suffix(inner, self.agent, &self.skills, &self.exposed()),
+        )
     }
 
     /// The tools to offer the model: the meta-tools, then (in dynamic mode) the exposed
@@ -451,11 +457,11 @@ impl Session {
     pub fn tools(&self) -> &[ToolSpec] {
         self.tools_cache.get_or_init(|| {
             let inner = self.inner();
-            let key = self.exposed.clone().into_boxed_slice();
-            inner.state_cache.tools(key, || {
+            let exposed = self.exposed();
+            inner.state_cache.tools(exposed.clone().into_boxed_slice(), || {
                 let mut tools = inner.meta_specs.clone();
                 if inner.mode == ExposureMode::Dynamic {
-                    tools.extend(self.exposed.iter().map(|&id| inner.tools[id as usize].spec.clone()));
+                    tools.extend(exposed.iter().map(|&id| inner.tools[id as usize].spec.clone()));
                 }
                 tools.into()
             })
@@ -475,7 +481,7 @@ impl Session {
                 similar: similar(tool, names, 3),
             };
         };
-        if let Some(id) = ids.iter().copied().find(|id| self.exposed.contains(id)) {
+        if let Some(id) = ids.iter().copied().find(|&id| self.is_exposed_id(id)) {
             let toolset = inner.tools[id as usize].toolset;
             let skill = self
                 .skills
@@ -776,7 +782,7 @@ impl Session {
             .iter()
             .map(|&t| {
                 let toolset = &inner.manifest.toolsets[t as usize];
-                let loaded = inner.toolset_tools(t).all(|id| self.exposed.contains(&id));
+                let loaded = inner.toolset_tools(t).all(|id| self.is_exposed_id(id));
                 json!({"name": toolset.name, "description": toolset.description, "toolCount": toolset.tools.len(), "loaded": loaded})
             })
             .collect();
@@ -804,9 +810,6 @@ impl Session {
         };
         if !self.toolsets.contains(&t) {
             self.toolsets.push(t);
-        }
-        let added = self.expose_toolset(t);
-        if !added.is_empty() {
             self.invalidate();
         }
         let carnet = self.carnet.clone();
@@ -833,9 +836,8 @@ impl Session {
         let Some(id) = self.reachable_tool(name) else {
             return self.not_exposed(name);
         };
-        if !self.exposed.contains(&id) {
+        if !self.is_exposed_id(id) {
             self.tools.push(id);
-            self.exposed.push(id);
             self.invalidate();
         }
         let carnet = self.carnet.clone();
