@@ -163,6 +163,7 @@ pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<No
     let mut builder = TreeBuilder {
         base: range.start,
         yaml,
+        char_offsets: CharOffsets::new(yaml),
         stack: Vec::new(),
         anchors: Vec::new(),
         root: None,
@@ -170,7 +171,7 @@ pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<No
     };
     let mut parser = Parser::new_from_str(yaml);
     if let Err(e) = parser.load(&mut builder, false) {
-        let offset = range.start + char_to_byte(yaml, e.marker().index());
+        let offset = range.start + builder.char_offsets.byte(e.marker().index());
         return Err(YamlError {
             offset,
             end: offset,
@@ -184,9 +185,30 @@ pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<No
     Ok(builder.root.unwrap_or_else(empty))
 }
 
-/// yaml-rust2 markers count characters; spans are bytes.
-fn char_to_byte(s: &str, chars: usize) -> usize {
-    s.char_indices().nth(chars).map_or(s.len(), |(i, _)| i)
+/// yaml-rust2 markers count characters; spans are bytes. ASCII text (the usual case) maps
+/// one to one; otherwise a table built once keeps each lookup O(1).
+enum CharOffsets {
+    Ascii(usize),
+    Table(Vec<usize>),
+}
+
+impl CharOffsets {
+    fn new(text: &str) -> Self {
+        if text.is_ascii() {
+            CharOffsets::Ascii(text.len())
+        } else {
+            let mut table: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            table.push(text.len());
+            CharOffsets::Table(table)
+        }
+    }
+
+    fn byte(&self, chars: usize) -> usize {
+        match self {
+            CharOffsets::Ascii(len) => chars.min(*len),
+            CharOffsets::Table(table) => table.get(chars).copied().unwrap_or(*table.last().unwrap_or(&0)),
+        }
+    }
 }
 
 enum Frame {
@@ -197,6 +219,7 @@ enum Frame {
 struct TreeBuilder<'a> {
     base: usize,
     yaml: &'a str,
+    char_offsets: CharOffsets,
     stack: Vec<Frame>,
     anchors: Vec<(usize, Node)>,
     root: Option<Node>,
@@ -205,7 +228,7 @@ struct TreeBuilder<'a> {
 
 impl TreeBuilder<'_> {
     fn offset(&self, mark: Marker) -> usize {
-        self.base + char_to_byte(self.yaml, mark.index())
+        self.base + self.char_offsets.byte(mark.index())
     }
 
     fn finish(&mut self, node: Node, anchor: usize) {

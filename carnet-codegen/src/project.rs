@@ -43,11 +43,58 @@ pub(crate) struct Project {
     pub(crate) read_files: Vec<PathBuf>,
 }
 
+/// Files read ahead of parsing, on every core: reading thousands of small files is mostly
+/// waiting on the kernel, which parallelises well.
+#[derive(Default)]
+struct Prefetched(std::collections::VecDeque<(PathBuf, std::io::Result<Vec<u8>>)>);
+
+impl Prefetched {
+    /// Reads `paths` on every core, in order (the order `load` asks for them).
+    fn read_all(paths: &[PathBuf]) -> Self {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(8);
+        if threads < 2 || paths.len() < 64 {
+            return Prefetched::default();
+        }
+        let chunk = paths.len().div_ceil(threads);
+        let files = std::thread::scope(|scope| {
+            let handles: Vec<_> = paths
+                .chunks(chunk)
+                .map(|chunk| scope.spawn(move || chunk.iter().map(|p| (p.clone(), fs::read(p))).collect::<Vec<_>>()))
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        });
+        Prefetched(files)
+    }
+
+    /// The bytes of `path`: requests come in the prefetch order, possibly skipping files (a
+    /// toolset whose TOOLSET.md fails skips its tool files), so skipped ones are dropped.
+    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
+        while let Some((next, _)) = self.0.front() {
+            if next == path {
+                return self.0.pop_front().map_or_else(|| fs::read(path), |(_, bytes)| bytes);
+            }
+            if !self.0.iter().any(|(p, _)| p == path) {
+                break;
+            }
+            self.0.pop_front();
+        }
+        fs::read(path)
+    }
+}
+
 /// Reads a content file into `sources`; reports it when it cannot be read or is not UTF-8.
-fn read_source(project: &mut Project, path: &Path, relative: &str, diags: &mut Diagnostics) -> Option<FileId> {
+fn read_source(
+    project: &mut Project,
+    prefetched: &mut Prefetched,
+    path: &Path,
+    relative: &str,
+    diags: &mut Diagnostics,
+) -> Option<FileId> {
     project.read_files.push(path.to_path_buf());
     let display = project.root.join(relative);
-    match fs::read(path) {
+    match prefetched.read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Some(project.sources.add(display, text)),
             Err(e) => {
@@ -94,7 +141,13 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
     }
     let config_path = root.join("carnet.config.json");
     if config_path.is_file()
-        && let Some(id) = read_source(&mut project, &config_path, "carnet.config.json", diags)
+        && let Some(id) = read_source(
+            &mut project,
+            &mut Prefetched::default(),
+            &config_path,
+            "carnet.config.json",
+            diags,
+        )
     {
         project.settings = settings::parse(id, &project.sources, diags);
     }
@@ -107,17 +160,34 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         skills,
         toolsets,
     } = discover::discover(root, &filter);
+    let mut prefetched = Prefetched::read_all(
+        &agents
+            .iter()
+            .map(|e| e.path.clone())
+            .chain(skills.iter().map(|s| s.manifest.path.clone()))
+            .chain(toolsets.iter().flat_map(|t| {
+                std::iter::once(&t.manifest)
+                    .chain(&t.tool_files)
+                    .map(|e| e.path.clone())
+            }))
+            .collect::<Vec<_>>(),
+    );
 
     for entry in agents {
-        if let Some(id) = read_source(&mut project, &entry.path, &entry.relative, diags)
+        if let Some(id) = read_source(&mut project, &mut prefetched, &entry.path, &entry.relative, diags)
             && let Some(agent) = model::parse_agent(id, &project.sources, diags)
         {
             project.agents.push(agent);
         }
     }
     for folder in skills {
-        if let Some(id) = read_source(&mut project, &folder.manifest.path, &folder.manifest.relative, diags)
-            && let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, diags)
+        if let Some(id) = read_source(
+            &mut project,
+            &mut prefetched,
+            &folder.manifest.path,
+            &folder.manifest.relative,
+            diags,
+        ) && let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, diags)
         {
             project.skills.push(Skill {
                 def,
@@ -127,14 +197,20 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         }
     }
     for dir in toolsets {
-        let Some(id) = read_source(&mut project, &dir.manifest.path, &dir.manifest.relative, diags) else {
+        let Some(id) = read_source(
+            &mut project,
+            &mut prefetched,
+            &dir.manifest.path,
+            &dir.manifest.relative,
+            diags,
+        ) else {
             continue;
         };
         let Some(mut toolset) = model::parse_toolset(id, &project.sources, diags) else {
             continue;
         };
         for entry in &dir.tool_files {
-            let Some(file) = read_source(&mut project, &entry.path, &entry.relative, diags) else {
+            let Some(file) = read_source(&mut project, &mut prefetched, &entry.path, &entry.relative, diags) else {
                 continue;
             };
             let Some(tool) = model::parse_tool_file(file, &project.sources, diags) else {

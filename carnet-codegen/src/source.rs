@@ -38,7 +38,8 @@ pub(crate) struct SourceFile {
     pub(crate) display: PathBuf,
     /// The file's text (empty when it could not be read).
     pub(crate) text: String,
-    line_starts: Vec<usize>,
+    /// Computed when a position is first needed: most files never need one.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// Every source file read, so diagnostics can show snippets and positions.
@@ -49,13 +50,10 @@ pub(crate) struct Sources {
 
 impl Sources {
     pub(crate) fn add(&mut self, display: PathBuf, text: String) -> FileId {
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         self.files.push(SourceFile {
             display,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         });
         FileId(u32::try_from(self.files.len() - 1).expect("fewer than 4 billion files"))
     }
@@ -72,8 +70,13 @@ impl Sources {
     pub(crate) fn line_col(&self, id: FileId, offset: usize) -> (u32, u32) {
         let file = self.get(id);
         let offset = offset.min(file.text.len());
-        let line = file.line_starts.partition_point(|&start| start <= offset) - 1;
-        let start = file.line_starts[line];
+        let line_starts = file.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(file.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = line_starts.partition_point(|&start| start <= offset) - 1;
+        let start = line_starts[line];
         let column = file
             .text
             .get(start..offset)

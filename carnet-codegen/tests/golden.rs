@@ -169,3 +169,11 @@ fn compile_without_out_dir_is_a_clear_error() {
     assert!(matches!(err, carnet_codegen::Error::OutDir), "{err}");
     assert!(err.to_string().contains("OUT_DIR"));
 }
+
+#[test]
+fn errors_can_cross_threads() {
+    // `anyhow` and `Box<dyn Error + Send + Sync>` in build scripts need this.
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<carnet_codegen::Error>();
+    send_sync::<carnet_codegen::Report>();
+}

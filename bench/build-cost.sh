@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# What a large catalog costs at build time: a crate whose build.rs compiles a 1,000-skill
+# catalog (SKILLS to change it) and whose main includes the manifest. Reports the time of
+# `carnet_codegen::compile` inside build.rs, the crate's build (build script + compilation,
+# dependencies prebuilt), and the incremental rebuild after editing one SKILL.md.
+#
+#   bash bench/build-cost.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+scratch="$root/target/build-cost"
+skills="${SKILLS:-1000}"
+crate="$scratch/catalog-crate"
+rm -rf "$crate"
+mkdir -p "$crate/src"
+(cd "$root" && cargo build --quiet --release -p carnet-bench --bin gen-catalog)
+"$root/target/release/gen-catalog" "$skills" "$crate/carnet" >/dev/null
+
+cat > "$crate/Cargo.toml" <<EOF
+[package]
+name = "catalog-crate"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+carnet = { path = "$root" }
+
+[build-dependencies]
+carnet-codegen = { path = "$root/carnet-codegen" }
+
+[workspace]
+EOF
+cp "$root/Cargo.lock" "$crate/Cargo.lock"
+cat > "$crate/build.rs" <<'EOF'
+fn main() {
+    let start = std::time::Instant::now();
+    carnet_codegen::compile("carnet").unwrap_or_else(|e| e.exit());
+    let elapsed = start.elapsed().as_millis();
+    std::fs::write(std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("codegen-ms"), elapsed.to_string()).unwrap();
+}
+EOF
+cat > "$crate/src/main.rs" <<'EOF'
+carnet::include_manifest!();
+
+fn main() {
+    let m = &manifest::MANIFEST;
+    println!("{} skills, {} toolsets", m.skills.len(), m.toolsets.len());
+}
+EOF
+
+export CARGO_TARGET_DIR="$scratch/target"
+now_ns() { date +%s%N; }
+seconds() { awk -v ns="$1" 'BEGIN {printf "%.2f", ns / 1e9}'; }
+# Dependencies first, with a small catalog, so the timings below are the crate's own.
+mv "$crate/carnet" "$crate/carnet-full"
+"$root/target/release/gen-catalog" 2 "$crate/carnet" >/dev/null
+(cd "$crate" && cargo build --quiet)
+rm -rf "$crate/carnet" && mv "$crate/carnet-full" "$crate/carnet"
+
+t0=$(now_ns); (cd "$crate" && cargo build --quiet); t1=$(now_ns)
+full=$((t1 - t0))
+codegen=$(cat "$(ls -t "$CARGO_TARGET_DIR"/debug/build/catalog-crate-*/out/codegen-ms | head -1)")
+out=$(cd "$crate" && cargo run --quiet)
+
+skill="$crate/carnet/skills/skill-00007/SKILL.md"
+echo "Edited for the incremental build." >> "$skill"
+t0=$(now_ns); (cd "$crate" && cargo build --quiet); t1=$(now_ns)
+incremental=$((t1 - t0))
+codegen_again=$(cat "$(ls -t "$CARGO_TARGET_DIR"/debug/build/catalog-crate-*/out/codegen-ms | head -1)")
+t0=$(now_ns); (cd "$crate" && cargo build --quiet); t1=$(now_ns)
+noop=$((t1 - t0))
+
+echo "build cost of a $skills-skill catalog ($out; debug, dependencies prebuilt):"
+echo "  carnet_codegen::compile in build.rs: ${codegen} ms"
+echo "  crate build (build script + compilation of the generated manifest): $(seconds "$full") s"
+echo "  after editing one SKILL.md: $(seconds "$incremental") s (codegen ${codegen_again} ms)"
+echo "  nothing changed: $(seconds "$noop") s"
