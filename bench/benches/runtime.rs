@@ -8,8 +8,15 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use carnet_bench::catalog;
-use carnet_runtime::{Carnet, Session};
+use carnet_bench::{catalog, catalog_json};
+use carnet_runtime::{Carnet, Manifest, Session, ToolImpl, ToolsetImpl, block_on};
+use serde_json::json;
+
+/// The 100-skill catalog `build.rs` compiled: a generated `'static` manifest.
+#[allow(missing_docs, unreachable_pub, dead_code, clippy::all, clippy::pedantic)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/carnet/manifest.rs"));
+}
 
 /// Counts the bytes currently allocated, to measure what a session holds.
 struct Counting;
@@ -46,6 +53,11 @@ fn median_ns(rounds: usize, iterations: usize, mut f: impl FnMut()) -> f64 {
         .collect();
     samples.sort_by(f64::total_cmp);
     samples[rounds / 2]
+}
+
+#[inline(never)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
 }
 
 fn loaded_session(carnet: &Carnet, skills: usize) -> Session {
@@ -87,6 +99,66 @@ fn main() {
             black_box(s.load_skill("skill-00002").unwrap());
         });
         println!("{size:>7} {create:>14.0} {cold:>14.0} {warm:>14.1} {tools:>14.1} {load:>14.0}");
+    }
+
+    // Loading a manifest: the generated static one against the same content from JSON.
+    let json = generated::MANIFEST.to_json();
+    let from_static = median_ns(21, 50, || {
+        black_box(
+            Carnet::builder(&generated::MANIFEST)
+                .allow_unimplemented()
+                .build()
+                .unwrap(),
+        );
+    });
+    let from_json = median_ns(11, 5, || {
+        let manifest = Manifest::from_json(&json).unwrap();
+        black_box(Carnet::builder(&manifest).allow_unimplemented().build().unwrap());
+    });
+    println!(
+        "\nmanifest load (100 skills): generated static {:.1} µs, from JSON {:.1} µs ({:.0}x)",
+        from_static / 1e3,
+        from_json / 1e3,
+        from_json / from_static
+    );
+
+    // A domain tool through the session against the function itself; state() + resume.
+    println!(
+        "\n{:>7} {:>16} {:>14} {:>18}",
+        "skills", "dispatch (ns)", "direct (ns)", "state+resume (ns)"
+    );
+    for size in [10, 100, 1_000] {
+        let manifest = Manifest::from_value(&catalog_json(size)).unwrap();
+        let add_tool = ToolImpl::from_fn(
+            "tool0x0",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
+            |args| async move {
+                Ok(json!(add(
+                    args["a"].as_i64().unwrap_or(0),
+                    args["b"].as_i64().unwrap_or(0)
+                )))
+            },
+        );
+        let carnet = Carnet::builder(&manifest)
+            .toolset(ToolsetImpl::new("toolset-00000", [add_tool]))
+            .allow_unimplemented()
+            .build()
+            .unwrap();
+        let mut session = carnet.session("agent").unwrap();
+        let arguments = json!({"a": 2, "b": 3});
+        let dispatch = median_ns(21, 2_000, || {
+            black_box(block_on(session.call("tool0x0", arguments.clone())));
+        });
+        let direct = median_ns(21, 100_000, || {
+            black_box(add(black_box(2), black_box(3)));
+        });
+        let mut loaded = loaded_session(&carnet, 3);
+        let _ = loaded.tools();
+        let resume = median_ns(21, 500, || {
+            let text = serde_json::to_string(&loaded.state()).unwrap();
+            loaded = carnet.resume(&serde_json::from_str(&text).unwrap()).unwrap();
+        });
+        println!("{size:>7} {dispatch:>16.0} {direct:>14.1} {resume:>18.0}");
     }
 
     let manifest = catalog(100);
