@@ -425,19 +425,25 @@ fn parse_allowed_tools(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<S
     }
 }
 
-fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileRef> {
-    let Some((_, v)) = doc.raw("files") else {
+/// The items of the list under `key` (none when the key is absent or null; a non-list is
+/// reported).
+fn list_items(doc: &mut Document<'_>, key: &str, diags: &mut Diagnostics) -> Vec<Node> {
+    let Some((_, v)) = doc.raw(key) else {
         return Vec::new();
     };
     let span = doc.span(&v);
-    let items = match v.value {
-        Value::Null => return Vec::new(),
+    match v.value {
+        Value::Null => Vec::new(),
         Value::List(items) => items,
         other => {
-            diags.push(wrong_type("files", "a list", &other, span));
-            return Vec::new();
+            diags.push(wrong_type(key, "a list", &other, span));
+            Vec::new()
         }
-    };
+    }
+}
+
+fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileRef> {
+    let items = list_items(doc, "files", diags);
     let mut refs = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let span = doc.span(&item);
@@ -541,18 +547,7 @@ pub(crate) fn parse_toolset(file: FileId, sources: &Sources, diags: &mut Diagnos
 
 /// `tools`: names (TS Carnet 0.3.0) or `{name, description}` objects (later TS Carnet).
 fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<ToolDecl> {
-    let Some((_, v)) = doc.raw("tools") else {
-        return Vec::new();
-    };
-    let span = doc.span(&v);
-    let items = match v.value {
-        Value::Null => return Vec::new(),
-        Value::List(items) => items,
-        other => {
-            diags.push(wrong_type("tools", "a list", &other, span));
-            return Vec::new();
-        }
-    };
+    let items = list_items(doc, "tools", diags);
     let mut decls = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let span = doc.span(&item);
