@@ -177,3 +177,46 @@ fn errors_can_cross_threads() {
     send_sync::<carnet_codegen::Error>();
     send_sync::<carnet_codegen::Report>();
 }
+
+/// Large manifests skip prettyplease (it costs about a second per thousand skills); the
+/// unformatted module is still valid Rust and still deterministic.
+#[test]
+fn large_manifests_are_written_unformatted_but_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("carnet");
+    let mut skills = Vec::new();
+    for i in 0..450 {
+        let skill = format!("s{i}");
+        fs::create_dir_all(root.join(format!("skills/{skill}"))).unwrap();
+        fs::create_dir_all(root.join(format!("toolsets/t{i}"))).unwrap();
+        fs::write(
+            root.join(format!("skills/{skill}/SKILL.md")),
+            format!("---\nname: {skill}\ndescription: Skill {i}\ntoolsets: [t{i}]\n---\nBody \"{i}\".\n"),
+        )
+        .unwrap();
+        let tools: String = (0..4)
+            .map(|j| format!("  - {{name: tool{i}x{j}, description: Tool {j}}}\n"))
+            .collect();
+        fs::write(
+            root.join(format!("toolsets/t{i}/TOOLSET.md")),
+            format!("---\nname: t{i}\ndescription: T\ntools:\n{tools}---\n"),
+        )
+        .unwrap();
+        skills.push(skill);
+    }
+    fs::create_dir_all(root.join("agents/a")).unwrap();
+    fs::write(
+        root.join("agents/a/AGENT.md"),
+        format!(
+            "---\nname: a\ndescription: A\nskills: [{}]\n---\nP\n",
+            skills.join(", ")
+        ),
+    )
+    .unwrap();
+    let mut config = Config::new();
+    config.dir(&root).crate_dir(dir.path());
+    let code = config.generate().unwrap();
+    let _: syn::File = syn::parse_str(&code).expect("valid Rust");
+    assert!(code.lines().count() < 10, "unformatted: {} lines", code.lines().count());
+    assert_eq!(config.generate().unwrap(), code, "deterministic");
+}
