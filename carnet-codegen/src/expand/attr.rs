@@ -1,6 +1,8 @@
 //! The attributes' arguments: `#[carnet::toolset("name")]` and `#[carnet::tool(name = "...")]`.
 
 use syn::parse::{Parse, ParseStream};
+
+use super::messages;
 use syn::{Attribute, Ident, LitStr, Token};
 
 /// `#[carnet::toolset("search-tools")]`.
@@ -13,7 +15,7 @@ impl Parse for ToolsetArgs {
         if input.is_empty() {
             return Err(syn::Error::new(
                 proc_macro2::Span::call_site(),
-                "expected the toolset's name as in TOOLSET.md: `#[carnet::toolset(\"name\")]`",
+                messages::TOOLSET_WITHOUT_NAME,
             ));
         }
         let lookahead = input.lookahead1();
@@ -21,13 +23,14 @@ impl Parse for ToolsetArgs {
             if input.peek(Ident) && input.peek2(Token![=]) {
                 let key: Ident = input.parse()?;
                 input.parse::<Token![=]>()?;
-                let hint = match input.parse::<LitStr>() {
-                    Ok(value) if key == "name" => format!(": write `#[carnet::toolset({:?})]`", value.value()),
-                    _ => String::new(),
-                };
+                let value = input
+                    .parse::<LitStr>()
+                    .ok()
+                    .filter(|_| key == "name")
+                    .map(|v| v.value());
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown key `{key}`: `#[carnet::toolset]` takes the toolset's name only{hint}"),
+                    messages::unknown_toolset_key(&key, value.as_deref()),
                 ));
             }
             return Err(lookahead.error());
@@ -39,10 +42,7 @@ impl Parse for ToolsetArgs {
         if !input.is_empty() {
             if input.peek(Ident) {
                 let key: Ident = input.parse()?;
-                return Err(syn::Error::new(
-                    key.span(),
-                    format!("unknown key `{key}`: `#[carnet::toolset]` takes the toolset's name only"),
-                ));
+                return Err(syn::Error::new(key.span(), messages::unknown_toolset_key(&key, None)));
             }
             return Err(input.error("unexpected tokens after the toolset's name"));
         }
@@ -70,20 +70,13 @@ impl Parse for ToolArgs {
                 input.parse::<Token![=]>()?;
                 let value: LitStr = input.parse()?;
                 if args.name.is_some() {
-                    return Err(syn::Error::new(key.span, "duplicate key `name`"));
+                    return Err(syn::Error::new(key.span, messages::DUPLICATE_NAME_KEY));
                 }
                 args.name = Some(value);
             } else if input.peek(Ident) {
                 let key: Ident = input.parse()?;
-                let hint = if crate::diagnostic::did_you_mean(&key.to_string(), ["name"]).is_some() {
-                    "; did you mean `name`?"
-                } else {
-                    ""
-                };
-                return Err(syn::Error::new(
-                    key.span(),
-                    format!("unknown key `{key}`: `#[carnet::tool]` takes `name`{hint}"),
-                ));
+                let close = crate::diagnostic::did_you_mean(&key.to_string(), ["name"]).is_some();
+                return Err(syn::Error::new(key.span(), messages::unknown_tool_key(&key, close)));
             } else {
                 return Err(lookahead.error());
             }
@@ -109,10 +102,7 @@ pub(crate) fn tool_args(attr: &Attribute) -> syn::Result<ToolArgs> {
     match &attr.meta {
         syn::Meta::Path(_) => Ok(ToolArgs::default()),
         syn::Meta::List(list) => list.parse_args(),
-        syn::Meta::NameValue(nv) => Err(syn::Error::new_spanned(
-            &nv.value,
-            "expected `#[carnet::tool]` or `#[carnet::tool(name = \"...\")]`",
-        )),
+        syn::Meta::NameValue(nv) => Err(syn::Error::new_spanned(&nv.value, messages::TOOL_ATTRIBUTE_FORM)),
     }
 }
 

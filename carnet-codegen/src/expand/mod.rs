@@ -13,6 +13,7 @@
 //! right type, so one mistake gives one error.
 
 mod attr;
+mod messages;
 mod signature;
 
 use std::collections::BTreeMap;
@@ -58,10 +59,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     if attr.to_string() == "__carnet_consumed" {
         return TokenStream::new();
     }
-    let error = syn::Error::new(
-        Span::call_site(),
-        "`#[carnet::tool]` must be inside a `#[carnet::toolset(\"...\")]` module or impl block",
-    );
+    let error = syn::Error::new(Span::call_site(), messages::TOOL_OUTSIDE_TOOLSET);
     let mut out = error.to_compile_error();
     out.extend(item);
     out
@@ -160,30 +158,20 @@ fn manifest_path() -> Option<PathBuf> {
 }
 
 fn load(span: Span, path: Option<&Path>) -> syn::Result<Arc<Loaded>> {
-    let path = path.map(Path::to_path_buf).ok_or_else(|| {
-        syn::Error::new(
-            span,
-            "no carnet manifest: add `carnet_codegen::compile(\"carnet\")` to build.rs (it sets `CARNET_MANIFEST`)",
-        )
-    })?;
-    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).map_err(|e| {
-        syn::Error::new(
-            span,
-            format!("cannot read the carnet manifest `{}`: {e}", path.display()),
-        )
-    })?;
+    let path = path
+        .map(Path::to_path_buf)
+        .ok_or_else(|| syn::Error::new(span, messages::NO_MANIFEST))?;
+    let modified = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .map_err(|e| syn::Error::new(span, messages::unreadable_manifest(&path, &e)))?;
     let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some((_, _, loaded)) = cache.iter().find(|(p, m, _)| *p == path && *m == modified) {
         return Ok(Arc::clone(loaded));
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        syn::Error::new(
-            span,
-            format!("cannot read the carnet manifest `{}`: {e}", path.display()),
-        )
-    })?;
-    let manifest = Manifest::from_json(&text)
-        .map_err(|e| syn::Error::new(span, format!("invalid carnet manifest `{}`: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| syn::Error::new(span, messages::unreadable_manifest(&path, &e)))?;
+    let manifest =
+        Manifest::from_json(&text).map_err(|e| syn::Error::new(span, messages::invalid_manifest(&path, &e)))?;
     let sources = serde_json::from_str::<serde_json::Value>(&text)
         .map(|v| v["sources"].clone())
         .unwrap_or_default();
@@ -225,13 +213,10 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     let toolset_name = args.name.value();
     let Some(toolset) = manifest.toolset(&toolset_name) else {
         let names: Vec<&str> = manifest.toolsets.iter().map(|t| &*t.name).collect();
-        let hint = crate::diagnostic::did_you_mean(&toolset_name, names.iter().copied()).map_or_else(
-            || format!("; the manifest has: {}", list(&names)),
-            |s| format!("; did you mean `{s}`?"),
-        );
+        let suggestion = crate::diagnostic::did_you_mean(&toolset_name, names.iter().copied());
         return Err(syn::Error::new(
             args.name.span(),
-            format!("unknown toolset `{toolset_name}`{hint}"),
+            messages::unknown_toolset(&toolset_name, suggestion, &names),
         ));
     };
 
@@ -252,7 +237,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             // Tools receive owned, deserialized arguments by design.
             attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
             if let Some(extra) = attrs.iter().find(|a| is_tool_attr(a)) {
-                errors.push(syn::Error::new_spanned(extra, "duplicate `#[carnet::tool]` attribute"));
+                errors.push(syn::Error::new_spanned(extra, messages::DUPLICATE_TOOL_ATTRIBUTE));
             }
             if attr.path().segments.len() == 1 {
                 imported_attr = true;
@@ -276,10 +261,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
         match &mut item {
             Item::Mod(module) => {
                 let Some((_, items)) = &mut module.content else {
-                    return Err(syn::Error::new(
-                        module.ident.span(),
-                        "`#[carnet::toolset]` needs an inline module (`mod name { ... }`): macros cannot read a module's file",
-                    ));
+                    return Err(syn::Error::new(module.ident.span(), messages::TOOLSET_ON_FILE_MODULE));
                 };
                 for item in items.iter_mut() {
                     match item {
@@ -292,10 +274,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                                     let attr = f.attrs.remove(index);
                                     errors.push(syn::Error::new_spanned(
                                         &attr,
-                                        format!(
-                                            "tool `{}` is in module `{}`: `#[carnet::tool]` functions go directly in the `#[carnet::toolset]` module",
-                                            f.sig.ident, inner.ident
-                                        ),
+                                        messages::tool_in_nested_module(&f.sig.ident, &inner.ident),
                                     ));
                                     stray.push(f.sig.ident.to_string());
                                 }
@@ -306,7 +285,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                                 && let Some(index) = attrs.iter().position(is_tool_attr)
                             {
                                 let attr = attrs.remove(index);
-                                errors.push(syn::Error::new_spanned(&attr, "`#[carnet::tool]` goes on a function"));
+                                errors.push(syn::Error::new_spanned(&attr, messages::TOOL_NOT_ON_FUNCTION));
                             }
                         }
                     }
@@ -314,15 +293,12 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             }
             Item::Impl(block) => {
                 if let Some((path, _)) = &block.trait_ {
-                    return Err(syn::Error::new_spanned(
-                        path,
-                        "`#[carnet::toolset]` goes on an inherent impl block, not a trait impl",
-                    ));
+                    return Err(syn::Error::new_spanned(path, messages::TOOLSET_ON_TRAIT_IMPL));
                 }
                 if !block.generics.params.is_empty() {
                     return Err(syn::Error::new_spanned(
                         &block.generics,
-                        "`#[carnet::toolset]` cannot be used on a generic impl block",
+                        messages::TOOLSET_ON_GENERIC_IMPL,
                     ));
                 }
                 for item in &mut block.items {
@@ -332,7 +308,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                 }
             }
             other => {
-                let message = "`#[carnet::toolset]` goes on an inline `mod` or an inherent `impl` block";
+                let message = messages::TOOLSET_PLACEMENT;
                 return Err(match other {
                     Item::Struct(i) => syn::Error::new_spanned(&i.ident, message),
                     Item::Enum(i) => syn::Error::new_spanned(&i.ident, message),
@@ -385,10 +361,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
                     (None, many) => {
                         errors.push(syn::Error::new(
                             tool.ident.span(),
-                            format!(
-                                "function `{fn_name}` matches several tools of toolset `{toolset_name}` ({}): say which with `#[carnet::tool(name = \"...\")]`",
-                                many.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
-                            ),
+                            messages::ambiguous(&fn_name, &toolset_name, many),
                         ));
                         stray.extend(many.iter().map(|d| (*d).to_owned()));
                         continue;
@@ -399,10 +372,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
         if let Some((first, _)) = bound.get(target) {
             errors.push(syn::Error::new(
                 span,
-                format!(
-                    "tool `{target}` is implemented twice: by `{}` and by `{}`",
-                    tools[*first].ident, tool.ident
-                ),
+                messages::implemented_twice(target, &tools[*first].ident, &tool.ident),
             ));
             continue;
         }
@@ -420,21 +390,14 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
         .iter()
         .filter(|d| !unknown_target && !bound.contains_key(**d) && !meant(d))
     {
-        let site = loaded.sources["toolsets"][&toolset_name]
+        let entry = &loaded.sources["toolsets"][&toolset_name];
+        let site = entry
             .get("file")
             .and_then(serde_json::Value::as_str)
-            .map(|file| {
-                let line = loaded.sources["toolsets"][&toolset_name]["tools"][*decl]
-                    .as_u64()
-                    .unwrap_or(1);
-                format!(" (declared at {file}:{line})")
-            })
-            .unwrap_or_default();
+            .map(|file| (file, entry["tools"][*decl].as_u64().unwrap_or(1)));
         errors.push(syn::Error::new(
             args.name.span(),
-            format!(
-                "toolset `{toolset_name}` declares tool `{decl}`{site} but no `#[carnet::tool]` function implements it"
-            ),
+            messages::missing_function(&toolset_name, decl, site),
         ));
     }
     if let Some(error) = errors.into_iter().reduce(|mut a, b| {
@@ -534,27 +497,9 @@ fn item_attrs(item: &mut Item) -> Option<&mut Vec<Attribute>> {
     }
 }
 
-fn list(names: &[&str]) -> String {
-    if names.is_empty() {
-        "no toolsets".to_owned()
-    } else {
-        names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-    }
-}
-
 fn not_declared(toolset: &str, name: &str, declared: &[&str], span: Span) -> syn::Error {
-    let hint = crate::diagnostic::did_you_mean(name, declared.iter().copied())
-        .map(|s| format!("; did you mean `{s}`?"))
-        .unwrap_or_default();
-    let declared = if declared.is_empty() {
-        "no tools".to_owned()
-    } else {
-        list(declared)
-    };
-    syn::Error::new(
-        span,
-        format!("toolset `{toolset}` declares no tool `{name}` (it declares {declared}){hint}"),
-    )
+    let suggestion = crate::diagnostic::did_you_mean(name, declared.iter().copied());
+    syn::Error::new(span, messages::not_declared(toolset, name, declared, suggestion))
 }
 
 /// The expression building a tool's input schema.

@@ -1,5 +1,6 @@
 //! What a tool function takes and returns, and the signatures that cannot be tools.
 
+use super::messages;
 use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Signature, Type};
 
 /// How the model's arguments reach the function.
@@ -126,10 +127,10 @@ fn find_impl_trait(ty: &Type) -> Option<&syn::TypeImplTrait> {
 /// Why a reference parameter cannot be taken, and what to take instead.
 fn reference_message(name: &Ident, r: &syn::TypeReference) -> String {
     if last_segment(&r.elem).is_some_and(|s| s.ident == "Context") {
-        return format!("tool `{name}` takes `&mut` context: take `&carnet::Context`");
+        return messages::mut_context(name);
     }
     if last_segment(&r.elem).is_some_and(|s| s.ident == "str") {
-        return format!("tool `{name}` takes `&str`: arguments are deserialized from JSON, take `String`");
+        return messages::str_param(name);
     }
     let elem = &r.elem;
     let owned = quote::quote!(#elem)
@@ -137,7 +138,7 @@ fn reference_message(name: &Ident, r: &syn::TypeReference) -> String {
         .replace(" < ", "<")
         .replace(" >", ">")
         .replace(" ,", ",");
-    format!("tool `{name}` takes a reference: arguments are deserialized from JSON, take `{owned}`")
+    messages::reference_param(name, &owned)
 }
 
 /// Understands `sig`, or says why it cannot be a tool (every problem, combined).
@@ -145,39 +146,21 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
     let mut errors: Vec<syn::Error> = Vec::new();
     let name = &sig.ident;
     if !sig.generics.params.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &sig.generics,
-            format!("tool `{name}` cannot be generic: the model's arguments need one concrete type"),
-        ));
+        errors.push(syn::Error::new_spanned(&sig.generics, messages::generic(name)));
     } else if let Some(where_clause) = &sig.generics.where_clause {
-        errors.push(syn::Error::new_spanned(
-            where_clause,
-            format!("tool `{name}` cannot have a `where` clause"),
-        ));
+        errors.push(syn::Error::new_spanned(where_clause, messages::where_clause(name)));
     }
     if let Some(constness) = &sig.constness {
-        errors.push(syn::Error::new(
-            constness.span,
-            format!("tool `{name}` cannot be a `const fn`"),
-        ));
+        errors.push(syn::Error::new(constness.span, messages::const_fn(name)));
     }
     if let syn::Safety::Unsafe(unsafety) = &sig.safety {
-        errors.push(syn::Error::new(
-            unsafety.span,
-            format!("tool `{name}` cannot be an `unsafe fn`"),
-        ));
+        errors.push(syn::Error::new(unsafety.span, messages::unsafe_fn(name)));
     }
     if let Some(abi) = &sig.abi {
-        errors.push(syn::Error::new_spanned(
-            abi,
-            format!("tool `{name}` cannot have an `extern` ABI"),
-        ));
+        errors.push(syn::Error::new_spanned(abi, messages::extern_abi(name)));
     }
     if let Some(variadic) = &sig.variadic {
-        errors.push(syn::Error::new_spanned(
-            variadic,
-            format!("tool `{name}` cannot be variadic"),
-        ));
+        errors.push(syn::Error::new_spanned(variadic, messages::variadic(name)));
     }
 
     let mut has_receiver = false;
@@ -191,15 +174,9 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                 let by_reference = matches!(receiver.kind, syn::ReceiverKind::Reference(..));
                 let mutable = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_)));
                 if !by_reference {
-                    errors.push(syn::Error::new_spanned(
-                        receiver,
-                        format!("tool `{name}` takes `self` by value: take `&self`"),
-                    ));
+                    errors.push(syn::Error::new_spanned(receiver, messages::self_by_value(name)));
                 } else if mutable {
-                    errors.push(syn::Error::new_spanned(
-                        receiver,
-                        format!("tool `{name}` takes `&mut self`: tools may run concurrently, take `&self`"),
-                    ));
+                    errors.push(syn::Error::new_spanned(receiver, messages::mut_self(name)));
                 }
             }
             FnArg::Typed(typed) => {
@@ -207,19 +184,13 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                 arity += 1;
                 if is_context(&typed.ty) {
                     if context.is_some() {
-                        errors.push(syn::Error::new_spanned(
-                            &typed.ty,
-                            format!("tool `{name}` takes two `&carnet::Context` parameters: one is enough"),
-                        ));
+                        errors.push(syn::Error::new_spanned(&typed.ty, messages::two_contexts(name)));
                     }
                     context = Some(position);
                     continue;
                 }
                 if let Some(node) = find_impl_trait(&typed.ty) {
-                    errors.push(syn::Error::new_spanned(
-                        node,
-                        format!("tool `{name}` takes `impl Trait`: parameters need concrete types"),
-                    ));
+                    errors.push(syn::Error::new_spanned(node, messages::impl_trait_param(name)));
                     continue;
                 }
                 if let Type::Reference(r) = &*typed.ty {
@@ -227,17 +198,11 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                     continue;
                 }
                 let Pat::Ident(pat) = &*typed.pat else {
-                    errors.push(syn::Error::new_spanned(
-                        &typed.pat,
-                        format!("tool `{name}` has a pattern parameter: parameters need plain names, they name the input's fields"),
-                    ));
+                    errors.push(syn::Error::new_spanned(&typed.pat, messages::pattern_param(name)));
                     continue;
                 };
                 if pat.by_ref.is_some() || pat.subpat.is_some() {
-                    errors.push(syn::Error::new_spanned(
-                        pat,
-                        format!("tool `{name}` has a `ref` parameter: parameters need plain names"),
-                    ));
+                    errors.push(syn::Error::new_spanned(pat, messages::ref_param(name)));
                     continue;
                 }
                 let ident = pat.ident.clone();
@@ -252,16 +217,10 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
     if let ReturnType::Type(_, ty) = &sig.output
         && let Some(node) = find_impl_trait(ty)
     {
-        errors.push(syn::Error::new_spanned(
-            node,
-            format!("tool `{name}` returns `impl Trait`: return a concrete `Serialize` type"),
-        ));
+        errors.push(syn::Error::new_spanned(node, messages::impl_trait_return(name)));
     }
     if in_impl && !has_receiver && errors.is_empty() {
-        errors.push(syn::Error::new(
-            sig.ident.span(),
-            format!("tool `{name}` in an impl block must take `&self`"),
-        ));
+        errors.push(syn::Error::new(sig.ident.span(), messages::missing_self(name)));
     }
     if let Some(first) = errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
