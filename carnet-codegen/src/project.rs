@@ -71,16 +71,13 @@ impl Prefetched {
     /// The bytes of `path`: requests come in the prefetch order, possibly skipping files (a
     /// toolset whose TOOLSET.md fails skips its tool files), so skipped ones are dropped.
     fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
-        while let Some((next, _)) = self.0.front() {
-            if next == path {
-                return self.0.pop_front().map_or_else(|| fs::read(path), |(_, bytes)| bytes);
+        match self.0.iter().position(|(p, _)| p == path) {
+            Some(index) => {
+                self.0.drain(..index);
+                self.0.pop_front().map_or_else(|| fs::read(path), |(_, bytes)| bytes)
             }
-            if !self.0.iter().any(|(p, _)| p == path) {
-                break;
-            }
-            self.0.pop_front();
+            None => fs::read(path),
         }
-        fs::read(path)
     }
 }
 
