@@ -3,17 +3,10 @@
 use carnet_runtime::{Agent, Manifest};
 use serde_json::{Value, json};
 
-use crate::{Failure, unknown};
+use crate::Failure;
 
 pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, depth: u8, as_json: bool) -> Result<(), Failure> {
-    let agents: Vec<&Agent> = match agent {
-        Some(name) => vec![
-            manifest
-                .agent(name)
-                .ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?,
-        ],
-        None => manifest.agents.iter().collect(),
-    };
+    let agents = crate::select_agents(manifest, agent)?;
     if as_json {
         let tree: Vec<Value> = agents.iter().map(|a| agent_json(manifest, a, depth)).collect();
         outln!(

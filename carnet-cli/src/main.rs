@@ -375,6 +375,18 @@ fn parse_var(text: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.to_owned()))
 }
 
+/// The agent named `name`, or every agent when no name is given.
+fn select_agents<'a>(manifest: &'a Manifest, name: Option<&str>) -> Result<Vec<&'a carnet_runtime::Agent>, Failure> {
+    match name {
+        Some(name) => {
+            Ok(vec![manifest.agent(name).ok_or_else(|| {
+                unknown("agent", name, manifest.agents.iter().map(|a| &a.name))
+            })?])
+        }
+        None => Ok(manifest.agents.iter().collect()),
+    }
+}
+
 /// "no agent named `x`", with a did-you-mean.
 fn unknown(kind: &str, name: &str, candidates: impl Iterator<Item = impl AsRef<str>>) -> Failure {
     let candidates: Vec<String> = candidates.map(|c| c.as_ref().to_owned()).collect();

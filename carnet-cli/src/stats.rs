@@ -5,10 +5,10 @@
 #![allow(clippy::cast_precision_loss, clippy::cast_possible_wrap)]
 
 use carnet_runtime::tokens::{self, ContextTokens};
-use carnet_runtime::{Agent, Carnet, Manifest};
+use carnet_runtime::{Carnet, Manifest};
 use serde_json::{Value, json};
 
-use crate::{Failure, unknown};
+use crate::Failure;
 
 struct Turn {
     label: String,
@@ -29,14 +29,7 @@ pub(crate) fn run(
     skill_costs: bool,
     as_json: bool,
 ) -> Result<(), Failure> {
-    let agents: Vec<&Agent> = match agent {
-        Some(name) => vec![
-            manifest
-                .agent(name)
-                .ok_or_else(|| unknown("agent", name, manifest.agents.iter().map(|a| &a.name)))?,
-        ],
-        None => manifest.agents.iter().collect(),
-    };
+    let agents = crate::select_agents(manifest, agent)?;
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
         .build()
