@@ -5,6 +5,8 @@
 //! Most users depend on the `carnet` facade, which re-exports this crate.
 
 pub mod manifest;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod media_type;
 pub mod names;
 pub mod providers;

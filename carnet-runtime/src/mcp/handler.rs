@@ -1,0 +1,245 @@
+//! One MCP connection: an [`rmcp::ServerHandler`] over its own carnet [`Session`].
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+use super::{Shared, list_tools};
+use crate::providers::Aliases;
+use crate::{ExposureMode, Session, SessionState, Variables};
+
+/// One MCP connection: the [`rmcp::ServerHandler`] that serves a [`Server`](super::Server)'s
+/// agent through its own [`Session`]. Made by [`Server::connection`](super::Server::connection).
+pub struct Connection {
+    shared: Arc<Shared>,
+    session: Mutex<Session>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("agent", &self.shared.agent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    pub(super) fn new(shared: Arc<Shared>) -> Connection {
+        let session = Mutex::new(shared.session());
+        Connection { shared, session }
+    }
+
+    /// What this connection's session has loaded, to save or inspect
+    /// ([`Carnet::resume`](crate::Carnet::resume) continues it).
+    pub async fn state(&self) -> SessionState {
+        self.session.lock().await.state()
+    }
+
+    /// The name a client called mapped back to the canonical tool name: an alias of the
+    /// session's tools, then of any domain tool (so an unexposed tool is reported by its
+    /// real name), else the name as written.
+    fn canonical(&self, session: &Session, wire_name: &str) -> String {
+        if let Ok(aliases) = Aliases::new(session.tools())
+            && let Some(name) = aliases.resolve(wire_name)
+        {
+            return name.to_owned();
+        }
+        self.shared
+            .carnet
+            .domain_tools_named(wire_name)
+            .next()
+            .map_or_else(|| wire_name.to_owned(), |spec| spec.name.clone())
+    }
+
+    fn prompt(&self) -> Prompt {
+        let manifest = self.shared.carnet.manifest();
+        let agent = manifest.agent(&self.shared.agent);
+        let mut prompt = Prompt::new(
+            &*self.shared.agent,
+            Some(format!(
+                "System prompt of the agent `{}`, with the skills this connection has loaded{}",
+                self.shared.agent,
+                agent.map_or_else(String::new, |a| format!(": {}", a.description))
+            )),
+            None,
+        );
+        let arguments: Vec<PromptArgument> = manifest
+            .variables
+            .iter()
+            .map(|(name, default)| {
+                PromptArgument::new(&**name)
+                    .with_description(format!("Variable `{{{{ {name} }}}}` (default `{default}`)"))
+                    .with_required(false)
+            })
+            .collect();
+        if !arguments.is_empty() {
+            prompt.arguments = Some(arguments);
+        }
+        prompt
+    }
+}
+
+impl ServerHandler for Connection {
+    fn get_info(&self) -> ServerConfig {
+        let dynamic = self.shared.carnet.mode() == ExposureMode::Dynamic;
+        let capabilities: ServerCapabilities = serde_json::from_value(json!({
+            "tools": { "listChanged": dynamic },
+            "prompts": { "listChanged": false },
+            "resources": { "listChanged": false, "subscribe": false },
+            "extensions": { rmcp::model::SKILLS_EXTENSION_ID: {} },
+        }))
+        .expect("the capabilities are well formed");
+        let instructions = self
+            .shared
+            .carnet
+            .session(&self.shared.agent)
+            .map(|s| s.system_prompt().to_owned())
+            .unwrap_or_default();
+        ServerConfig::new(capabilities)
+            .with_server_info(self.shared.info.clone())
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .with_instructions(instructions)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let session = self.session.lock().await;
+        Ok(ListToolsResult::with_all_items(list_tools(&session)?))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let (output, changed) = {
+            let mut session = self.session.lock().await;
+            let name = self.canonical(&session, &request.name);
+            let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
+            let output = session.call(&name, arguments).await;
+            let changed = session.tools().iter().map(|t| &t.name).ne(before.iter());
+            (output, changed)
+        };
+        if changed && self.shared.carnet.mode() == ExposureMode::Dynamic {
+            // Sent before the result, so a client has it when the call returns. A client gone
+            // away is not this call's error.
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+        let mut result = json!({
+            "content": [{ "type": "text", "text": output.to_text() }],
+            "isError": output.is_error,
+        });
+        if output.value.is_object() {
+            result["structuredContent"] = output.value;
+        }
+        let result: CallToolResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(format!("the result cannot be encoded: {e}"), None))?;
+        Ok(result.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![self.prompt()]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != self.shared.agent {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt named `{}`; this server has `{}`",
+                    request.name, self.shared.agent
+                ),
+                None,
+            ));
+        }
+        let mut variables = Variables::new();
+        for (name, value) in request.arguments.unwrap_or_default() {
+            let value = match value {
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            variables
+                .set(name, value)
+                .map_err(|e| ErrorData::invalid_params(format!("invalid prompt argument: {e}"), None))?;
+        }
+        let text = self.session.lock().await.system_prompt_with(&variables);
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description(format!("System prompt of the agent `{}`", self.shared.agent));
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let manifest = self.shared.carnet.manifest();
+        Ok(ListResourcesResult::with_all_items(
+            self.shared.resources.list(manifest),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let manifest = self.shared.carnet.manifest();
+        match self.shared.resources.read(manifest, &request.uri) {
+            Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
+            None => Err(ErrorData::resource_not_found(
+                format!("no skill file at `{}`; `resources/list` names them all", request.uri),
+                Some(json!({ "uri": request.uri })),
+            )),
+        }
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let manifest = self.shared.carnet.manifest();
+        Ok(ListSkillsResult::with_all_items(self.shared.resources.skills(manifest)))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let manifest = self.shared.carnet.manifest();
+        match self.shared.resources.skill_at(manifest, &request.uri) {
+            Some(skill) => Ok(GetSkillResult::new(skill)),
+            None => Err(ErrorData::invalid_params(
+                format!("no skill at `{}`; `skills/list` names them all", request.uri),
+                Some(json!({ "uri": request.uri })),
+            )),
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! A carnet agent as a [Model Context Protocol](https://modelcontextprotocol.io) server
+//! (feature `mcp`, built on [`rmcp`]).
+//!
+//! [`Server`] serves one agent of a [`Carnet`]; every MCP connection gets its own
+//! [`Session`], so what one client loads is invisible to the others.
+//!
+//! | MCP | carnet |
+//! | --- | --- |
+//! | `tools/list` | the session's tools ([`Session::tools`]), names as [`providers::mcp`] writes them |
+//! | `tools/call` | [`Session::call`]: bad arguments, unknown or unexposed tools and tool failures are results with `isError: true` the model can read |
+//! | `notifications/tools/list_changed` | sent after a call changed the tool list ([`ExposureMode::Dynamic`] only) |
+//! | `prompts/list`, `prompts/get` | the agent's system prompt, as it stands for this connection; the manifest's variables are the prompt's optional arguments |
+//! | `resources/list`, `resources/read` | every skill the agent can reach: its `SKILL.md` and its files (`skill://<skill>/<path>`), binary files as blobs |
+//! | `skills/list`, `skills/get` | the same skills through the Skills extension (SEP-2640), each file with its size and `sha256` digest |
+//! | `initialize` | the agent's initial system prompt as the server's `instructions` |
+//!
+//! # Which exposure mode for which host
+//!
+//! - [`ExposureMode::Dynamic`] (the default): loading a skill adds its tools to `tools/list`
+//!   and the server sends `notifications/tools/list_changed`. Use it with hosts that refetch
+//!   the list on that notification (Claude Code, Claude Desktop, VS Code, the official SDKs'
+//!   clients): the model then calls domain tools directly, with their real schemas.
+//! - [`ExposureMode::Dispatcher`]: `tools/list` never changes — the meta-tools and `callTool
+//!   {name, arguments}` — and loaded tools' schemas arrive in `loadSkill` / `loadToolset`
+//!   results. Use it with hosts that read the list once and cache it, with hosts that ignore
+//!   `list_changed`, or wherever a fixed list keeps a provider's prompt cache warm.
+//!
+//! # Protocol versions
+//!
+//! A carnet session is state held for one connection, and dynamic tool lists change as a
+//! side effect of `tools/call`. The `2026-07-28` revision removed both (no sessions, and
+//! `tools/list` "MUST NOT vary ... as a side effect of other requests"), so this server
+//! speaks the revisions with an `initialize` handshake, up to `2025-11-25`; clients that
+//! prefer `2026-07-28` fall back to it during negotiation.
+//!
+//! # Malformed input
+//!
+//! Over stdio ([`Server::serve_stdio`], [`Server::serve`]) a line that is not JSON gets a
+//! JSON-RPC parse error (`-32700`), JSON that is not a JSON-RPC message an invalid request
+//! (`-32600`), and a line longer than [`Server::max_message_bytes`] an invalid request naming
+//! the limit; unknown notifications are ignored, as JSON-RPC asks. Over HTTP
+//! ([`Server::bind_http`]) the same errors come back as the response body, with status 400
+//! or 413. In every case the connection keeps being served.
+//!
+//! # Examples
+//!
+//! ```no_run
+//! # async fn serve(manifest: &carnet_runtime::Manifest) -> std::io::Result<()> {
+//! use carnet_runtime::{Carnet, mcp::Server};
+//!
+//! let carnet = Carnet::builder(manifest).allow_unimplemented().build().expect("valid content");
+//! let server = Server::new(&carnet, "researcher").expect("the agent exists");
+//! // stdio, for hosts that start the server as a child process:
+//! server.serve_stdio().await?;
+//! // or streamable HTTP on a loopback address, one session per client:
+//! let http = server.bind_http("127.0.0.1:8080").await?;
+//! println!("MCP endpoint: {}", http.url());
+//! http.run().await
+//! # }
+//! ```
+
+mod handler;
+mod http;
+mod resources;
+mod stdio;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::model::Implementation;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::ToSocketAddrs;
+
+use crate::{Carnet, ExposureMode, Session, SessionError, providers};
+
+pub use handler::Connection;
+pub use http::HttpServer;
+pub use resources::{SKILL_URI_SCHEME, skill_md};
+
+/// Messages larger than this (16 MiB) are refused by default.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Serves one agent of a [`Carnet`] over MCP; see the [module docs](self).
+///
+/// Cheap to clone: every clone serves the same engine.
+#[derive(Clone)]
+pub struct Server {
+    shared: Arc<Shared>,
+}
+
+/// What every connection of a server shares.
+#[derive(Clone)]
+struct Shared {
+    carnet: Carnet,
+    agent: String,
+    info: Implementation,
+    resources: resources::Index,
+    max_message_bytes: usize,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("agent", &self.shared.agent)
+            .field("mode", &self.shared.carnet.mode())
+            .field("name", &self.shared.info.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// A server for `agent`, reporting itself as `carnet` with this crate's version (see
+    /// [`Server::named`]).
+    ///
+    /// The skill files and their `sha256` digests are indexed here, once.
+    ///
+    /// # Errors
+    ///
+    /// When the manifest has no agent named `agent`.
+    pub fn new(carnet: &Carnet, agent: impl AsRef<str>) -> Result<Self, SessionError> {
+        let agent = agent.as_ref();
+        carnet.session(agent)?;
+        let resources = resources::Index::new(carnet.manifest(), agent);
+        Ok(Server {
+            shared: Arc::new(Shared {
+                carnet: carnet.clone(),
+                agent: agent.to_owned(),
+                info: Implementation::new("carnet", env!("CARGO_PKG_VERSION"))
+                    .with_title(format!("carnet agent `{agent}`")),
+                resources,
+                max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            }),
+        })
+    }
+
+    /// Sets the name and version the server reports in `initialize` (`serverInfo`).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let shared = Arc::make_mut(&mut self.shared);
+        shared.info = Implementation::new(name, version).with_title(format!("carnet agent `{}`", shared.agent));
+        self
+    }
+
+    /// Sets the largest message accepted, in bytes (default [`DEFAULT_MAX_MESSAGE_BYTES`]):
+    /// a longer stdio line or HTTP body gets an error response instead of being read.
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.shared).max_message_bytes = bytes;
+        self
+    }
+
+    /// The engine served.
+    #[must_use]
+    pub fn carnet(&self) -> &Carnet {
+        &self.shared.carnet
+    }
+
+    /// The agent served.
+    #[must_use]
+    pub fn agent(&self) -> &str {
+        &self.shared.agent
+    }
+
+    /// The exposure mode (the engine's).
+    #[must_use]
+    pub fn mode(&self) -> ExposureMode {
+        self.shared.carnet.mode()
+    }
+
+    /// A new connection: an [`rmcp::ServerHandler`] with a fresh session, for serving over
+    /// a transport of your own with [`rmcp::ServiceExt::serve`].
+    #[must_use]
+    pub fn connection(&self) -> Connection {
+        Connection::new(self.shared.clone())
+    }
+
+    /// Serves one connection over a byte stream of newline-delimited JSON-RPC (the stdio
+    /// transport's framing) until the peer closes it.
+    pub async fn serve<R, W>(&self, read: R, write: W) -> io::Result<()>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let transport = stdio::LineTransport::new(read, write, self.shared.max_message_bytes);
+        let running = rmcp::serve_server(self.connection(), transport)
+            .await
+            .map_err(|e| io::Error::new(io::ErrorKind::ConnectionAborted, e.to_string()))?;
+        running.waiting().await.map_err(io::Error::other)?;
+        Ok(())
+    }
+
+    /// Serves one connection over this process's stdin and stdout until stdin closes.
+    pub async fn serve_stdio(&self) -> io::Result<()> {
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Binds streamable HTTP at `addr` (path `/mcp`); [`HttpServer::run`] serves it.
+    ///
+    /// Only loopback addresses are accepted: the endpoint has no authentication. To serve
+    /// remote clients, mount [`Server::http_service`] in your own HTTP stack behind your
+    /// authentication.
+    ///
+    /// # Errors
+    ///
+    /// When `addr` does not resolve, is not a loopback address, or cannot be bound.
+    pub async fn bind_http(&self, addr: impl ToSocketAddrs) -> io::Result<HttpServer> {
+        HttpServer::bind(self.clone(), addr).await
+    }
+
+    /// The streamable HTTP endpoint as a tower service, one session per MCP session id,
+    /// accepting `Host: localhost | 127.0.0.1 | ::1` only (change it with `config`).
+    pub fn http_service(
+        &self,
+        config: rmcp::transport::StreamableHttpServerConfig,
+    ) -> rmcp::transport::StreamableHttpService<
+        Connection,
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    > {
+        let server = self.clone();
+        rmcp::transport::StreamableHttpService::new(
+            move || Ok(server.connection()),
+            Arc::default(),
+            config.with_max_request_body_bytes(self.shared.max_message_bytes),
+        )
+    }
+}
+
+impl Shared {
+    fn session(&self) -> Session {
+        self.carnet
+            .session(&self.agent)
+            .expect("the agent was checked by `Server::new`")
+    }
+}
+
+/// The address `bind_http` printed in its URL.
+fn endpoint_url(addr: SocketAddr) -> String {
+    format!("http://{addr}/mcp")
+}
+
+/// The tools of a session as `tools/list` items.
+fn list_tools(session: &Session) -> Result<Vec<rmcp::model::Tool>, rmcp::ErrorData> {
+    let value = providers::mcp::tools(session.tools())
+        .map_err(|e| rmcp::ErrorData::internal_error(format!("the tool list cannot be rendered: {e}"), None))?;
+    let tools = value.get("tools").cloned().unwrap_or_default();
+    serde_json::from_value(tools)
+        .map_err(|e| rmcp::ErrorData::internal_error(format!("the tool list cannot be rendered: {e}"), None))
+}

@@ -1,0 +1,97 @@
+//! The research agent as an MCP server: its skills, toolsets and eleven real tools, served
+//! over stdio (the default) or streamable HTTP on a loopback address.
+//!
+//! ```text
+//! mcp-server [--agent NAME] [--mode dynamic|dispatcher] [--http ADDR]
+//! ```
+//!
+//! With `--http`, the first line on stdout is the endpoint's URL (bind port 0 to get a free
+//! one). A host such as Claude Desktop starts it as a child process:
+//!
+//! ```json
+//! { "mcpServers": { "research": { "command": "/path/to/mcp-server" } } }
+//! ```
+
+use std::process::ExitCode;
+
+use carnet::mcp::Server;
+use carnet::{Carnet, ExposureMode};
+use research_agent::manifest::{MANIFEST, agents};
+use research_agent::tools;
+
+const USAGE: &str = "usage: mcp-server [--agent NAME] [--mode dynamic|dispatcher] [--http ADDR]";
+
+struct Options {
+    agent: String,
+    mode: ExposureMode,
+    http: Option<String>,
+}
+
+fn options() -> Result<Options, String> {
+    let mut options = Options {
+        agent: agents::RESEARCHER.to_string(),
+        mode: ExposureMode::Dynamic,
+        http: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("`{arg}` needs a value\n{USAGE}"));
+        match arg.as_str() {
+            "--agent" => options.agent = value()?,
+            "--http" => options.http = Some(value()?),
+            "--mode" => {
+                options.mode = match value()?.as_str() {
+                    "dynamic" => ExposureMode::Dynamic,
+                    "dispatcher" => ExposureMode::Dispatcher,
+                    other => return Err(format!("unknown mode `{other}`: dynamic or dispatcher\n{USAGE}")),
+                }
+            }
+            "-h" | "--help" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unexpected argument `{other}`\n{USAGE}")),
+        }
+    }
+    Ok(options)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let options = match options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let carnet = Carnet::builder(&MANIFEST)
+        .toolsets(tools::toolsets())
+        .mode(options.mode)
+        .build()
+        .expect("every toolset is bound");
+    let server = match Server::new(&carnet, &options.agent) {
+        Ok(server) => server.named("research-agent", env!("CARGO_PKG_VERSION")),
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let served = match options.http {
+        None => server.serve_stdio().await,
+        Some(addr) => match server.bind_http(addr).await {
+            Ok(http) => {
+                println!("{}", http.url());
+                http.run_until(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await
+            }
+            Err(e) => Err(e),
+        },
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
