@@ -20,6 +20,7 @@ macro_rules! out {
 mod init;
 mod list;
 mod prompt;
+mod serve;
 mod show;
 mod stats;
 mod tools;
@@ -136,6 +137,25 @@ enum Command {
         /// Skip the cost of loading each skill (slow on very large catalogs).
         #[arg(long)]
         no_skill_costs: bool,
+    },
+    /// Serve AGENT over the Model Context Protocol: stdio, or streamable HTTP with `--http`.
+    ///
+    /// Skills, toolsets and skill files are loadable through the meta-tools, the system prompt
+    /// is an MCP prompt and skill files are MCP resources. Domain tools have no Rust
+    /// implementation here, so calling one returns an error result; serve your own crate with
+    /// `carnet::mcp` to run them.
+    #[command(name = "serve-mcp")]
+    ServeMcp {
+        /// The agent.
+        agent: String,
+        /// How domain tools are exposed: `dynamic` (tools/list grows, `list_changed` is sent)
+        /// or `dispatcher` (a fixed list with `callTool`).
+        #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
+        mode: tools::Mode,
+        /// Serve streamable HTTP at this loopback address (e.g. `127.0.0.1:8080`; port 0
+        /// picks one) instead of stdio; the endpoint's URL is printed first.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
     },
     /// Print one agent, skill, toolset or tool.
     Show {
@@ -355,6 +375,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 !no_skill_costs,
                 cli.format == Format::Json,
             )
+        }
+        Command::ServeMcp { agent, mode, http } => {
+            let (_, manifest) = checked(cli)?;
+            serve::run(&manifest, agent, *mode, http.as_deref())
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

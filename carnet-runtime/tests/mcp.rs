@@ -1,0 +1,579 @@
+//! `carnet_runtime::mcp` at the JSON-RPC level: a client written here speaks newline-delimited
+//! JSON-RPC to [`Server::serve`] over an in-memory pipe, and raw HTTP/1.1 to
+//! [`Server::bind_http`]. (The official Python SDK drives the example server in
+//! `tests/mcp/e2e.py`.)
+
+use std::time::Duration;
+
+use carnet_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, Server, skill_md};
+use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolError, ToolImpl, ToolsetImpl};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+
+const MANIFEST: &str = r##"{
+  "variables": { "ORG": "Carnet Labs" },
+  "agents": {
+    "researcher": { "name": "researcher", "description": "Researches",
+      "initialSkills": ["webSearch"], "skills": ["dataAnalysis"],
+      "prompt": "You are a researcher working for {{ ORG }}." },
+    "analyst": { "name": "analyst", "description": "Analyses", "skills": [], "prompt": "You analyse." }
+  },
+  "skills": {
+    "webSearch": { "name": "webSearch", "description": "Search the web", "toolsets": ["search-tools"],
+      "content": "# Web search\n\nSearch first." },
+    "dataAnalysis": { "name": "dataAnalysis", "description": "Analyse data", "toolsets": ["statistics"],
+      "license": "MIT", "metadata": { "author": "carnet" },
+      "content": "# Data analysis\n\nUse the statistics tools.",
+      "files": [
+        { "path": "guide.md", "description": "How to analyse", "content": "# Guide\n" },
+        { "path": "logo.png", "description": "The logo", "content": "AAEC/w==", "encoding": "base64", "mediaType": "image/png" }
+      ] }
+  },
+  "toolsets": {
+    "search-tools": { "name": "search-tools", "description": "Search", "content": "", "tools": [
+      { "name": "basicSearch", "description": "Basic search" } ] },
+    "statistics": { "name": "statistics", "description": "Statistics", "content": "", "tools": [
+      { "name": "stats.mean", "description": "The mean of numbers" },
+      { "name": "fail", "description": "Always fails" } ] }
+  }
+}"##;
+
+fn carnet(mode: ExposureMode) -> Carnet {
+    let manifest = Manifest::from_json(MANIFEST).unwrap();
+    let search = ToolImpl::from_fn(
+        "basicSearch",
+        json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+        |args| async move { Ok(json!({ "hits": [args["query"].as_str().unwrap_or_default()] })) },
+    );
+    let mean = ToolImpl::from_fn(
+        "stats.mean",
+        json!({"type": "object", "properties": {"values": {"type": "array", "items": {"type": "number"}}},
+               "required": ["values"]}),
+        |args| async move {
+            let values: Vec<f64> = args["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_f64)
+                .collect();
+            Ok(json!({ "mean": values.iter().sum::<f64>() / values.len() as f64 }))
+        },
+    );
+    let fail = ToolImpl::from_fn("fail", json!({"type": "object"}), |_| async move {
+        Err::<Value, _>(ToolError::new("the disk is full"))
+    });
+    Carnet::builder(&manifest)
+        .toolsets([
+            ToolsetImpl::new("search-tools", [search]),
+            ToolsetImpl::new("statistics", [mean, fail]),
+        ])
+        .mode(mode)
+        .build()
+        .unwrap()
+}
+
+/// A client on the other end of a pipe served by [`Server::serve`].
+struct Client {
+    write: tokio::io::WriteHalf<DuplexStream>,
+    read: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+    next_id: u64,
+    /// Notifications received while waiting for responses.
+    notifications: Vec<Value>,
+}
+
+impl Client {
+    fn start(server: &Server) -> Client {
+        let (client, served) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(served);
+        let server = server.clone();
+        tokio::spawn(async move { server.serve(read, write).await });
+        let (read, write) = tokio::io::split(client);
+        Client {
+            write,
+            read: BufReader::new(read),
+            next_id: 0,
+            notifications: Vec::new(),
+        }
+    }
+
+    async fn initialized(server: &Server) -> (Client, Value) {
+        let mut client = Client::start(server);
+        let init = client
+            .request(
+                "initialize",
+                json!({ "protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": { "name": "test", "version": "0" } }),
+            )
+            .await;
+        client
+            .send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        (client, init)
+    }
+
+    async fn send_line(&mut self, line: &str) {
+        self.write.write_all(line.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+        self.write.flush().await.unwrap();
+    }
+
+    async fn read_message(&mut self) -> Value {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(10), self.read.read_line(&mut line))
+            .await
+            .expect("the server answers within 10 s")
+            .unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Sends a request and returns its whole response (`result` or `error`).
+    async fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        self.send_line(&request.to_string()).await;
+        loop {
+            let message = self.read_message().await;
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+            assert!(message.get("id").is_none(), "unexpected response: {message}");
+            self.notifications.push(message);
+        }
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let response = self.call(method, params).await;
+        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        response["result"].clone()
+    }
+
+    async fn tool_names(&mut self) -> Vec<String> {
+        let result = self.request("tools/list", json!({})).await;
+        result["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    async fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({ "name": name, "arguments": arguments }))
+            .await
+    }
+}
+
+const META: [&str; 6] = [
+    "listAvailableSkills",
+    "loadSkill",
+    "listSkillToolsets",
+    "loadToolset",
+    "loadTool",
+    "loadSkillFile",
+];
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[tokio::test]
+async fn initialize_negotiates_a_revision_with_sessions_and_sends_the_prompt_as_instructions() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (_, init) = Client::initialized(&server).await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    assert_eq!(init["serverInfo"]["name"], "carnet");
+    assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
+    assert!(init["capabilities"]["extensions"]["io.modelcontextprotocol/skills"].is_object());
+    let instructions = init["instructions"].as_str().unwrap();
+    assert!(instructions.starts_with("You are a researcher working for Carnet Labs."));
+    assert!(
+        instructions.contains("dataAnalysis"),
+        "the catalog is in the instructions"
+    );
+
+    // A client asking for the stateless revision is answered with the newest one that has
+    // sessions, which it may accept or refuse.
+    let mut client = Client::start(&server);
+    let init = client
+        .request(
+            "initialize",
+            json!({ "protocolVersion": "2026-07-28", "capabilities": {},
+                    "clientInfo": { "name": "test", "version": "0" } }),
+        )
+        .await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+}
+
+#[tokio::test]
+async fn dynamic_mode_grows_the_tool_list_and_notifies_before_the_result() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let mut expected = names(&META);
+    expected.push("basicSearch".into());
+    assert_eq!(client.tool_names().await, expected);
+
+    let result = client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    assert_eq!(result["isError"], false);
+    assert!(
+        result["structuredContent"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("# Data analysis")
+    );
+    assert_eq!(
+        client.notifications,
+        [json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" })],
+        "the notification arrives before the call's response"
+    );
+    // `stats.mean` is listed under its alias; both names call it.
+    expected.extend(["stats_mean".into(), "fail".into()]);
+    assert_eq!(client.tool_names().await, expected);
+    for name in ["stats_mean", "stats.mean"] {
+        let result = client.call_tool(name, json!({ "values": [1, 2, 6] })).await;
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(result["structuredContent"], json!({ "mean": 3.0 }));
+        assert_eq!(result["content"][0]["text"], r#"{"mean":3.0}"#);
+    }
+
+    // Loading it again changes nothing: no notification.
+    client.notifications.clear();
+    client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    assert!(client.notifications.is_empty(), "{:?}", client.notifications);
+}
+
+#[tokio::test]
+async fn dispatcher_mode_keeps_the_tool_list_fixed_and_calls_through_call_tool() {
+    let server = Server::new(&carnet(ExposureMode::Dispatcher), "researcher").unwrap();
+    let (mut client, init) = Client::initialized(&server).await;
+    assert_eq!(init["capabilities"]["tools"]["listChanged"], false);
+    let before = client.tool_names().await;
+    let mut expected = names(&META);
+    expected.push("callTool".into());
+    assert_eq!(before, expected);
+
+    let result = client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    assert_eq!(result["isError"], false);
+    let specs = result["structuredContent"]["toolSpecs"].to_string();
+    assert!(
+        specs.contains("stats.mean"),
+        "loaded schemas arrive in the result: {specs}"
+    );
+    assert!(client.notifications.is_empty(), "{:?}", client.notifications);
+    assert_eq!(client.tool_names().await, before);
+
+    let result = client
+        .call_tool(
+            "callTool",
+            json!({ "name": "stats.mean", "arguments": { "values": [2, 4] } }),
+        )
+        .await;
+    assert_eq!(result["structuredContent"], json!({ "mean": 3.0 }), "{result}");
+}
+
+#[tokio::test]
+async fn failures_are_results_the_model_reads() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+
+    let unexposed = client.call_tool("stats_mean", json!({ "values": [1] })).await;
+    assert_eq!(unexposed["isError"], true);
+    let message = unexposed["structuredContent"]["error"].as_str().unwrap();
+    assert!(message.contains("dataAnalysis"), "names the skill to load: {message}");
+
+    let unknown = client.call_tool("nope", json!({})).await;
+    assert_eq!(unknown["isError"], true);
+
+    client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    let bad = client.call_tool("stats_mean", json!({ "values": "many" })).await;
+    assert_eq!(bad["isError"], true);
+    assert_eq!(bad["structuredContent"]["field"], "/values", "{bad}");
+
+    let failed = client.call_tool("fail", json!({})).await;
+    assert_eq!(failed["isError"], true);
+    assert!(
+        failed["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the disk is full")
+    );
+}
+
+#[tokio::test]
+async fn connections_have_their_own_sessions() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut first, _) = Client::initialized(&server).await;
+    let (mut second, _) = Client::initialized(&server).await;
+    first
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    assert!(first.tool_names().await.contains(&"stats_mean".to_owned()));
+    assert!(!second.tool_names().await.contains(&"stats_mean".to_owned()));
+    assert!(second.notifications.is_empty());
+}
+
+#[tokio::test]
+async fn the_system_prompt_is_a_prompt_that_follows_the_session() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let list = client.request("prompts/list", json!({})).await;
+    assert_eq!(list["prompts"][0]["name"], "researcher");
+    assert_eq!(list["prompts"][0]["arguments"][0]["name"], "ORG");
+    assert_eq!(list["prompts"][0]["arguments"][0]["required"], false);
+
+    let text = |result: &Value| result["messages"][0]["content"]["text"].as_str().unwrap().to_owned();
+    let before = text(&client.request("prompts/get", json!({ "name": "researcher" })).await);
+    assert!(before.starts_with("You are a researcher working for Carnet Labs."));
+    client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    let after = client
+        .request(
+            "prompts/get",
+            json!({ "name": "researcher", "arguments": { "ORG": "Acme" } }),
+        )
+        .await;
+    assert_eq!(after["messages"][0]["role"], "user");
+    let after = text(&after);
+    assert!(after.starts_with("You are a researcher working for Acme."));
+    assert!(!before.contains("**stats.mean**"));
+    assert!(
+        after.contains("**stats.mean**"),
+        "the loaded skill's tools are in the prompt: {after}"
+    );
+
+    let missing = client.call("prompts/get", json!({ "name": "analyst" })).await;
+    assert_eq!(missing["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn skill_files_are_resources_binary_ones_as_blobs() {
+    let carnet = carnet(ExposureMode::Dynamic);
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let list = client.request("resources/list", json!({})).await;
+    let uris: Vec<&str> = list["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://dataAnalysis/SKILL.md",
+            "skill://dataAnalysis/guide.md",
+            "skill://dataAnalysis/logo.png",
+            "skill://webSearch/SKILL.md",
+        ]
+    );
+    assert_eq!(list["resources"][2]["mimeType"], "image/png");
+    assert_eq!(list["resources"][2]["size"], 4);
+    assert_eq!(list["resources"][2]["description"], "The logo");
+
+    let guide = client
+        .request("resources/read", json!({ "uri": "skill://dataAnalysis/guide.md" }))
+        .await;
+    assert_eq!(guide["contents"][0]["text"], "# Guide\n");
+    let logo = client
+        .request("resources/read", json!({ "uri": "skill://dataAnalysis/logo.png" }))
+        .await;
+    assert_eq!(logo["contents"][0]["blob"], "AAEC/w==");
+    assert_eq!(logo["contents"][0]["mimeType"], "image/png");
+    let skill = client
+        .request("resources/read", json!({ "uri": "skill://dataAnalysis/SKILL.md" }))
+        .await;
+    let expected = skill_md(carnet.manifest().skill("dataAnalysis").unwrap());
+    assert_eq!(skill["contents"][0]["text"], expected);
+    assert_eq!(
+        expected,
+        "---\nname: \"dataAnalysis\"\ndescription: \"Analyse data\"\nlicense: \"MIT\"\n\
+         metadata: {\"author\":\"carnet\"}\ntoolsets: [\"statistics\"]\n---\n\n\
+         # Data analysis\n\nUse the statistics tools.\n"
+    );
+
+    let missing = client
+        .call("resources/read", json!({ "uri": "skill://dataAnalysis/nope.md" }))
+        .await;
+    assert_eq!(missing["error"]["code"], -32002);
+
+    // The analyst reaches no skill.
+    let analyst = Server::new(&carnet, "analyst").unwrap();
+    let (mut client, _) = Client::initialized(&analyst).await;
+    let list = client.request("resources/list", json!({})).await;
+    assert_eq!(list["resources"], json!([]));
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    rmcp_digest(bytes)
+}
+
+/// The digest as the Skills extension writes it, computed independently of the server.
+fn rmcp_digest(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(bytes);
+    format!("sha256:{}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+#[tokio::test]
+async fn the_skills_extension_lists_every_file_with_its_digest() {
+    let carnet = carnet(ExposureMode::Dynamic);
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let list = client.request("skills/list", json!({})).await;
+    let skills = list["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 2);
+    let data = &skills[0];
+    assert_eq!(data["uri"], "skill://dataAnalysis/SKILL.md");
+    assert_eq!(
+        data["frontmatter"],
+        json!({ "name": "dataAnalysis", "description": "Analyse data", "license": "MIT",
+                "metadata": { "author": "carnet" }, "toolsets": ["statistics"] })
+    );
+    let skill_md = skill_md(carnet.manifest().skill("dataAnalysis").unwrap());
+    assert_eq!(
+        data["resources"],
+        json!([
+            { "uri": "skill://dataAnalysis/SKILL.md", "digest": sha256(skill_md.as_bytes()), "size": skill_md.len() },
+            { "uri": "skill://dataAnalysis/guide.md", "digest": sha256(b"# Guide\n"), "size": 8 },
+            { "uri": "skill://dataAnalysis/logo.png", "digest": sha256(&[0, 1, 2, 255]), "size": 4 },
+        ])
+    );
+    let one = client
+        .request("skills/get", json!({ "uri": "skill://dataAnalysis/SKILL.md" }))
+        .await;
+    assert_eq!(&one["skill"], data);
+    let missing = client
+        .call("skills/get", json!({ "uri": "skill://dataAnalysis/guide.md" }))
+        .await;
+    assert_eq!(missing["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn unreadable_lines_get_protocol_errors_and_the_connection_goes_on() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher")
+        .unwrap()
+        .max_message_bytes(1024);
+    let (mut client, _) = Client::initialized(&server).await;
+
+    client
+        .send_line(r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list""#)
+        .await;
+    let error = client.read_message().await;
+    assert_eq!(error["id"], Value::Null);
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+
+    client.send_line(r#"{"foo": 1}"#).await;
+    let error = client.read_message().await;
+    assert_eq!(error["id"], Value::Null);
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+
+    client.send_line(&format!(r#"{{"pad": "{}"}}"#, "x".repeat(4096))).await;
+    let error = client.read_message().await;
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert!(
+        error["error"]["message"].as_str().unwrap().contains("1024 bytes"),
+        "{error}"
+    );
+
+    // Unknown notifications get no answer; blank lines are skipped.
+    client
+        .send_line(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#)
+        .await;
+    client.send_line("").await;
+    assert!(client.tool_names().await.contains(&"basicSearch".to_owned()));
+    let result = client.call_tool("basicSearch", json!({ "query": "rust" })).await;
+    assert_eq!(result["structuredContent"], json!({ "hits": ["rust"] }));
+    assert!(client.notifications.is_empty(), "{:?}", client.notifications);
+}
+
+/// One HTTP/1.1 exchange on a fresh connection: the status and body.
+async fn http_post(addr: std::net::SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // The server may answer (413) before the whole body is sent.
+    let _ = stream.write_all(body).await;
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response))
+        .await
+        .expect("the server answers within 10 s")
+        .unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+    (status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_answers_malformed_and_oversized_bodies_with_json_rpc_errors() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher")
+        .unwrap()
+        .max_message_bytes(64 * 1024);
+    let http = server.bind_http("127.0.0.1:0").await.unwrap();
+    let addr = http.local_addr().unwrap();
+    assert_eq!(http.url(), format!("http://{addr}/mcp"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+
+    let (status, body) = http_post(addr, &[], b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\"").await;
+    assert_eq!(status, 400);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32700);
+    assert_eq!(body["id"], Value::Null);
+
+    let (status, body) = http_post(addr, &[], br#"{"foo": 1}"#).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["error"]["code"], -32600);
+
+    let big = format!(r#"{{"pad": "{}"}}"#, "x".repeat(100 * 1024));
+    let (status, body) = http_post(addr, &[], big.as_bytes()).await;
+    assert_eq!(status, 413);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32600);
+    assert!(body["error"]["message"].as_str().unwrap().contains("65536 bytes"));
+
+    // Still serving: a session starts.
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } });
+    let (status, body) = http_post(addr, &[], init.to_string().as_bytes()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"protocolVersion\":\"2025-11-25\""), "{body}");
+
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn http_binds_loopback_addresses_only() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let error = server.bind_http("0.0.0.0:0").await.unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(error.to_string().contains("not a loopback address"), "{error}");
+    assert!(server.bind_http("[::1]:0").await.is_ok() || server.bind_http("localhost:0").await.is_ok());
+}
+
+#[test]
+fn unknown_agents_are_refused() {
+    let error = Server::new(&carnet(ExposureMode::Dynamic), "nobody").unwrap_err();
+    assert!(error.to_string().contains("nobody"), "{error}");
+    assert_eq!(DEFAULT_MAX_MESSAGE_BYTES, 16 * 1024 * 1024);
+}
