@@ -459,3 +459,118 @@ fn init_in_a_cargo_project_gives_a_program_that_runs() {
         .unwrap();
     assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));
 }
+
+/// Reads JSON-RPC lines from `serve-mcp`'s stdout until the response with `id` arrives.
+fn response(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: u64) -> serde_json::Value {
+    for line in lines {
+        let message: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if message["id"] == id {
+            return message;
+        }
+    }
+    panic!("no response with id {id}");
+}
+
+#[test]
+fn serve_mcp_serves_the_meta_tools_over_stdio_and_says_domain_tools_have_no_implementation() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::process::Stdio;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(["--dir", &example(), "serve-mcp", "researcher"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |message: serde_json::Value| writeln!(stdin, "{message}").unwrap();
+
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cli-test", "version": "0"}}}),
+    );
+    let init = response(&mut lines, 1);
+    assert_eq!(init["result"]["serverInfo"]["name"], "carnet");
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "loadSkill", "arguments": {"skillName": "dataAnalysis"}}}));
+    let loaded = response(&mut lines, 2);
+    assert_eq!(loaded["result"]["isError"], false, "{loaded}");
+
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let tools = response(&mut lines, 3).to_string();
+    assert!(tools.contains("\"analyzeStatistics\""), "{tools}");
+
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "analyzeStatistics", "arguments": {"dataset": "revenue", "column": "revenue"}}}));
+    let call = response(&mut lines, 4);
+    assert_eq!(call["result"]["isError"], true);
+    let text = call["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("has no implementation"), "{text}");
+
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+        "params": {"uri": "skill://dataAnalysis/templates/report.md"}}),
+    );
+    let file = response(&mut lines, 5);
+    let on_disk =
+        fs::read_to_string(repo().join("examples/research-agent/carnet/skills/dataAnalysis/templates/report.md"))
+            .unwrap();
+    assert_eq!(file["result"]["contents"][0]["text"], on_disk);
+
+    drop(send);
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let note = stderr(&output);
+    assert!(note.contains("domain tools have no Rust implementation here"), "{note}");
+}
+
+#[test]
+fn serve_mcp_prints_the_http_endpoint_and_refuses_unknown_agents_and_remote_addresses() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::Stdio;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args([
+            "--dir",
+            &example(),
+            "serve-mcp",
+            "researcher",
+            "--mode",
+            "dispatcher",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let url = url.trim();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+
+    let unknown = carnet(&["--dir", &example(), "serve-mcp", "reseacher"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("did you mean `researcher`?"),
+        "{}",
+        stderr(&unknown)
+    );
+
+    let remote = carnet(&["--dir", &example(), "serve-mcp", "researcher", "--http", "0.0.0.0:0"]);
+    assert_eq!(remote.status.code(), Some(2));
+    assert!(
+        stderr(&remote).contains("not a loopback address"),
+        "{}",
+        stderr(&remote)
+    );
+}
