@@ -31,7 +31,7 @@ pub(crate) fn run(manifest: &Manifest, agent: &str, mode: Mode, http: Option<&st
         .map_err(|e| Failure::content(format!("error: cannot start the async runtime: {e}")))?;
     let note = "domain tools have no Rust implementation here: they can be loaded, and calling one \
                 returns an error result; bind them with `#[carnet::toolset]` and `carnet::mcp` to run them";
-    let served = runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         match http {
             // stdout is the protocol's channel: everything else goes to stderr.
             None => {
@@ -54,5 +54,5 @@ pub(crate) fn run(manifest: &Manifest, agent: &str, mode: Mode, http: Option<&st
     });
     // Returning ends the process even while a client's stream is still open.
     runtime.shutdown_background();
-    served.map_err(|e| Failure::usage(format!("error: {e}")))
+    outcome.map_err(|e| Failure::usage(format!("error: {e}")))
 }

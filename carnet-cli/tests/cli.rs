@@ -521,7 +521,6 @@ fn serve_mcp_serves_the_meta_tools_over_stdio_and_says_domain_tools_have_no_impl
             .unwrap();
     assert_eq!(file["result"]["contents"][0]["text"], on_disk);
 
-    drop(send);
     drop(stdin);
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());

@@ -56,7 +56,8 @@ fn carnet(mode: ExposureMode) -> Carnet {
                 .iter()
                 .filter_map(Value::as_f64)
                 .collect();
-            Ok(json!({ "mean": values.iter().sum::<f64>() / values.len() as f64 }))
+            let count: f64 = values.iter().map(|_| 1.0).sum();
+            Ok(json!({ "mean": values.iter().sum::<f64>() / count }))
         },
     );
     let fail = ToolImpl::from_fn("fail", json!({"type": "object"}), |_| async move {
@@ -83,11 +84,11 @@ struct Client {
 
 impl Client {
     fn start(server: &Server) -> Client {
-        let (client, served) = tokio::io::duplex(1 << 16);
-        let (read, write) = tokio::io::split(served);
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(theirs);
         let server = server.clone();
         tokio::spawn(async move { server.serve(read, write).await });
-        let (read, write) = tokio::io::split(client);
+        let (read, write) = tokio::io::split(ours);
         Client {
             write,
             read: BufReader::new(read),
@@ -412,15 +413,16 @@ async fn skill_files_are_resources_binary_ones_as_blobs() {
     assert_eq!(list["resources"], json!([]));
 }
 
-fn sha256(bytes: &[u8]) -> String {
-    rmcp_digest(bytes)
-}
-
 /// The digest as the Skills extension writes it, computed independently of the server.
-fn rmcp_digest(bytes: &[u8]) -> String {
+fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
-    let hash = sha2::Sha256::digest(bytes);
-    format!("sha256:{}", hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    use std::fmt::Write as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .fold(String::from("sha256:"), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
 }
 
 #[tokio::test]

@@ -210,6 +210,7 @@ impl Server {
 
     /// The streamable HTTP endpoint as a tower service, one session per MCP session id,
     /// accepting `Host: localhost | 127.0.0.1 | ::1` only (change it with `config`).
+    #[must_use]
     pub fn http_service(
         &self,
         config: rmcp::transport::StreamableHttpServerConfig,

@@ -74,7 +74,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let served = match options.http {
+    let outcome = match options.http {
         None => server.serve_stdio().await,
         Some(addr) => match server.bind_http(addr).await {
             Ok(http) => {
@@ -87,7 +87,7 @@ async fn main() -> ExitCode {
             Err(e) => Err(e),
         },
     };
-    match served {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mcp-server: {e}");
