@@ -164,6 +164,7 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
             };
             let (path, media_type, is_text) = (text(&f.path), text(&f.media_type), f.is_text);
             let description = opt_text(f.description.as_ref());
+            let digest = opt_text(f.digest.as_ref());
             quote! {
                 ::carnet::__private::SkillFile {
                     path: #path,
@@ -171,13 +172,14 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
                     media_type: #media_type,
                     is_text: #is_text,
                     data: ::carnet::__private::Cow::Borrowed(#data),
+                    digest: #digest,
                 }
             }
         });
         let (name, description, content) = (text(&s.name), text(&s.description), text(&s.content));
         let (toolsets, allowed) = (texts(&s.toolsets), texts(&s.allowed_tools));
         let (license, compatibility) = (opt_text(s.license.as_ref()), opt_text(s.compatibility.as_ref()));
-        let (metadata, extra) = (text(&s.metadata), text(&s.extra));
+        let (metadata, extra, digest) = (text(&s.metadata), text(&s.extra), opt_text(s.digest.as_ref()));
         quote! {
             ::carnet::__private::Skill {
                 name: #name,
@@ -190,6 +192,7 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
                 allowed_tools: #allowed,
                 metadata: #metadata,
                 extra: #extra,
+                digest: #digest,
             }
         }
     });

@@ -53,6 +53,7 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
                         media_type: Cow::Borrowed(media_type::from_path(&f.path)),
                         is_text: f.is_text,
                         data: Cow::Owned(f.data.clone()),
+                        digest: Some(Cow::Owned(sha256(&f.data))),
                     })
                     .collect(),
             ),
@@ -62,6 +63,11 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
             allowed_tools: Cow::Owned(s.def.allowed_tools.iter().map(|t| text(t)).collect()),
             metadata: json(&s.def.metadata),
             extra: json(&s.def.extra),
+            digest: None,
+        })
+        .map(|mut skill| {
+            skill.digest = Some(Cow::Owned(sha256(skill.to_skill_md().as_bytes())));
+            skill
         })
         .collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));
@@ -115,4 +121,16 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
     };
     manifest.fingerprint = manifest.compute_fingerprint();
     manifest
+}
+
+/// `sha256:` and the lowercase hex SHA-256 of `bytes`, as MCP's Skills extension writes it.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .fold(String::from("sha256:"), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
 }

@@ -177,3 +177,36 @@ fn errors_can_cross_threads() {
     send_sync::<carnet_codegen::Error>();
     send_sync::<carnet_codegen::Report>();
 }
+
+/// `sha256:<hex>`, computed here with `sha256sum`'s algorithm from the `sha2` crate.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .fold(String::from("sha256:"), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+#[test]
+fn every_skill_and_file_carries_the_digest_of_what_mcp_serves() {
+    let mut checked = 0;
+    for case in cases() {
+        let manifest = Config::new().dir(case.join("carnet")).manifest().unwrap();
+        for skill in &*manifest.skills {
+            assert_eq!(
+                skill.digest.as_deref(),
+                Some(&*sha256(skill.to_skill_md().as_bytes())),
+                "{}",
+                skill.name
+            );
+            for file in &*skill.files {
+                assert_eq!(file.digest.as_deref(), Some(&*sha256(&file.data)), "{}", file.path);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} files");
+}

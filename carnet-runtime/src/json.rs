@@ -9,6 +9,7 @@
 //! | --- | --- | --- |
 //! | `toolDefinitions` | toolset | the toolset's own tools, so two toolsets may declare the same name |
 //! | `encoding`, `mediaType`, `listed` | skill file | `"base64"` for binary data, the media type, whether `files` lists it |
+//! | `digest` | skill, skill file | `sha256:<hex>` of the file's bytes or of [`Skill::to_skill_md`], for MCP's Skills extension |
 //! | `license`, `compatibility`, `allowedTools`, `metadata` | skill | Agent Skills keys |
 //! | `extra` | agent, skill | unknown frontmatter keys |
 //! | `variables`, `envPrefix` | top level | settings of `carnet.config.json` |
@@ -146,6 +147,9 @@ impl Serialize for Wire<'_, Skill> {
         if !is_empty_object(&s.extra) {
             map.serialize_entry("extra", &json_object(&s.extra))?;
         }
+        if let Some(digest) = &s.digest {
+            map.serialize_entry("digest", digest)?;
+        }
         map.end()
     }
 }
@@ -186,6 +190,9 @@ impl Serialize for WireFile<'_> {
         }
         map.serialize_entry("mediaType", &f.media_type)?;
         map.serialize_entry("listed", &f.is_listed())?;
+        if let Some(digest) = &f.digest {
+            map.serialize_entry("digest", digest)?;
+        }
         map.end()
     }
 }
@@ -591,6 +598,7 @@ fn read_skill(obj: At<'_>, key: &str) -> Result<Skill, ManifestError> {
         allowed_tools: string_list(obj, "allowedTools")?,
         metadata: json_text(obj, "metadata")?,
         extra: json_text(obj, "extra")?,
+        digest: digest(obj)?,
     })
 }
 
@@ -635,7 +643,23 @@ fn read_file(obj: At<'_>) -> Result<SkillFile, ManifestError> {
         media_type,
         is_text,
         data: Cow::Owned(data),
+        digest: digest(obj)?,
     })
+}
+
+/// The optional `digest`: `sha256:` and 64 lowercase hex digits.
+fn digest(obj: At<'_>) -> Result<Option<Text>, ManifestError> {
+    let digest = optional_string(obj, "digest")?;
+    if let Some(digest) = &digest {
+        let hex = digest.strip_prefix("sha256:").unwrap_or_default();
+        if hex.len() != 64 || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(invalid(
+                &child(obj.path, "digest"),
+                format!("expected `sha256:` and 64 lowercase hex digits, found `{digest}`"),
+            ));
+        }
+    }
+    Ok(digest)
 }
 
 fn read_toolset(obj: At<'_>, key: &str, top_tools: Option<&Map<String, Value>>) -> Result<Toolset, ManifestError> {

@@ -120,6 +120,9 @@ pub struct Skill {
     pub metadata: Text,
     /// Frontmatter keys carnet does not know, as a JSON object (`{}` when there are none).
     pub extra: Text,
+    /// `sha256:` and the 64 lowercase hex digits of the SHA-256 of [`Skill::to_skill_md`],
+    /// computed by `carnet_codegen` at build time (`None` in manifests written without it).
+    pub digest: Option<Text>,
 }
 
 /// A file of a skill's folder, loadable with `loadSkillFile`.
@@ -135,6 +138,9 @@ pub struct SkillFile {
     pub is_text: bool,
     /// The file's bytes.
     pub data: Bytes,
+    /// `sha256:` and the 64 lowercase hex digits of the SHA-256 of [`SkillFile::data`],
+    /// computed by `carnet_codegen` at build time (`None` in manifests written without it).
+    pub digest: Option<Text>,
 }
 
 /// A toolset (`toolsets/**/TOOLSET.md`).
@@ -315,6 +321,77 @@ impl Skill {
     #[must_use]
     pub fn file(&self, path: &str) -> Option<&SkillFile> {
         find(&self.files, path, |f| &f.path)
+    }
+
+    /// The frontmatter as written: `name`, `description`, then `license`, `compatibility`,
+    /// `allowed-tools` (space-separated), `metadata`, `toolsets` and the keys carnet does not
+    /// know, each present only when set.
+    #[must_use]
+    pub fn frontmatter(&self) -> Vec<(String, serde_json::Value)> {
+        use serde_json::Value;
+        let object = |json: &str| match serde_json::from_str(json) {
+            Ok(Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        let mut fields = vec![
+            ("name".to_owned(), Value::from(&*self.name)),
+            ("description".to_owned(), Value::from(&*self.description)),
+        ];
+        if let Some(license) = &self.license {
+            fields.push(("license".to_owned(), Value::from(&**license)));
+        }
+        if let Some(compatibility) = &self.compatibility {
+            fields.push(("compatibility".to_owned(), Value::from(&**compatibility)));
+        }
+        if !self.allowed_tools.is_empty() {
+            let tools: Vec<&str> = self.allowed_tools.iter().map(|t| &**t).collect();
+            fields.push(("allowed-tools".to_owned(), Value::from(tools.join(" "))));
+        }
+        let metadata = object(&self.metadata);
+        if !metadata.is_empty() {
+            fields.push(("metadata".to_owned(), Value::Object(metadata)));
+        }
+        if !self.toolsets.is_empty() {
+            let toolsets: Vec<Value> = self.toolsets.iter().map(|t| Value::from(&**t)).collect();
+            fields.push(("toolsets".to_owned(), Value::Array(toolsets)));
+        }
+        for (key, value) in object(&self.extra) {
+            if fields.iter().all(|(k, _)| *k != key) {
+                fields.push((key, value));
+            }
+        }
+        fields
+    }
+
+    /// The skill as a `SKILL.md` file (what MCP serves at `skill://<name>/SKILL.md`): the
+    /// [frontmatter](Skill::frontmatter), each value written as JSON (which YAML reads
+    /// unchanged), then the instructions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let manifest = carnet_runtime::Manifest::from_json(r#"{"agents": {}, "toolsets": {}, "skills": {
+    /// #     "notes": {"name": "notes", "description": "Take notes", "content": "Write things down."}}}"#)?;
+    /// let skill = manifest.skill("notes").unwrap();
+    /// assert_eq!(
+    ///     skill.to_skill_md(),
+    ///     "---\nname: \"notes\"\ndescription: \"Take notes\"\n---\n\nWrite things down.\n",
+    /// );
+    /// # Ok::<(), carnet_runtime::ManifestError>(())
+    /// ```
+    #[must_use]
+    pub fn to_skill_md(&self) -> String {
+        use std::fmt::Write as _;
+        let mut text = String::from("---\n");
+        for (key, value) in self.frontmatter() {
+            let _ = writeln!(text, "{key}: {value}");
+        }
+        text.push_str("---\n\n");
+        text.push_str(&self.content);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
     }
 }
 

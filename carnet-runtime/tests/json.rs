@@ -97,6 +97,7 @@ fn binary_files_round_trip_as_base64() {
         media_type: "font/ttf".into(),
         is_text: false,
         data: (0..=255u8).collect::<Vec<u8>>().into(),
+        digest: Some("sha256:40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880".into()),
     });
     skills[0].files = files.into();
     m.skills = skills.into();
@@ -148,4 +149,13 @@ fn errors_point_at_the_culprit() {
     ));
     assert_eq!(path, "/skills/notes/files/0/content");
     assert!(message.contains("base64"));
+}
+
+#[test]
+fn digests_must_be_sha256_in_lowercase_hex() {
+    let json = r#"{"agents": {}, "toolsets": {}, "skills": {"notes": {"name": "notes", "description": "Take notes",
+        "content": "", "files": [{"path": "a.md", "description": "A", "content": "", "digest": "md5:abc"}]}}}"#;
+    let error = Manifest::from_json(json).unwrap_err().to_string();
+    assert!(error.contains("/skills/notes/files/0/digest"), "{error}");
+    assert!(error.contains("64 lowercase hex digits"), "{error}");
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use carnet_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, Server, skill_md};
+use carnet_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, Server};
 use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolError, ToolImpl, ToolsetImpl};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
@@ -392,7 +392,7 @@ async fn skill_files_are_resources_binary_ones_as_blobs() {
     let skill = client
         .request("resources/read", json!({ "uri": "skill://dataAnalysis/SKILL.md" }))
         .await;
-    let expected = skill_md(carnet.manifest().skill("dataAnalysis").unwrap());
+    let expected = carnet.manifest().skill("dataAnalysis").unwrap().to_skill_md();
     assert_eq!(skill["contents"][0]["text"], expected);
     assert_eq!(
         expected,
@@ -440,7 +440,7 @@ async fn the_skills_extension_lists_every_file_with_its_digest() {
         json!({ "name": "dataAnalysis", "description": "Analyse data", "license": "MIT",
                 "metadata": { "author": "carnet" }, "toolsets": ["statistics"] })
     );
-    let skill_md = skill_md(carnet.manifest().skill("dataAnalysis").unwrap());
+    let skill_md = carnet.manifest().skill("dataAnalysis").unwrap().to_skill_md();
     assert_eq!(
         data["resources"],
         json!([
@@ -578,4 +578,28 @@ fn unknown_agents_are_refused() {
     let error = Server::new(&carnet(ExposureMode::Dynamic), "nobody").unwrap_err();
     assert!(error.to_string().contains("nobody"), "{error}");
     assert_eq!(DEFAULT_MAX_MESSAGE_BYTES, 16 * 1024 * 1024);
+}
+
+#[tokio::test]
+async fn digests_computed_at_build_time_are_served_as_they_are() {
+    // A manifest from `carnet_codegen` carries every digest; the server serves those and
+    // hashes nothing itself (shown here with a digest the bytes would not give).
+    let built = "sha256:0000000000000000000000000000000000000000000000000000000000000001";
+    let json = MANIFEST.replace(
+        r##"{ "path": "guide.md", "description": "How to analyse", "content": "# Guide\n" }"##,
+        &format!(r##"{{ "path": "guide.md", "description": "How to analyse", "content": "# Guide\n", "digest": "{built}" }}"##),
+    );
+    assert_ne!(json, MANIFEST);
+    let carnet = Carnet::builder(&Manifest::from_json(&json).unwrap())
+        .allow_unimplemented()
+        .build()
+        .unwrap();
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let one = client
+        .request("skills/get", json!({ "uri": "skill://dataAnalysis/SKILL.md" }))
+        .await;
+    assert_eq!(one["skill"]["resources"][1]["uri"], "skill://dataAnalysis/guide.md");
+    assert_eq!(one["skill"]["resources"][1]["digest"], built);
+    assert_eq!(one["skill"]["resources"][2]["digest"], sha256(&[0, 1, 2, 255]));
 }

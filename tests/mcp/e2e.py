@@ -2,10 +2,12 @@
 """End-to-end tests of the carnet MCP server (examples/mcp-server), driven by the official
 Python SDK (`mcp` 2.3.0) and by raw JSON-RPC over stdio and HTTP.
 
-    python tests/mcp/e2e.py --server target/debug/mcp-server [--only NAME ...]
+    python tests/mcp/e2e.py --server target/debug/mcp-server [--only NAME ...] [--strict]
 
 Every passing check prints one `PASS` line; the first failing check prints `FAIL` with what
-was expected and what came back, and the script exits with status 1. Scenarios:
+was expected and what came back, and the script exits with status 1. A check that fails
+because of a known, reported server issue prints `XFAIL` and does not stop the run, unless
+`--strict` is given (then it fails like any other). Scenarios:
 
     session-<transport>-<mode>  the whole client surface, stdio/HTTP x dynamic/dispatcher
     isolation                  two concurrent HTTP sessions do not see each other's skills
@@ -95,6 +97,7 @@ def check(condition: Any, what: str, detail: str = "") -> None:
 
 _strict = False
 _known: dict[str, str] = {}
+_xfailed = [0]
 
 
 def known_issue(condition: Any, what: str, key: str, issue: str) -> None:
@@ -104,12 +107,20 @@ def known_issue(condition: Any, what: str, key: str, issue: str) -> None:
     elif _strict:
         raise CheckFailed(f"{what}\n    known issue: {issue}")
     else:
+        note = f"known server issue `{key}`" + ("" if key in _known else f": {issue}")
         _known[key] = issue
-        print(f"XFAIL [{_scenario}] {what} -- known server issue: {issue}", flush=True)
+        _xfailed[0] += 1
+        print(f"XFAIL [{_scenario}] {what} -- {note}", flush=True)
 
 
 def check_eq(actual: Any, expected: Any, what: str) -> None:
     check(actual == expected, what, f"expected: {expected!r}\n    actual:   {actual!r}")
+
+
+def leaves(e: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups."""
+    groups = getattr(e, "exceptions", None)
+    return [leaf for x in groups for leaf in leaves(x)] if groups else [e]
 
 
 def describe(e: BaseException) -> str:
@@ -224,14 +235,24 @@ def check_stats(result: dict[str, Any], dataset: str, column: str, what: str) ->
 
 
 def split_skill_md(text: str) -> tuple[dict[str, Any], str]:
-    """The served SKILL.md: `key: <JSON value>` frontmatter lines, then the instructions."""
+    """The served SKILL.md: its frontmatter's top-level `key: value` lines (values written as
+    JSON, or as plain YAML scalars and `[a, b]` lists), then the instructions."""
     match = re.match(r"---\n(.*?)\n---\n(.*)", text, re.S)
     if not match:
         raise CheckFailed(f"the served SKILL.md has no frontmatter: {short(text)}")
-    fields = {}
+    fields: dict[str, Any] = {}
     for line in match.group(1).splitlines():
-        key, _, value = line.partition(": ")
-        fields[key] = json.loads(value)
+        if line.startswith((" ", "-")) or ":" not in line:
+            continue  # inside a block value
+        key, _, value = line.partition(":")
+        value = value.strip()
+        try:
+            fields[key] = json.loads(value)
+        except json.JSONDecodeError:
+            if value.startswith("[") and value.endswith("]"):
+                fields[key] = [v.strip() for v in value[1:-1].split(",") if v.strip()]
+            else:
+                fields[key] = value
     return fields, match.group(2)
 
 
@@ -437,7 +458,7 @@ async def expect_mcp_error(awaitable: Any, code: int, what: str, contains: str =
 # Scenario a: the whole surface, per transport and mode
 
 
-async def session_scenario(target: Any, transport: str, mode: str) -> None:
+async def session_scenario(target: Any, mode: str) -> None:
     dynamic = mode == "dynamic"
     web = [t for s in initial_skills() for t in skill_tools(s)]
     data_tools = skill_tools("dataAnalysis")
@@ -859,6 +880,17 @@ def check_error(message: dict[str, Any], code: int, what: str, contains: str = "
         )
 
 
+INVALID_PARAMS_ISSUE = (
+    "a known method with missing or ill-typed params (tools/call without `name`, prompts/get without"
+    " `name`) is answered -32601 'Method not found' (message: the method name) instead of -32602"
+)
+
+
+def check_invalid_params(message: dict[str, Any], id: Any, what: str) -> None:
+    check(message.get("id") == id and "error" in message, what + ": an error response with its id", short(message))
+    known_issue(message["error"].get("code") == -32602, "  ... with code -32602 (invalid params)", "invalid-params", INVALID_PARAMS_ISSUE)
+
+
 def stdio_malformed_scenario() -> None:
     s = RawStdio()
     try:
@@ -875,6 +907,8 @@ def stdio_malformed_scenario() -> None:
             (b'"just a string"', -32600, "", "a JSON string"),
             (b"42", -32600, "", "a JSON number"),
             (b'{"jsonrpc": "2.0", "id": 3}', -32600, "", "an object with an id but neither method nor result"),
+            (b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', -32600, "", "a batch (removed from MCP in 2025-06-18)"),
+            (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, "", "a request with a null id (MCP forbids it)"),
         ]
         for line, code, contains, what in cases:
             s.send(line + b"\n")
@@ -890,6 +924,10 @@ def stdio_malformed_scenario() -> None:
 
         s.request(11, "no/such/method")
         check_error(s.receive(), -32601, "stdio: an unknown method -> -32601 with the request's id", id=11)
+        s.request(15, "tools/call", {"arguments": {}})
+        check_invalid_params(s.receive(), 15, "stdio: tools/call without a tool name")
+        s.request(16, "prompts/get", {})
+        check_invalid_params(s.receive(), 16, "stdio: prompts/get without a prompt name")
         s.send(b'\xef\xbb\xbf{"jsonrpc":"2.0","id":12,"method":"ping"}\r\n')
         reply = s.receive()
         check(reply.get("id") == 12 and "result" in reply, "stdio: a ping with a UTF-8 BOM and CRLF is answered", short(reply))
@@ -962,6 +1000,25 @@ def check_http_error(response: httpx2.Response, status: int, code: int, what: st
     check_error(body, code, what + f" (status {status})", contains)
 
 
+def get_stream_has_list_changed(h: httpx2.Client, url: str, session_headers: dict[str, str]) -> bool:
+    """Opens the session's standalone GET stream and reads it until a list_changed (5 s)."""
+    headers = {k: v for k, v in session_headers.items() if k != "Content-Type"}
+    headers["Accept"] = "text/event-stream"
+    deadline = time.monotonic() + 5
+    try:
+        with h.stream("GET", url, headers=headers, timeout=5) as stream:
+            if stream.status_code != 200:
+                return False
+            for line in stream.iter_lines():
+                if line.startswith("data:") and "notifications/tools/list_changed" in line:
+                    return True
+                if time.monotonic() > deadline:
+                    return False
+    except httpx2.TimeoutException:
+        return False
+    return False
+
+
 def http_malformed_scenario(url: str) -> None:
     with httpx2.Client(timeout=60) as h:
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -982,6 +1039,8 @@ def http_malformed_scenario(url: str) -> None:
             (sh, b"", 400, -32700, "an empty body"),
             (sh, b'{"foo": 1}', 400, -32600, "JSON that is not JSON-RPC"),
             (sh, b'"just a string"', 400, -32600, "a JSON string"),
+            (sh, b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', 400, -32600, "a batch (removed from MCP in 2025-06-18)"),
+            (sh, b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', 400, -32600, "a request with a null id"),
             (HEADERS, b"this is not json", 400, -32700, "a non-JSON body without a session id"),
             (HEADERS, b'{"foo": 1}', 400, -32600, "JSON that is not JSON-RPC, without a session id"),
         ]
@@ -993,6 +1052,19 @@ def http_malformed_scenario(url: str) -> None:
         messages = http_messages(r)
         check(messages and messages[0].get("id") == 3 and messages[0].get("error", {}).get("code") == -32601,
               "http: an unknown method -> -32601 with the request's id", f"{r.status_code} {short(r.text)}")
+
+        r = h.post(url, headers=sh, json={"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"arguments": {}}})
+        check_invalid_params(next(iter(http_messages(r)), {}), 8, "http: tools/call without a tool name")
+
+        # Only /mcp is the endpoint.
+        other = url.rsplit("/", 1)[0] + "/not-mcp"
+        r = h.post(other, headers=sh, json={"jsonrpc": "2.0", "id": 9, "method": "ping"})
+        known_issue(
+            r.status_code == 404,
+            "http: a POST to /not-mcp is 404",
+            "any-path",
+            f"every path is served as the MCP endpoint, not only /mcp (POST /not-mcp with a ping: {r.status_code})",
+        )
 
         # The limit: exactly MAX bytes is served; one byte more is 413.
         pad = MAX_MESSAGE_BYTES - len(b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}')
@@ -1020,11 +1092,28 @@ def http_malformed_scenario(url: str) -> None:
         response = next((m for m in messages if m.get("id") == 5), {})
         check(r.status_code == 200 and response.get("result", {}).get("isError") is False,
               "http: the same session still serves tools/call after the bad posts", f"{r.status_code} {short(r.text)}")
+        on_post = [m.get("method", m.get("id")) for m in messages] == ["notifications/tools/list_changed", 5]
+        known_issue(
+            on_post,
+            "http: the loadSkill response stream carries list_changed before the response",
+            "http-list-changed-stream",
+            "over HTTP, list_changed goes to the session's standalone GET stream, not the POST's response stream,"
+            " so nothing orders it before the tools/call response (on stdio it comes first)",
+        )
+        if not on_post:
+            check(get_stream_has_list_changed(h, url, sh), "http: list_changed is delivered on the GET stream (buffered until it opens)")
         r = h.post(url, headers=sh, json={"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
         tools = [t["name"] for t in http_messages(r)[0].get("result", {}).get("tools", [])]
         check("analyzeStatistics" in tools, "http: and keeps its state (analyzeStatistics listed)", short(tools))
         r = h.delete(url, headers=sh)
-        check(r.status_code in (200, 202, 204), "http: DELETE ends the session", f"{r.status_code} {short(r.text)}")
+        check(200 <= r.status_code < 300, "http: DELETE of the session is accepted", f"{r.status_code} {short(r.text)}")
+        known_issue(
+            r.status_code in (200, 204),
+            "  ... with 200 or 204",
+            "delete-202",
+            f"DELETE of a session answers {r.status_code}; the Python SDK expects 200/204 and logs"
+            " 'Session termination failed: 202' on every client exit (the session is ended though)",
+        )
         r = h.post(url, headers=sh, json={"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
         check(r.status_code == 404, "http: the deleted session id is refused (404)", f"{r.status_code} {short(r.text)}")
 
@@ -1053,11 +1142,11 @@ def run_async(fn: Callable[[], Any]) -> None:
 def scenario_list() -> list[tuple[str, Callable[[], None]]]:
     scenarios: list[tuple[str, Callable[[], None]]] = []
     for mode in ("dynamic", "dispatcher"):
-        scenarios.append((f"session-stdio-{mode}", lambda mode=mode: run_async(lambda: session_scenario(stdio_params(mode), "stdio", mode))))
+        scenarios.append((f"session-stdio-{mode}", lambda mode=mode: run_async(lambda: session_scenario(stdio_params(mode), mode))))
 
         def http(mode: str = mode) -> None:
             with HttpServer(mode) as server:
-                run_async(lambda: session_scenario(server.url, "http", mode))
+                run_async(lambda: session_scenario(server.url, mode))
 
         scenarios.append((f"session-http-{mode}", http))
 
@@ -1113,31 +1202,32 @@ def main() -> int:
         faulthandler.dump_traceback_later(SCENARIO_TIMEOUT + WATCHDOG_SLACK, exit=True)
         try:
             scenario()
-        except CheckFailed as e:
-            print(f"FAIL [{name}] {e}", flush=True)
-            return 1
-        except TimeoutError:
-            print(f"FAIL [{name}] timed out after {SCENARIO_TIMEOUT:.0f} s", flush=True)
-            return 1
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt):
                 print(f"FAIL [{name}] interrupted", flush=True)
                 return 130
-            print(f"FAIL [{name}] unexpected exception: {describe(e)}", flush=True)
-            import traceback
+            failed = [x for x in leaves(e) if isinstance(x, CheckFailed)]
+            if failed:
+                print(f"FAIL [{name}] {failed[0]}", flush=True)
+            elif all(isinstance(x, TimeoutError) for x in leaves(e)):
+                print(f"FAIL [{name}] timed out after {SCENARIO_TIMEOUT:.0f} s", flush=True)
+            else:
+                print(f"FAIL [{name}] unexpected exception: {describe(e)}", flush=True)
+                import traceback
 
-            traceback.print_exc()
+                traceback.print_exc()
             return 1
         finally:
             faulthandler.cancel_dump_traceback_later()
         timings.append((name, time.monotonic() - start))
-    print(f"\nall {_passed} checks passed in {time.monotonic() - total:.1f} s", flush=True)
+    xfail = f", {_xfailed[0]} known-issue checks XFAIL" if _xfailed[0] else ""
+    print(f"\nall {_passed} checks passed{xfail}, in {time.monotonic() - total:.1f} s", flush=True)
     for name, seconds in timings:
         print(f"  {name:24} {seconds:6.1f} s")
     if _known:
         print("known server issues (XFAIL; --strict makes them fail):")
-        for issue in _known.values():
-            print(f"  - {issue}")
+        for key, issue in _known.items():
+            print(f"  - {key}: {issue}")
     return 0
 
 

@@ -76,7 +76,7 @@ use crate::{Carnet, ExposureMode, Session, SessionError, providers};
 
 pub use handler::Connection;
 pub use http::HttpServer;
-pub use resources::{SKILL_URI_SCHEME, skill_md};
+pub use resources::SKILL_URI_SCHEME;
 
 /// Messages larger than this (16 MiB) are refused by default.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
@@ -113,7 +113,8 @@ impl Server {
     /// A server for `agent`, reporting itself as `carnet` with this crate's version (see
     /// [`Server::named`]).
     ///
-    /// The skill files and their `sha256` digests are indexed here, once.
+    /// The skill files are indexed here, once; their `sha256` digests are the manifest's
+    /// (computed at build time), or computed here for manifests without them.
     ///
     /// # Errors
     ///

@@ -1,85 +1,20 @@
 //! Skills as MCP resources: `skill://<skill>/SKILL.md` and `skill://<skill>/<path>`, with the
-//! size and `sha256` digest of every file computed once, when the server is created.
+//! size and `sha256` digest of every file: the manifest's, computed at build time by
+//! `carnet_codegen`, or computed once when the server is created for manifests without them.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use rmcp::model::{Resource, ResourceContents, Skill as McpSkill, SkillFrontmatter, SkillResource, SkillResources};
-use serde_json::{Map, Value};
+use rmcp::model::{
+    Resource, ResourceContents, Skill as McpSkill, SkillFrontmatter, SkillResource, SkillResources, is_sha256_digest,
+    sha256_digest,
+};
 
-use crate::manifest::{Manifest, Skill};
+use crate::manifest::Manifest;
 
 /// The URI scheme of skill resources: `skill://<skill>/SKILL.md`, `skill://<skill>/<path>`.
 pub const SKILL_URI_SCHEME: &str = "skill";
-
-/// The skill's `SKILL.md` as served over MCP: the frontmatter rebuilt from the manifest (every
-/// field the author wrote, values written as JSON, which YAML reads unchanged) and the
-/// instructions.
-///
-/// # Examples
-///
-/// ```
-/// # let manifest = carnet_runtime::Manifest::from_json(r#"{"skills": [{"name": "notes",
-/// #     "description": "Take notes", "content": "Write things down."}]}"#)?;
-/// let skill = manifest.skill("notes").unwrap();
-/// assert_eq!(
-///     carnet_runtime::mcp::skill_md(skill),
-///     "---\nname: \"notes\"\ndescription: \"Take notes\"\n---\n\nWrite things down.\n",
-/// );
-/// # Ok::<(), carnet_runtime::ManifestError>(())
-/// ```
-#[must_use]
-pub fn skill_md(skill: &Skill) -> String {
-    let mut text = String::from("---\n");
-    for (key, value) in frontmatter_fields(skill) {
-        let _ = writeln!(text, "{key}: {value}");
-    }
-    text.push_str("---\n\n");
-    text.push_str(&skill.content);
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text
-}
-
-/// The frontmatter in its written order: `name`, `description`, then the optional fields.
-fn frontmatter_fields(skill: &Skill) -> Vec<(String, Value)> {
-    let mut fields = vec![
-        ("name".to_owned(), Value::from(&*skill.name)),
-        ("description".to_owned(), Value::from(&*skill.description)),
-    ];
-    if let Some(license) = &skill.license {
-        fields.push(("license".to_owned(), Value::from(&**license)));
-    }
-    if let Some(compatibility) = &skill.compatibility {
-        fields.push(("compatibility".to_owned(), Value::from(&**compatibility)));
-    }
-    if !skill.allowed_tools.is_empty() {
-        let tools: Vec<&str> = skill.allowed_tools.iter().map(|t| &**t).collect();
-        fields.push(("allowed-tools".to_owned(), Value::from(tools.join(" "))));
-    }
-    if let Some(metadata) = object(&skill.metadata).filter(|m| !m.is_empty()) {
-        fields.push(("metadata".to_owned(), Value::Object(metadata)));
-    }
-    if !skill.toolsets.is_empty() {
-        let toolsets: Vec<Value> = skill.toolsets.iter().map(|t| Value::from(&**t)).collect();
-        fields.push(("toolsets".to_owned(), Value::Array(toolsets)));
-    }
-    for (key, value) in object(&skill.extra).unwrap_or_default() {
-        if fields.iter().all(|(k, _)| *k != key) {
-            fields.push((key, value));
-        }
-    }
-    fields
-}
-
-fn object(json: &str) -> Option<Map<String, Value>> {
-    match serde_json::from_str(json) {
-        Ok(Value::Object(map)) => Some(map),
-        _ => None,
-    }
-}
 
 /// `uri` with every byte outside RFC 3986's unreserved set and `/` percent-encoded.
 fn encode_path(path: &str) -> String {
@@ -139,15 +74,12 @@ impl Index {
         let mut skill_mds = Vec::new();
         for &index in &skills {
             let skill = &manifest.skills[index];
-            let text = skill_md(skill);
-            entries.push(entry(uri(&skill.name, None), index, None, text.as_bytes()));
+            let text = skill.to_skill_md();
+            let digest = skill.digest.as_deref();
+            entries.push(entry(uri(&skill.name, None), index, None, text.as_bytes(), digest));
             for (file_index, file) in skill.files.iter().enumerate() {
-                entries.push(entry(
-                    uri(&skill.name, Some(&file.path)),
-                    index,
-                    Some(file_index),
-                    &file.data,
-                ));
+                let uri = uri(&skill.name, Some(&file.path));
+                entries.push(entry(uri, index, Some(file_index), &file.data, file.digest.as_deref()));
             }
             skill_mds.push((index, text));
         }
@@ -251,7 +183,7 @@ impl Index {
 
     fn skill(&self, manifest: &Manifest, index: usize) -> McpSkill {
         let skill = &manifest.skills[index];
-        let mut fields = frontmatter_fields(skill).into_iter().skip(2);
+        let mut fields = skill.frontmatter().into_iter().skip(2);
         let mut frontmatter = SkillFrontmatter::new(&*skill.name, &*skill.description);
         for (key, value) in fields.by_ref() {
             frontmatter = frontmatter.with_field(key, value);
@@ -266,13 +198,17 @@ impl Index {
     }
 }
 
-fn entry(uri: String, skill: usize, file: Option<usize>, bytes: &[u8]) -> Entry {
-    let described = SkillResource::from_bytes(uri.clone(), bytes);
+/// The entry of `bytes`, with the digest computed at build time when the manifest has one.
+fn entry(uri: String, skill: usize, file: Option<usize>, bytes: &[u8], digest: Option<&str>) -> Entry {
+    let digest = match digest {
+        Some(digest) if is_sha256_digest(digest) => digest.to_owned(),
+        _ => sha256_digest(bytes),
+    };
     Entry {
         uri,
         skill,
         file,
-        size: described.size,
-        digest: described.digest,
+        size: bytes.len() as u64,
+        digest,
     }
 }

@@ -45,6 +45,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/poster-design/nested-helper/data.txt")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:3f8a60cb98b8e32ad1947de9c2000fcc0fb24bdbf558bf5c71733c25415d746a",
+                                ),
+                            ),
                         },
                     ],
                 ),
@@ -54,6 +59,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:5eb7b69209d1b6cadf3c53c44d6cda707b4e4c3aa5f66b5865bee6fbdc3dbea7",
+                    ),
+                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("poster-design"),
@@ -74,6 +84,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/poster-design/LICENSE.txt")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:3e281cfbb75d8e952de98392a59d7b746233f36940cf40074caec473306dc545",
+                                ),
+                            ),
                         },
                         ::carnet::__private::SkillFile {
                             path: ::carnet::__private::Cow::Borrowed(
@@ -86,6 +101,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                 ::core::include_bytes!(
                                     ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
                                     "/carnet/skills/poster-design/assets/palette.txt")
+                                ),
+                            ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:1fe0186a21a95267e43bdfac873a7c6a9fabc12d02132817ef3cf2376a1ef9a3",
                                 ),
                             ),
                         },
@@ -102,6 +122,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                 ::core::include_bytes!(
                                     ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
                                     "/carnet/skills/poster-design/assets/swatch.bin")
+                                ),
+                            ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880",
                                 ),
                             ),
                         },
@@ -122,6 +147,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                 ::core::include_bytes!(
                                     ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
                                     "/carnet/skills/poster-design/scripts/render.py")
+                                ),
+                            ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:9e525e2094cdd98efe1a9754c9d7e67c43ce57eee76c3930d51435aec6d1d169",
                                 ),
                             ),
                         },
@@ -146,6 +176,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                     "{\"author\":\"example-org\",\"version\":\"1.0\"}",
                 ),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:f6537524e79930c23d9ff257e2f3af276fa8cd081df082e7f3c1f49b35eea08e",
+                    ),
+                ),
             },
         ],
     ),

@@ -45,6 +45,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:21802d611e11ffac7d31771d2fbcf276eaf00a991db80a4aa37f71518e898b59",
+                    ),
+                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("nested-test-skill"),
@@ -73,6 +78,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/nested/test-skill/examples/example1.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:6d9ba41f50826c6714e2766dc8dc52e0992f0618eca56aeca069837ea719d063",
+                                ),
+                            ),
                         },
                         ::carnet::__private::SkillFile {
                             path: ::carnet::__private::Cow::Borrowed(
@@ -93,6 +103,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/nested/test-skill/examples/example2.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:fb3d8fca055f51a93096e4b5d41713b77433ff37917df89b8cad8f88062afa6e",
+                                ),
+                            ),
                         },
                     ],
                 ),
@@ -104,6 +119,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:36fb0f3e47f18889c15051a1b356ed288294d2b9e0562e0292aa17afd0c71fc3",
+                    ),
+                ),
             },
         ],
     ),

@@ -82,6 +82,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/dataAnalysis/references/interpreting-statistics.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:fab30e4383679c2c413907def332916484d03990beda269a76e3050c8bd5a225",
+                                ),
+                            ),
                         },
                         ::carnet::__private::SkillFile {
                             path: ::carnet::__private::Cow::Borrowed(
@@ -102,6 +107,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/dataAnalysis/templates/report.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:b3263cd04aef4197611d8e08ab73c3c4d7e6e0c9c76c9abf919874d5be137f69",
+                                ),
+                            ),
                         },
                     ],
                 ),
@@ -113,6 +123,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:64972d159626fd6254aa1551329ccd96fdc61c66d6814465b654136e8a42d36e",
+                    ),
+                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("reportWriting"),
@@ -143,6 +158,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/reportWriting/templates/brief.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:d1524e852b3817950a5bedf55d7e3e587cc62cae1bd1b503ef69de4ac8863763",
+                                ),
+                            ),
                         },
                     ],
                 ),
@@ -154,6 +174,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:dde876a5463c3637a3b52387fcf50ef8385934b65a2e89a2483bcb9fe3fc3568",
+                    ),
+                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("unitConversion"),
@@ -184,6 +209,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/unitConversion/references/conversion-factors.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:459c432c5bd911a186d8e665a856e29accc0881f3cbf789cda42860539eb2a21",
+                                ),
+                            ),
                         },
                     ],
                 ),
@@ -195,6 +225,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:ff8e1d33c9005496952b185504157e0483499b4259427c6ff5685690d645782c",
+                    ),
+                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("webSearch"),
@@ -228,6 +263,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                                     "/carnet/skills/webSearch/references/query-syntax.md")
                                 ),
                             ),
+                            digest: ::core::option::Option::Some(
+                                ::carnet::__private::Cow::Borrowed(
+                                    "sha256:c4bea4f131068dfc5cf6234bda0a621d4a54193581d83a028ce73520d0c4552f",
+                                ),
+                            ),
                         },
                     ],
                 ),
@@ -239,6 +279,11 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
+                digest: ::core::option::Option::Some(
+                    ::carnet::__private::Cow::Borrowed(
+                        "sha256:867a8ec860f5c45546c119fe94bd8f9ac458ac6da61fcea4e35a73e2a5746d1b",
+                    ),
+                ),
             },
         ],
     ),
