@@ -470,8 +470,22 @@ async fn unreadable_lines_get_protocol_errors_and_the_connection_goes_on() {
         .send_line(r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list""#)
         .await;
     let error = client.read_message().await;
-    assert_eq!(error["id"], Value::Null);
+    assert_eq!(
+        error.get("id"),
+        Some(&Value::Null),
+        "JSON-RPC asks for `\"id\": null`: {error}"
+    );
     assert_eq!(error["error"]["code"], -32700, "{error}");
+
+    // A method this server serves, with params it cannot read: invalid params, with the id.
+    let error = client.call("tools/call", json!({ "arguments": {} })).await;
+    assert_eq!(error["error"]["code"], -32602, "{error}");
+    assert!(
+        error["error"]["message"].as_str().unwrap().contains("`name`"),
+        "{error}"
+    );
+    let error = client.call("tools/teleport", json!({})).await;
+    assert_eq!(error["error"]["code"], -32601, "{error}");
 
     client.send_line(r#"{"foo": 1}"#).await;
     let error = client.read_message().await;
@@ -552,6 +566,16 @@ async fn http_answers_malformed_and_oversized_bodies_with_json_rpc_errors() {
     let body: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(body["error"]["code"], -32600);
     assert!(body["error"]["message"].as_str().unwrap().contains("65536 bytes"));
+
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"POST /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        .await
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 404"), "{response}");
+    assert!(response.contains("it is at `/mcp`"), "{response}");
 
     // Still serving: a session starts.
     let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

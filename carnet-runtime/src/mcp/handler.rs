@@ -4,9 +4,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourcesResult, ListSkillsResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
@@ -89,7 +89,50 @@ impl Connection {
     }
 }
 
+/// Why `params` are not the params of `method`, for the methods this server serves whose
+/// params rmcp could not read (it hands those over as custom requests).
+fn params_problem(method: &str, params: Option<Value>) -> Option<String> {
+    fn problem<T: serde::de::DeserializeOwned>(params: Option<Value>) -> Option<String> {
+        match params {
+            None => Some("the request has no `params`".to_owned()),
+            Some(params) => serde_json::from_value::<T>(params).err().map(|e| e.to_string()),
+        }
+    }
+    match method {
+        "initialize" => problem::<rmcp::model::InitializeRequestParams>(params),
+        "tools/call" => problem::<CallToolRequestParams>(params),
+        "prompts/get" => problem::<GetPromptRequestParams>(params),
+        "resources/read" => problem::<ReadResourceRequestParams>(params),
+        "skills/get" => problem::<GetSkillRequestParams>(params),
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "skills/list" | "ping" => {
+            Some("expected an object or nothing".to_owned())
+        }
+        _ => None,
+    }
+}
+
 impl ServerHandler for Connection {
+    /// Requests rmcp could not read: a method this server serves with malformed params is an
+    /// invalid-params error (`-32602`) saying what is wrong, anything else an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let CustomRequest { method, params, .. } = request;
+        match params_problem(&method, params) {
+            Some(problem) => Err(ErrorData::invalid_params(
+                format!("invalid params for `{method}`: {problem}"),
+                None,
+            )),
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("unknown method `{method}`"),
+                None,
+            )),
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         let dynamic = self.shared.carnet.mode() == ExposureMode::Dynamic;
         let capabilities: ServerCapabilities = serde_json::from_value(json!({

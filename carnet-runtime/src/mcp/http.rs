@@ -117,6 +117,18 @@ impl HttpServer {
 /// One HTTP request: POST bodies are read here (bounded) and checked to be JSON, so that an
 /// oversized or malformed message gets a JSON-RPC error body; then rmcp serves it.
 async fn handle(mut endpoint: Endpoint, max: usize, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    if request.uri().path() != "/mcp" {
+        let message = format!("no MCP endpoint at `{}`; it is at `/mcp`", request.uri().path());
+        return Ok(error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, &message));
+    }
+    if request.method() == Method::DELETE {
+        // rmcp ends the session before answering 202; say so the way clients expect.
+        let mut response = endpoint.call(request).await?;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return Ok(response);
+    }
     if request.method() != Method::POST {
         return endpoint.call(request).await;
     }

@@ -81,11 +81,18 @@ where
     /// Writes an error response with a null id, as JSON-RPC asks when the request's id
     /// cannot be read.
     fn reply_error(&self, error: ErrorData) -> impl Future<Output = ()> + Send + 'static {
-        let message = TxJsonRpcMessage::<RoleServer>::error(error, None);
+        // Written here rather than through rmcp's types, which leave a missing id out.
+        let mut line = serde_json::to_vec(&serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": { "code": error.code.0, "message": error.message },
+        }))
+        .expect("JSON values serialise");
+        line.push(b'\n');
         let write = self.write.clone();
         // The peer may have gone; the next read then ends the connection.
         async move {
-            let _ = write_message(&write, &message).await;
+            let _ = write_bytes(&write, &line).await;
         }
     }
 }
@@ -96,8 +103,12 @@ async fn write_message<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
     bytes.push(b'\n');
+    write_bytes(write, &bytes).await
+}
+
+async fn write_bytes<W: AsyncWrite + Unpin>(write: &Mutex<W>, bytes: &[u8]) -> io::Result<()> {
     let mut write = write.lock().await;
-    write.write_all(&bytes).await?;
+    write.write_all(bytes).await?;
     write.flush().await
 }
 

@@ -6,7 +6,9 @@
 //! ```
 //!
 //! With `--http`, the first line on stdout is the endpoint's URL (bind port 0 to get a free
-//! one). A host such as Claude Desktop starts it as a child process:
+//! one). Whoever connects drives the tools, so a [`Hook`] refuses `visualizeData`'s `path`
+//! argument (it writes a file where it is told): charts come back inline only. A host such as
+//! Claude Desktop starts the server as a child process:
 //!
 //! ```json
 //! { "mcpServers": { "research": { "command": "/path/to/mcp-server" } } }
@@ -15,7 +17,7 @@
 use std::process::ExitCode;
 
 use carnet::mcp::Server;
-use carnet::{Carnet, ExposureMode};
+use carnet::{Before, CallInfo, Carnet, ExposureMode, Hook};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 
@@ -53,6 +55,19 @@ fn options() -> Result<Options, String> {
     Ok(options)
 }
 
+/// Refuses calls that would write files: an MCP client is not trusted with the file system.
+struct NoFileWrites;
+
+impl Hook for NoFileWrites {
+    fn before(&self, call: &CallInfo<'_>) -> Before {
+        if call.tool == "visualizeData" && call.arguments.get("path").is_some_and(|p| !p.is_null()) {
+            Before::Deny("this server does not write files: call `visualizeData` without `path`".to_owned())
+        } else {
+            Before::Continue
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let options = match options() {
@@ -64,6 +79,7 @@ async fn main() -> ExitCode {
     };
     let carnet = Carnet::builder(&MANIFEST)
         .toolsets(tools::toolsets())
+        .hook(NoFileWrites)
         .mode(options.mode)
         .build()
         .expect("every toolset is bound");
