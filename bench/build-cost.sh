@@ -10,6 +10,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="$root/target/build-cost"
 skills="${SKILLS:-1000}"
 crate="$scratch/catalog-crate"
+# Two target directories of a 17 MB generated module take tens of gigabytes: set
+# KEEP_BUILD_COST=1 to keep them for inspection.
+if [ -z "${KEEP_BUILD_COST:-}" ]; then
+  trap 'rm -rf "$scratch"' EXIT
+fi
 rm -rf "$crate"
 mkdir -p "$crate/src"
 (cd "$root" && cargo build --quiet --release -p carnet-bench --bin gen-catalog)

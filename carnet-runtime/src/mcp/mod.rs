@@ -33,14 +33,23 @@
 //! speaks the revisions with an `initialize` handshake, up to `2025-11-25`; clients that
 //! prefer `2026-07-28` fall back to it during negotiation.
 //!
+//! # Notifications over HTTP
+//!
+//! On stdio, `notifications/tools/list_changed` is written before the `tools/call` result that
+//! caused it. Over streamable HTTP, rmcp sends notifications that answer no request on the
+//! session's standalone GET stream, as the transport allows: clients that open it (the
+//! official SDKs do, right after `initialize`) receive it there, and it is kept until they do.
+//!
 //! # Malformed input
 //!
 //! Over stdio ([`Server::serve_stdio`], [`Server::serve`]) a line that is not JSON gets a
-//! JSON-RPC parse error (`-32700`), JSON that is not a JSON-RPC message an invalid request
-//! (`-32600`), and a line longer than [`Server::max_message_bytes`] an invalid request naming
-//! the limit; unknown notifications are ignored, as JSON-RPC asks. Over HTTP
-//! ([`Server::bind_http`]) the same errors come back as the response body, with status 400
-//! or 413. In every case the connection keeps being served.
+//! JSON-RPC parse error (`-32700`, `"id": null`), JSON that is not a JSON-RPC message an
+//! invalid request (`-32600`), and a line longer than [`Server::max_message_bytes`] an invalid
+//! request naming the limit; unknown notifications are ignored, as JSON-RPC asks. A method this
+//! server serves with params it cannot read is an invalid-params error (`-32602`) saying what
+//! is wrong, an unknown method `-32601`. Over HTTP ([`Server::bind_http`]) the same errors come
+//! back as the response body, with status 400 or 413; paths other than `/mcp` are 404. In every
+//! case the connection keeps being served.
 //!
 //! # Examples
 //!

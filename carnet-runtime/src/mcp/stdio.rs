@@ -4,8 +4,8 @@
 use std::io;
 use std::sync::Arc;
 
-use rmcp::ErrorData;
 use rmcp::RoleServer;
+use rmcp::model::ErrorCode;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -80,12 +80,12 @@ where
 
     /// Writes an error response with a null id, as JSON-RPC asks when the request's id
     /// cannot be read.
-    fn reply_error(&self, error: ErrorData) -> impl Future<Output = ()> + Send + 'static {
+    fn reply_error(&self, code: ErrorCode, message: &str) -> impl Future<Output = ()> + Send + 'static {
         // Written here rather than through rmcp's types, which leave a missing id out.
         let mut line = serde_json::to_vec(&serde_json::json!({
             "jsonrpc": "2.0",
             "id": null,
-            "error": { "code": error.code.0, "message": error.message },
+            "error": { "code": code.0, "message": message },
         }))
         .expect("JSON values serialise");
         line.push(b'\n');
@@ -133,7 +133,7 @@ where
                 Ok(Line::Complete) => {}
                 Ok(Line::Oversized) => {
                     let message = format!("Invalid Request: the message exceeds the limit of {} bytes", self.max);
-                    self.reply_error(ErrorData::invalid_request(message, None)).await;
+                    self.reply_error(ErrorCode::INVALID_REQUEST, &message).await;
                     continue;
                 }
                 Ok(Line::Eof) | Err(_) => return None,
@@ -148,12 +148,8 @@ where
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => return Some(message),
                 Err(e) if e.is_syntax() || e.is_eof() => {
-                    let error = ErrorData::new(
-                        rmcp::model::ErrorCode::PARSE_ERROR,
-                        format!("Parse error: the message is not JSON ({e})"),
-                        None,
-                    );
-                    self.reply_error(error).await;
+                    let message = format!("Parse error: the message is not JSON ({e})");
+                    self.reply_error(ErrorCode::PARSE_ERROR, &message).await;
                 }
                 Err(e) => {
                     // Well-formed JSON that is no message we know. A notification (a method
@@ -163,7 +159,7 @@ where
                     let is_notification = value.get("method").is_some() && value.get("id").is_none();
                     if !is_notification {
                         let message = format!("Invalid Request: not a JSON-RPC 2.0 message ({e})");
-                        self.reply_error(ErrorData::invalid_request(message, None)).await;
+                        self.reply_error(ErrorCode::INVALID_REQUEST, &message).await;
                     }
                 }
             }
