@@ -627,3 +627,44 @@ async fn digests_computed_at_build_time_are_served_as_they_are() {
     assert_eq!(one["skill"]["resources"][1]["digest"], built);
     assert_eq!(one["skill"]["resources"][2]["digest"], sha256(&[0, 1, 2, 255]));
 }
+
+#[tokio::test]
+async fn a_connection_kept_in_an_arc_reports_what_its_client_loaded() {
+    let carnet = carnet(ExposureMode::Dynamic);
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let connection = std::sync::Arc::new(server.connection());
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let served = connection.clone();
+    tokio::spawn(async move {
+        let running = carnet_runtime::mcp::rmcp::serve_server(served, tokio::io::split(theirs))
+            .await
+            .unwrap();
+        let _ = running.waiting().await;
+    });
+    let (read, write) = tokio::io::split(ours);
+    let mut client = Client {
+        write,
+        read: BufReader::new(read),
+        next_id: 0,
+        notifications: Vec::new(),
+    };
+    client
+        .request(
+            "initialize",
+            json!({ "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "test", "version": "0" } }),
+        )
+        .await;
+    client
+        .send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    assert_eq!(connection.state().await.skills, ["webSearch"]);
+    client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    let state = connection.state().await;
+    assert_eq!(state.skills, ["webSearch", "dataAnalysis"]);
+    // The state resumes in a plain session.
+    let resumed = carnet.resume(&state).unwrap();
+    assert!(resumed.is_exposed("stats.mean"));
+}

@@ -83,6 +83,10 @@ use tokio::net::ToSocketAddrs;
 
 use crate::{Carnet, ExposureMode, Session, SessionError, providers};
 
+/// The rmcp this module is built on, for its types in this API ([`rmcp::ServerHandler`],
+/// [`rmcp::transport::StreamableHttpServerConfig`], ...).
+pub use rmcp;
+
 pub use handler::Connection;
 pub use http::HttpServer;
 pub use resources::SKILL_URI_SCHEME;
