@@ -634,9 +634,9 @@ async fn a_connection_kept_in_an_arc_reports_what_its_client_loaded() {
     let server = Server::new(&carnet, "researcher").unwrap();
     let connection = std::sync::Arc::new(server.connection());
     let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let served = connection.clone();
+    let handler = connection.clone();
     tokio::spawn(async move {
-        let running = carnet_runtime::mcp::rmcp::serve_server(served, tokio::io::split(theirs))
+        let running = carnet_runtime::mcp::rmcp::serve_server(handler, tokio::io::split(theirs))
             .await
             .unwrap();
         let _ = running.waiting().await;
