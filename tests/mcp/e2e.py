@@ -12,6 +12,7 @@ was expected and what came back, and the script exits with status 1. Scenarios:
     concurrent                 50 concurrent HTTP sessions, each with its own skill
     stdio-malformed            raw lines over stdio: parse errors, invalid requests, oversize
     http-malformed             raw HTTP posts: 400/413 with JSON-RPC error bodies
+    serve-mcp-corpus           `carnet serve-mcp` on third-party Agent Skills: fonts as blobs
 
 Expectations come from the content on disk (examples/research-agent/carnet and data), not
 from the server: skill files, toolsets' tool names and the CSV the statistics are computed on.
@@ -36,6 +37,7 @@ import os
 import queue
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,6 +51,7 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.client import advertise
 from pydantic import TypeAdapter
 
@@ -66,6 +69,7 @@ SCENARIO_TIMEOUT = 90.0  # seconds, soft deadline of one scenario (anyio.fail_af
 WATCHDOG_SLACK = 30.0  # the hard watchdog fires this long after the soft deadline
 
 BINARY: str = ""
+CARNET: str = ""  # the `carnet` binary (serve-mcp)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1090,6 +1094,68 @@ async def fresh_client_works(url: str) -> None:
 # Driver
 
 
+# --------------------------------------------------------------------------------------------
+# Scenario f: `carnet serve-mcp` on Agent Skills folders, binary files included
+
+
+CORPUS = ROOT / "tests" / "corpus" / "agentskills"
+
+
+async def cli_corpus_scenario(content: Path) -> None:
+    """`carnet serve-mcp` over stdio on a directory of third-party Agent Skills (copied from
+    tests/corpus with an agent added): resources are the files on disk, fonts come back as
+    blobs with the bytes and digests of the files, and skills load."""
+    skill = "canvas-design"
+    folder = content / "skills" / skill
+    on_disk = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    watcher = Watcher()
+    params = StdioServerParameters(command=CARNET, args=["--dir", str(content), "serve-mcp", "designer"])
+    async with client(stdio_client(params, errlog=open(os.devnull, "w")), watcher) as c:
+        check_eq(c.server_info.name, "carnet", "serve-mcp: serverInfo.name is `carnet`")
+        check_eq(names(await c.list_tools()), META_TOOLS, "serve-mcp: the corpus declares no toolsets, so tools/list is the meta-tools")
+        listed = (await c.list_resources()).resources
+        uris = {str(r.uri) for r in listed if str(r.uri).startswith(f"skill://{skill}/")}
+        expected = {f"skill://{skill}/{path}" for path in on_disk if path != "SKILL.md"} | {f"skill://{skill}/SKILL.md"}
+        check_eq(uris, expected, f"serve-mcp: resources/list names every file of {skill} on disk ({len(on_disk)})")
+        fonts = sorted(path for path in on_disk if path.endswith(".ttf"))
+        check(len(fonts) >= 2, f"serve-mcp: {skill} has fonts ({len(fonts)})")
+        listing = await c.session.send_request(SkillsGetRequest(params=SkillsGetParams(uri=f"skill://{skill}/SKILL.md")), RAW)
+        digests = {entry["uri"]: entry for entry in listing["skill"]["resources"]}
+        for font in fonts:
+            uri = f"skill://{skill}/{font}"
+            result = await c.read_resource(uri)
+            contents = result.contents[0]
+            check(isinstance(contents, types.BlobResourceContents) and contents.mime_type == "font/ttf",
+                  f"serve-mcp: {font} is a font/ttf blob", short(contents, 200))
+            data = base64.b64decode(contents.blob)
+            check(data == on_disk[font], f"serve-mcp: {font}: the blob decodes to the file's {len(data)} bytes")
+            entry = digests.get(uri, {})
+            check(entry.get("digest") == "sha256:" + hashlib.sha256(data).hexdigest() and entry.get("size") == len(data),
+                  f"serve-mcp: {font}: skills/get has its sha256 and size", short(entry))
+        r = await c.call_tool("loadSkill", {"skillName": skill})
+        body = payload(r)
+        check(not r.is_error and body.get("success") is True, f"serve-mcp: loadSkill {skill}", short(body, 200))
+        r = await c.call_tool("loadSkillFile", {"skillName": skill, "path": fonts[0]})
+        file = payload(r)
+        check(not r.is_error and base64.b64decode(file.get("content", "")) == on_disk[fonts[0]],
+              f"serve-mcp: loadSkillFile returns {fonts[0]} base64-encoded, byte for byte", short(file, 200))
+        check(watcher.list_changed_count == 0 and not watcher.exceptions,
+              "serve-mcp: no list_changed (no tools were added) and no transport errors",
+              f"{watcher.list_changed_count} {watcher.exceptions}")
+
+
+def cli_corpus() -> None:
+    with tempfile.TemporaryDirectory(prefix="carnet-e2e-corpus-") as tmp:
+        content = Path(tmp)
+        shutil.copytree(CORPUS / "canvas-design", content / "skills" / "canvas-design")
+        agent = content / "agents" / "designer"
+        agent.mkdir(parents=True)
+        (agent / "AGENT.md").write_text(
+            "---\nname: designer\ndescription: Designs posters\nskills: [canvas-design]\n---\n\nYou design posters.\n"
+        )
+        run_async(lambda: cli_corpus_scenario(content))
+
+
 def run_async(fn: Callable[[], Any]) -> None:
     async def bounded() -> None:
         with anyio.fail_after(SCENARIO_TIMEOUT):
@@ -1127,19 +1193,25 @@ def scenario_list() -> list[tuple[str, Callable[[], None]]]:
         ("concurrent", concurrent),
         ("stdio-malformed", stdio_malformed_scenario),
         ("http-malformed", http_malformed),
+        ("serve-mcp-corpus", cli_corpus),
     ]
     return scenarios
 
 
 def main() -> int:
-    global BINARY, _scenario
+    global BINARY, CARNET, _scenario
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", default=os.environ.get("MCP_SERVER", str(ROOT / "target" / "debug" / "mcp-server")))
+    parser.add_argument("--carnet", default=os.environ.get("CARNET_BIN", str(ROOT / "target" / "debug" / "carnet")))
     parser.add_argument("--only", action="append", default=[], help="run only the scenarios whose name contains this")
     args = parser.parse_args()
     BINARY = str(Path(args.server).resolve())
+    CARNET = str(Path(args.carnet).resolve())
     if not os.access(BINARY, os.X_OK):
         print(f"FAIL: no server binary at {BINARY} (cargo build -p mcp-server)", file=sys.stderr)
+        return 2
+    if not os.access(CARNET, os.X_OK):
+        print(f"FAIL: no carnet binary at {CARNET} (cargo build -p carnet-cli)", file=sys.stderr)
         return 2
     # The SDK warns when a dispatcher-mode tool result has no listed tool to validate against.
     logging.basicConfig(level=logging.ERROR)

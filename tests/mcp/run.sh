@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end tests of the MCP server (examples/mcp-server) with the official Python SDK.
 #
-#   tests/mcp/run.sh [e2e.py options: --only NAME, --strict]
+#   tests/mcp/run.sh [e2e.py options: --only NAME]
 #
-# Builds the server (`cargo build -p mcp-server`) unless MCP_SERVER names a binary to test,
+# Builds the servers (`cargo build -p mcp-server -p carnet-cli`) unless MCP_SERVER names a
+# binary to test (CARNET_BIN then names the `carnet` binary, default target/debug/carnet),
 # creates target/mcp-venv with mcp==2.3.0 if needed, then runs tests/mcp/e2e.py.
 # Environment: MCP_SERVER (skip the build, test this binary), E2E_TIMEOUT (seconds for the
 # whole run, default 600), PYTHON (interpreter for the venv, default python3).
@@ -23,9 +24,10 @@ if ! "$VENV/bin/python" -c 'import mcp, httpx2, anyio' 2>/dev/null; then
 fi
 
 if [ -z "${MCP_SERVER:-}" ]; then
-    cargo build -p mcp-server --quiet
+    cargo build -p mcp-server -p carnet-cli --quiet
     MCP_SERVER="$ROOT/target/debug/mcp-server"
 fi
+export CARNET_BIN="${CARNET_BIN:-$ROOT/target/debug/carnet}"
 if [ ! -x "$MCP_SERVER" ]; then
     echo "no server binary at $MCP_SERVER (build it with: cargo build -p mcp-server)" >&2
     exit 2
