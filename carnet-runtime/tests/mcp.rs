@@ -668,3 +668,39 @@ async fn a_connection_kept_in_an_arc_reports_what_its_client_loaded() {
     let resumed = carnet.resume(&state).unwrap();
     assert!(resumed.is_exposed("stats.mean"));
 }
+
+/// `server/discover` as a `2026-07-28` client opens a connection.
+async fn discover(server: &Server) -> Value {
+    let mut client = Client::start(server);
+    client
+        .call(
+            "server/discover",
+            json!({ "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+                "io.modelcontextprotocol/clientCapabilities": {},
+            } }),
+        )
+        .await
+}
+
+#[tokio::test]
+async fn the_stateless_revision_is_offered_only_over_a_stream_in_dispatcher_mode() {
+    let dispatcher = Server::new(&carnet(ExposureMode::Dispatcher), "researcher").unwrap();
+    let found = discover(&dispatcher).await;
+    let versions = found["result"]["supportedVersions"].to_string();
+    assert!(
+        versions.contains("2026-07-28") && versions.contains("2025-11-25"),
+        "{found}"
+    );
+
+    // Dynamic tool lists change as a side effect of calls, which 2026-07-28 forbids.
+    let dynamic = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let refused = discover(&dynamic).await;
+    assert_eq!(refused["error"]["code"], -32022, "{refused}");
+    let supported = refused["error"]["data"]["supported"].to_string();
+    assert!(
+        !supported.contains("2026-07-28") && supported.contains("2025-11-25"),
+        "{refused}"
+    );
+}

@@ -23,6 +23,9 @@ use crate::{ExposureMode, Session, SessionState, Variables};
 pub struct Connection {
     shared: Arc<Shared>,
     session: Mutex<Session>,
+    /// Whether the stateless revision (`2026-07-28`) may be negotiated: only where the
+    /// transport itself is the connection (a byte stream) and `tools/list` never changes.
+    stateless: bool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -34,9 +37,13 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    pub(super) fn new(shared: Arc<Shared>) -> Connection {
+    pub(super) fn new(shared: Arc<Shared>, stateless: bool) -> Connection {
         let session = Mutex::new(shared.session());
-        Connection { shared, session }
+        Connection {
+            shared,
+            session,
+            stateless,
+        }
     }
 
     /// What this connection's session has loaded, to save or inspect
@@ -155,7 +162,12 @@ impl ServerHandler for Connection {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+        let newest = if self.stateless {
+            ProtocolVersion::V_2026_07_28
+        } else {
+            ProtocolVersion::LATEST_WITH_INITIALIZE
+        };
+        Cow::Borrowed(ProtocolVersion::known_up_to(&newest))
     }
 
     async fn list_tools(
@@ -189,6 +201,7 @@ impl ServerHandler for Connection {
         let mut result = json!({
             "content": [{ "type": "text", "text": output.to_text() }],
             "isError": output.is_error,
+            "resultType": "complete",
         });
         if output.value.is_object() {
             result["structuredContent"] = output.value;

@@ -28,10 +28,15 @@
 //! # Protocol versions
 //!
 //! A carnet session is state held for one connection, and dynamic tool lists change as a
-//! side effect of `tools/call`. The `2026-07-28` revision removed both (no sessions, and
-//! `tools/list` "MUST NOT vary ... as a side effect of other requests"), so this server
-//! speaks the revisions with an `initialize` handshake, up to `2025-11-25`; clients that
-//! prefer `2026-07-28` fall back to it during negotiation.
+//! side effect of `tools/call`. The `2026-07-28` revision removed sessions and says
+//! `tools/list` "MUST NOT vary ... as a side effect of other requests". So:
+//!
+//! - over a byte stream ([`Server::serve_stdio`], [`Server::serve`]) in
+//!   [`ExposureMode::Dispatcher`], every revision up to `2026-07-28` is offered: the process
+//!   is the connection, so the session lives as long as it, and `tools/list` is fixed;
+//! - otherwise (dynamic mode, or HTTP, where `2026-07-28` requests are served without any
+//!   session) the revisions with an `initialize` handshake, up to `2025-11-25`: clients that
+//!   prefer `2026-07-28` fall back to it during negotiation.
 //!
 //! # Notifications over HTTP
 //!
@@ -186,7 +191,7 @@ impl Server {
     /// a transport of your own with [`rmcp::ServiceExt::serve`].
     #[must_use]
     pub fn connection(&self) -> Connection {
-        Connection::new(self.shared.clone())
+        Connection::new(self.shared.clone(), false)
     }
 
     /// Serves one connection over a byte stream of newline-delimited JSON-RPC (the stdio
@@ -197,7 +202,8 @@ impl Server {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = stdio::LineTransport::new(read, write, self.shared.max_message_bytes);
-        let running = rmcp::serve_server(self.connection(), transport)
+        let stateless = self.mode() == ExposureMode::Dispatcher;
+        let running = rmcp::serve_server(Connection::new(self.shared.clone(), stateless), transport)
             .await
             .map_err(|e| io::Error::new(io::ErrorKind::ConnectionAborted, e.to_string()))?;
         running.waiting().await.map_err(io::Error::other)?;
