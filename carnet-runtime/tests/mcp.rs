@@ -83,11 +83,8 @@ struct Client {
 }
 
 impl Client {
-    fn start(server: &Server) -> Client {
-        let (ours, theirs) = tokio::io::duplex(1 << 16);
-        let (read, write) = tokio::io::split(theirs);
-        let server = server.clone();
-        tokio::spawn(async move { server.serve(read, write).await });
+    /// A client on `ours`, the other end of which is served by `serve`.
+    fn connect(ours: DuplexStream) -> Client {
         let (read, write) = tokio::io::split(ours);
         Client {
             write,
@@ -97,18 +94,31 @@ impl Client {
         }
     }
 
-    async fn initialized(server: &Server) -> (Client, Value) {
-        let mut client = Client::start(server);
-        let init = client
+    fn start(server: &Server) -> Client {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(theirs);
+        let server = server.clone();
+        tokio::spawn(async move { server.serve(read, write).await });
+        Client::connect(ours)
+    }
+
+    /// The `initialize` handshake; returns its result.
+    async fn initialize(&mut self) -> Value {
+        let init = self
             .request(
                 "initialize",
                 json!({ "protocolVersion": "2025-11-25", "capabilities": {},
                         "clientInfo": { "name": "test", "version": "0" } }),
             )
             .await;
-        client
-            .send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        self.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             .await;
+        init
+    }
+
+    async fn initialized(server: &Server) -> (Client, Value) {
+        let mut client = Client::start(server);
+        let init = client.initialize().await;
         (client, init)
     }
 
@@ -641,23 +651,8 @@ async fn a_connection_kept_in_an_arc_reports_what_its_client_loaded() {
             .unwrap();
         let _ = running.waiting().await;
     });
-    let (read, write) = tokio::io::split(ours);
-    let mut client = Client {
-        write,
-        read: BufReader::new(read),
-        next_id: 0,
-        notifications: Vec::new(),
-    };
-    client
-        .request(
-            "initialize",
-            json!({ "protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": { "name": "test", "version": "0" } }),
-        )
-        .await;
-    client
-        .send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-        .await;
+    let mut client = Client::connect(ours);
+    client.initialize().await;
     assert_eq!(connection.state().await.skills, ["webSearch"]);
     client
         .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
