@@ -179,7 +179,7 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
         let (name, description, content) = (text(&s.name), text(&s.description), text(&s.content));
         let (toolsets, allowed) = (texts(&s.toolsets), texts(&s.allowed_tools));
         let (license, compatibility) = (opt_text(s.license.as_ref()), opt_text(s.compatibility.as_ref()));
-        let (metadata, extra, digest) = (text(&s.metadata), text(&s.extra), opt_text(s.digest.as_ref()));
+        let (metadata, extra) = (text(&s.metadata), text(&s.extra));
         quote! {
             ::carnet::__private::Skill {
                 name: #name,
@@ -192,7 +192,6 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
                 allowed_tools: #allowed,
                 metadata: #metadata,
                 extra: #extra,
-                digest: #digest,
             }
         }
     });

@@ -63,11 +63,6 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
             allowed_tools: Cow::Owned(s.def.allowed_tools.iter().map(|t| text(t)).collect()),
             metadata: json(&s.def.metadata),
             extra: json(&s.def.extra),
-            digest: None,
-        })
-        .map(|mut skill| {
-            skill.digest = Some(Cow::Owned(sha256(skill.to_skill_md().as_bytes())));
-            skill
         })
         .collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));

@@ -191,17 +191,11 @@ fn sha256(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn every_skill_and_file_carries_the_digest_of_what_mcp_serves() {
+fn every_skill_file_carries_the_digest_of_its_bytes() {
     let mut checked = 0;
     for case in cases() {
         let manifest = Config::new().dir(case.join("carnet")).manifest().unwrap();
         for skill in &*manifest.skills {
-            assert_eq!(
-                skill.digest.as_deref(),
-                Some(&*sha256(skill.to_skill_md().as_bytes())),
-                "{}",
-                skill.name
-            );
             for file in &*skill.files {
                 assert_eq!(file.digest.as_deref(), Some(&*sha256(&file.data)), "{}", file.path);
                 checked += 1;

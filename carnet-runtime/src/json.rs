@@ -9,7 +9,7 @@
 //! | --- | --- | --- |
 //! | `toolDefinitions` | toolset | the toolset's own tools, so two toolsets may declare the same name |
 //! | `encoding`, `mediaType`, `listed` | skill file | `"base64"` for binary data, the media type, whether `files` lists it |
-//! | `digest` | skill, skill file | `sha256:<hex>` of the file's bytes or of [`Skill::to_skill_md`], for MCP's Skills extension |
+//! | `digest` | skill file | `sha256:<hex>` of the file's bytes, for MCP's Skills extension (trusted as written) |
 //! | `license`, `compatibility`, `allowedTools`, `metadata` | skill | Agent Skills keys |
 //! | `extra` | agent, skill | unknown frontmatter keys |
 //! | `variables`, `envPrefix` | top level | settings of `carnet.config.json` |
@@ -146,9 +146,6 @@ impl Serialize for Wire<'_, Skill> {
         }
         if !is_empty_object(&s.extra) {
             map.serialize_entry("extra", &json_object(&s.extra))?;
-        }
-        if let Some(digest) = &s.digest {
-            map.serialize_entry("digest", digest)?;
         }
         map.end()
     }
@@ -598,7 +595,6 @@ fn read_skill(obj: At<'_>, key: &str) -> Result<Skill, ManifestError> {
         allowed_tools: string_list(obj, "allowedTools")?,
         metadata: json_text(obj, "metadata")?,
         extra: json_text(obj, "extra")?,
-        digest: digest(obj)?,
     })
 }
 

@@ -120,9 +120,6 @@ pub struct Skill {
     pub metadata: Text,
     /// Frontmatter keys carnet does not know, as a JSON object (`{}` when there are none).
     pub extra: Text,
-    /// `sha256:` and the 64 lowercase hex digits of the SHA-256 of [`Skill::to_skill_md`],
-    /// computed by `carnet_codegen` at build time (`None` in manifests written without it).
-    pub digest: Option<Text>,
 }
 
 /// A file of a skill's folder, loadable with `loadSkillFile`.
@@ -323,9 +320,9 @@ impl Skill {
         find(&self.files, path, |f| &f.path)
     }
 
-    /// The frontmatter as written: `name`, `description`, then `license`, `compatibility`,
+    /// The frontmatter: `name`, `description`, then `license`, `compatibility`,
     /// `allowed-tools` (space-separated), `metadata`, `toolsets` and the keys carnet does not
-    /// know, each present only when set.
+    /// know (sorted), each present only when set.
     #[must_use]
     pub fn frontmatter(&self) -> Vec<(String, serde_json::Value)> {
         use serde_json::Value;
@@ -355,7 +352,9 @@ impl Skill {
             let toolsets: Vec<Value> = self.toolsets.iter().map(|t| Value::from(&**t)).collect();
             fields.push(("toolsets".to_owned(), Value::Array(toolsets)));
         }
-        for (key, value) in object(&self.extra) {
+        let mut extra: Vec<(String, Value)> = object(&self.extra).into_iter().collect();
+        extra.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, value) in extra {
             if fields.iter().all(|(k, _)| *k != key) {
                 fields.push((key, value));
             }
@@ -364,8 +363,9 @@ impl Skill {
     }
 
     /// The skill as a `SKILL.md` file (what MCP serves at `skill://<name>/SKILL.md`): the
-    /// [frontmatter](Skill::frontmatter), each value written as JSON (which YAML reads
-    /// unchanged), then the instructions.
+    /// [frontmatter](Skill::frontmatter), each value written as JSON with object keys sorted
+    /// (which YAML reads unchanged, and which is the same text whatever `serde_json` features
+    /// are on), then the instructions.
     ///
     /// # Examples
     ///
@@ -384,7 +384,7 @@ impl Skill {
         use std::fmt::Write as _;
         let mut text = String::from("---\n");
         for (key, value) in self.frontmatter() {
-            let _ = writeln!(text, "{key}: {value}");
+            let _ = writeln!(text, "{key}: {}", sorted_json(&value));
         }
         text.push_str("---\n\n");
         text.push_str(&self.content);
@@ -392,6 +392,24 @@ impl Skill {
             text.push('\n');
         }
         text
+    }
+}
+
+/// `value` as compact JSON with every object's keys in sorted order.
+fn sorted_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let fields: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), sorted_json(v)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(sorted_json).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
     }
 }
 

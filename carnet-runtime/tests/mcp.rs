@@ -214,6 +214,17 @@ async fn initialize_negotiates_a_revision_with_sessions_and_sends_the_prompt_as_
         )
         .await;
     assert_eq!(init["protocolVersion"], "2025-11-25");
+
+    // 2025-03-26 asks for JSON-RPC batches, which this server does not take.
+    let mut client = Client::start(&server);
+    let init = client
+        .request(
+            "initialize",
+            json!({ "protocolVersion": "2025-03-26", "capabilities": {},
+                    "clientInfo": { "name": "test", "version": "0" } }),
+        )
+        .await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
 }
 
 #[tokio::test]
@@ -510,6 +521,21 @@ async fn unreadable_lines_get_protocol_errors_and_the_connection_goes_on() {
         "{error}"
     );
 
+    // A request that is not JSON-RPC 2.0 but has an id is answered with that id; a response
+    // rmcp cannot read gets no answer.
+    client
+        .send_line(r#"{"jsonrpc": "1.0", "id": 7, "method": "ping"}"#)
+        .await;
+    let error = client.read_message().await;
+    assert_eq!(
+        (&error["id"], &error["error"]["code"]),
+        (&json!(7), &json!(-32600)),
+        "{error}"
+    );
+    client
+        .send_line(r#"{"jsonrpc": "2.0", "id": 99, "result": {"odd": true}, "error": 1}"#)
+        .await;
+
     // Unknown notifications get no answer; blank lines are skipped.
     client
         .send_line(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#)
@@ -646,9 +672,7 @@ async fn a_connection_kept_in_an_arc_reports_what_its_client_loaded() {
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     let handler = connection.clone();
     tokio::spawn(async move {
-        let running = carnet_runtime::mcp::rmcp::serve_server(handler, tokio::io::split(theirs))
-            .await
-            .unwrap();
+        let running = rmcp::serve_server(handler, tokio::io::split(theirs)).await.unwrap();
         let _ = running.waiting().await;
     });
     let mut client = Client::connect(ours);
@@ -698,4 +722,36 @@ async fn the_stateless_revision_is_offered_only_over_a_stream_in_dispatcher_mode
         !supported.contains("2026-07-28") && supported.contains("2025-11-25"),
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn a_last_line_without_a_newline_is_still_served() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    client
+        .write
+        .write_all(br#"{"jsonrpc": "2.0", "id": 5, "method": "ping"}"#)
+        .await
+        .unwrap();
+    client.write.shutdown().await.unwrap();
+    let pong = client.read_message().await;
+    assert_eq!(pong, json!({ "jsonrpc": "2.0", "id": 5, "result": {} }));
+}
+
+#[tokio::test]
+async fn resource_uris_are_compared_decoded() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    for uri in [
+        "skill://dataAnalysis/guide.md",
+        "skill://dataAnalysis/%67uide.md",
+        "skill://data%41nalysis/guide%2emd",
+    ] {
+        let read = client.request("resources/read", json!({ "uri": uri })).await;
+        assert_eq!(read["contents"][0]["text"], "# Guide\n", "{uri}");
+    }
+    let missing = client
+        .call("resources/read", json!({ "uri": "skill://dataAnalysis/guide%FF.md" }))
+        .await;
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
 }

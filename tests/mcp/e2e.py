@@ -886,20 +886,26 @@ def stdio_malformed_scenario() -> None:
         check_eq(init.get("result", {}).get("protocolVersion"), PROTOCOL, "raw initialize answered with 2025-11-25")
         s.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
 
-        cases: list[tuple[bytes, int, str, str]] = [
-            (b"this is not json", -32700, "", "a non-JSON line"),
-            (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"', -32700, "", "a truncated JSON object"),
-            (b"\xff\xfe\x00garbage", -32700, "", "invalid UTF-8"),
-            (b'{"foo": 1}', -32600, "", "JSON that is not JSON-RPC"),
-            (b'"just a string"', -32600, "", "a JSON string"),
-            (b"42", -32600, "", "a JSON number"),
-            (b'{"jsonrpc": "2.0", "id": 3}', -32600, "", "an object with an id but neither method nor result"),
-            (b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', -32600, "", "a batch (removed from MCP in 2025-06-18)"),
-            (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, "", "a request with a null id (MCP forbids it)"),
+        # (line, code, text the message contains, the id the answer carries, what)
+        cases: list[tuple[bytes, int, str, Any, str]] = [
+            (b"this is not json", -32700, "", None, "a non-JSON line"),
+            (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"', -32700, "", None, "a truncated JSON object"),
+            (b"\xff\xfe\x00garbage", -32700, "", None, "invalid UTF-8"),
+            (b'{"foo": 1}', -32600, "", None, "JSON that is not JSON-RPC"),
+            (b'"just a string"', -32600, "", None, "a JSON string"),
+            (b"42", -32600, "", None, "a JSON number"),
+            (b'{"jsonrpc": "2.0", "id": 3}', -32600, "", 3, "an object with an id but neither method nor result"),
+            (b'{"jsonrpc": "1.0", "id": "v1", "method": "ping"}', -32600, "", "v1", "a JSON-RPC 1.0 request"),
+            (b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', -32600, "", None, "a batch (removed from MCP in 2025-06-18)"),
+            (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, "", None, "a request with a null id (MCP forbids it)"),
         ]
-        for line, code, contains, what in cases:
+        for line, code, contains, id, what in cases:
             s.send(line + b"\n")
-            check_error(s.receive(), code, f"stdio: {what} -> error {code}, id null", contains)
+            answer = s.receive()
+            if id is None:
+                check_error(answer, code, f"stdio: {what} -> error {code}, id null", contains)
+            else:
+                check_error(answer, code, f"stdio: {what} -> error {code} with its id {id!r}", contains, id=id)
 
         # Ignored: blank lines, whitespace, an unknown notification. The ping after them must
         # be the very next answer.

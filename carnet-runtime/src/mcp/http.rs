@@ -13,15 +13,13 @@ use hyper::body::Incoming;
 use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use rmcp::model::ErrorCode;
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use serde_json::json;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
-use super::{Connection, Server, endpoint_url};
+use super::{Connection, Server, endpoint_url, messages};
 
 type Endpoint = rmcp::transport::StreamableHttpService<Connection, LocalSessionManager>;
 type Body = BoxBody<Bytes, Infallible>;
@@ -77,15 +75,33 @@ impl HttpServer {
     }
 
     /// Serves until the process ends.
+    ///
+    /// # Errors
+    ///
+    /// As [`HttpServer::run_until`].
     pub async fn run(self) -> io::Result<()> {
         self.run_until(std::future::pending()).await
     }
 
-    /// Serves until `shutdown` completes, then closes every MCP session.
+    /// Serves until `shutdown` completes, then stops accepting connections and ends every MCP
+    /// session (requests in flight finish on their own tasks).
+    ///
+    /// # Errors
+    ///
+    /// When the listener's address cannot be read.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> io::Result<()> {
-        let config = StreamableHttpServerConfig::default().with_cancellation_token(self.shutdown.child_token());
-        let endpoint = self.server.http_service(config);
         let max = self.server.shared.max_message_bytes;
+        // rmcp checks `Host` against loopback names; the address bound may be another one.
+        let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
+        let ip = self.listener.local_addr()?.ip().to_string();
+        if !hosts.contains(&ip) {
+            hosts.push(ip);
+        }
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_cancellation_token(self.shutdown.child_token())
+            .with_max_request_body_bytes(max);
+        let endpoint = self.server.http_service(config);
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             let stream = tokio::select! {
@@ -118,8 +134,10 @@ impl HttpServer {
 /// oversized or malformed message gets a JSON-RPC error body; then rmcp serves it.
 async fn handle(mut endpoint: Endpoint, max: usize, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     if request.uri().path() != "/mcp" {
-        let message = format!("no MCP endpoint at `{}`; it is at `/mcp`", request.uri().path());
-        return Ok(error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, &message));
+        return Ok(error(
+            StatusCode::NOT_FOUND,
+            &messages::not_the_endpoint(request.uri().path()),
+        ));
     }
     if request.method() == Method::DELETE {
         // rmcp ends the session before answering 202; say so the way clients expect.
@@ -135,51 +153,41 @@ async fn handle(mut endpoint: Endpoint, max: usize, request: Request<Incoming>) 
     let (parts, mut body) = request.into_parts();
     let mut bytes = Vec::new();
     while let Some(frame) = body.frame().await {
-        let Ok(frame) = frame else {
-            return Ok(error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::PARSE_ERROR,
-                "the request body could not be read",
-            ));
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => return Ok(error(StatusCode::BAD_REQUEST, &messages::unreadable_body(e))),
         };
         if let Ok(data) = frame.into_data() {
             if bytes.len() + data.len() > max {
-                let message = format!("Invalid Request: the message exceeds the limit of {max} bytes");
-                return Ok(error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    ErrorCode::INVALID_REQUEST,
-                    &message,
-                ));
+                return Ok(error(StatusCode::PAYLOAD_TOO_LARGE, &messages::too_large(max)));
             }
             bytes.extend_from_slice(&data);
         }
     }
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-        let message = format!("Parse error: the message is not JSON ({e})");
-        return Ok(error(StatusCode::BAD_REQUEST, ErrorCode::PARSE_ERROR, &message));
+        return Ok(error(StatusCode::BAD_REQUEST, &messages::not_json(e)));
     }
+    // The media type as rmcp compares it: before any parameter, ignoring case.
     let is_json = parts
         .headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
     let response = endpoint
         .call(Request::from_parts(parts, Full::new(Bytes::from(bytes))))
         .await?;
     if is_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
         // rmcp's answer to JSON that is not a JSON-RPC message.
-        return Ok(error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::INVALID_REQUEST,
-            "Invalid Request: not a JSON-RPC 2.0 message",
-        ));
+        let reason = "its fields are not those of a request, notification or response";
+        return Ok(error(StatusCode::BAD_REQUEST, &messages::not_a_message(reason)));
     }
     Ok(response)
 }
 
-fn error(status: StatusCode, code: ErrorCode, message: &str) -> Response<Body> {
-    let body = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code.0, "message": message } });
-    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+fn error(status: StatusCode, error: &rmcp::ErrorData) -> Response<Body> {
+    let body = messages::response(error, &serde_json::Value::Null);
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
     response
         .headers_mut()

@@ -1,5 +1,7 @@
 //! A carnet agent as a [Model Context Protocol](https://modelcontextprotocol.io) server
-//! (feature `mcp`, built on [`rmcp`]).
+//! (feature `mcp`, built on [`rmcp`] 3.9; to name the rmcp types this API takes or gives,
+//! [`Connection`]'s `ServerHandler` and [`Server::http_service`]'s config, depend on
+//! `rmcp = "3.9"` too).
 //!
 //! [`Server`] serves one agent of a [`Carnet`]; every MCP connection gets its own
 //! [`Session`], so what one client loads is invisible to the others.
@@ -49,12 +51,13 @@
 //!
 //! Over stdio ([`Server::serve_stdio`], [`Server::serve`]) a line that is not JSON gets a
 //! JSON-RPC parse error (`-32700`, `"id": null`), JSON that is not a JSON-RPC message an
-//! invalid request (`-32600`), and a line longer than [`Server::max_message_bytes`] an invalid
-//! request naming the limit; unknown notifications are ignored, as JSON-RPC asks. A method this
-//! server serves with params it cannot read is an invalid-params error (`-32602`) saying what
-//! is wrong, an unknown method `-32601`. Over HTTP ([`Server::bind_http`]) the same errors come
-//! back as the response body, with status 400 or 413; paths other than `/mcp` are 404. In every
-//! case the connection keeps being served.
+//! invalid request (`-32600`, with its id when it has one), and a line longer than
+//! [`Server::max_message_bytes`] an invalid request naming the limit; notifications and
+//! responses that cannot be read are ignored, as JSON-RPC asks. Over HTTP
+//! ([`Server::bind_http`]) those three come back as the response body, with status 400 or
+//! 413, and paths other than `/mcp` are 404. On both, a method this server serves with params
+//! it cannot read is an invalid-params error (`-32602`) saying what is wrong, and an unknown
+//! method `-32601`. In every case the connection keeps being served.
 //!
 //! # Examples
 //!
@@ -73,8 +76,9 @@
 //! # }
 //! ```
 
-mod handler;
+mod connection;
 mod http;
+mod messages;
 mod resources;
 mod stdio;
 
@@ -88,11 +92,7 @@ use tokio::net::ToSocketAddrs;
 
 use crate::{Carnet, ExposureMode, Session, SessionError, providers};
 
-/// The rmcp this module is built on, for its types in this API ([`rmcp::ServerHandler`],
-/// [`rmcp::transport::StreamableHttpServerConfig`], ...).
-pub use rmcp;
-
-pub use handler::Connection;
+pub use connection::Connection;
 pub use http::HttpServer;
 pub use resources::SKILL_URI_SCHEME;
 
@@ -131,8 +131,9 @@ impl Server {
     /// A server for `agent`, reporting itself as `carnet` with this crate's version (see
     /// [`Server::named`]).
     ///
-    /// The skill files are indexed here, once; their `sha256` digests are the manifest's
-    /// (computed at build time), or computed here for manifests without them.
+    /// The skill files are indexed here, once: each file's `sha256` digest is the manifest's
+    /// (computed at build time by `carnet_codegen`; computed here for manifests without
+    /// them), and each `SKILL.md` is rendered and hashed here.
     ///
     /// # Errors
     ///
@@ -196,6 +197,12 @@ impl Server {
 
     /// Serves one connection over a byte stream of newline-delimited JSON-RPC (the stdio
     /// transport's framing) until the peer closes it.
+    ///
+    /// # Errors
+    ///
+    /// `ConnectionAborted` when the connection closes or fails before the protocol's
+    /// lifecycle starts (no `initialize` or `server/discover`); an error of the task running
+    /// the connection.
     pub async fn serve<R, W>(&self, read: R, write: W) -> io::Result<()>
     where
         R: AsyncRead + Send + Unpin + 'static,
@@ -211,6 +218,10 @@ impl Server {
     }
 
     /// Serves one connection over this process's stdin and stdout until stdin closes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::serve`].
     pub async fn serve_stdio(&self) -> io::Result<()> {
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
     }
@@ -228,8 +239,10 @@ impl Server {
         HttpServer::bind(self.clone(), addr).await
     }
 
-    /// The streamable HTTP endpoint as a tower service, one session per MCP session id,
-    /// accepting `Host: localhost | 127.0.0.1 | ::1` only (change it with `config`).
+    /// The streamable HTTP endpoint as a tower service, one session per MCP session id, for
+    /// mounting in your own HTTP stack. `config` is rmcp's, used as given (its defaults accept
+    /// `Host: localhost | 127.0.0.1 | ::1` only and bodies up to rmcp's limit); the JSON-RPC
+    /// error bodies of [`Server::bind_http`] are not part of it.
     #[must_use]
     pub fn http_service(
         &self,
@@ -239,11 +252,7 @@ impl Server {
         rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
     > {
         let server = self.clone();
-        rmcp::transport::StreamableHttpService::new(
-            move || Ok(server.connection()),
-            Arc::default(),
-            config.with_max_request_body_bytes(self.shared.max_message_bytes),
-        )
+        rmcp::transport::StreamableHttpService::new(move || Ok(server.connection()), Arc::default(), config)
     }
 }
 
@@ -262,9 +271,7 @@ fn endpoint_url(addr: SocketAddr) -> String {
 
 /// The tools of a session as `tools/list` items.
 fn list_tools(session: &Session) -> Result<Vec<rmcp::model::Tool>, rmcp::ErrorData> {
-    let value = providers::mcp::tools(session.tools())
-        .map_err(|e| rmcp::ErrorData::internal_error(format!("the tool list cannot be rendered: {e}"), None))?;
+    let value = providers::mcp::tools(session.tools()).map_err(|e| messages::unencodable("the tool list", e))?;
     let tools = value.get("tools").cloned().unwrap_or_default();
-    serde_json::from_value(tools)
-        .map_err(|e| rmcp::ErrorData::internal_error(format!("the tool list cannot be rendered: {e}"), None))
+    serde_json::from_value(tools).map_err(|e| messages::unencodable("the tool list", e))
 }

@@ -1,6 +1,7 @@
 //! Skills as MCP resources: `skill://<skill>/SKILL.md` and `skill://<skill>/<path>`, with the
-//! size and `sha256` digest of every file: the manifest's, computed at build time by
-//! `carnet_codegen`, or computed once when the server is created for manifests without them.
+//! size and `sha256` digest of every file. A file's digest is the manifest's, computed at
+//! build time by `carnet_codegen` (or computed here, once, for manifests without them); a
+//! `SKILL.md`'s is computed here from the text served, which is rendered here too.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -29,6 +30,39 @@ fn encode_path(path: &str) -> String {
     out
 }
 
+/// `text` with every `%XX` decoded; `None` when that is not UTF-8.
+fn decode_path(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The skill and path a `skill://` URI names, decoded, so that equivalent spellings (`%7e`,
+/// `%7E` and `~`; an unencoded space) find the same file.
+fn parse_uri(uri: &str) -> Option<(String, String)> {
+    let rest = uri.strip_prefix(SKILL_URI_SCHEME)?.strip_prefix("://")?;
+    let (skill, path) = rest.split_once('/')?;
+    Some((decode_path(skill)?, decode_path(path)?))
+}
+
 /// The URI of a skill's file (`None`: its `SKILL.md`).
 pub(super) fn uri(skill: &str, path: Option<&str>) -> String {
     format!(
@@ -41,6 +75,8 @@ pub(super) fn uri(skill: &str, path: Option<&str>) -> String {
 /// One resource: a skill's `SKILL.md` (`file: None`) or one of its files.
 #[derive(Debug)]
 struct Entry {
+    /// The skill's name and the file's path (`SKILL.md` for the instructions).
+    key: (String, String),
     uri: String,
     skill: usize,
     file: Option<usize>,
@@ -48,7 +84,7 @@ struct Entry {
     digest: String,
 }
 
-/// The resources of one agent, sorted by URI.
+/// The resources of one agent, sorted by skill and path.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Index {
     entries: Arc<[Entry]>,
@@ -75,15 +111,19 @@ impl Index {
         for &index in &skills {
             let skill = &manifest.skills[index];
             let text = skill.to_skill_md();
-            let digest = skill.digest.as_deref();
-            entries.push(entry(uri(&skill.name, None), index, None, text.as_bytes(), digest));
+            entries.push(entry(&skill.name, None, index, text.as_bytes(), None));
             for (file_index, file) in skill.files.iter().enumerate() {
-                let uri = uri(&skill.name, Some(&file.path));
-                entries.push(entry(uri, index, Some(file_index), &file.data, file.digest.as_deref()));
+                entries.push(entry(
+                    &skill.name,
+                    Some((file_index, &file.path)),
+                    index,
+                    &file.data,
+                    file.digest.as_deref(),
+                ));
             }
             skill_mds.push((index, text));
         }
-        entries.sort_by(|a, b| a.uri.cmp(&b.uri));
+        entries.sort_by(|a, b| a.key.cmp(&b.key));
         Index {
             entries: entries.into(),
             skill_mds: skill_mds.into(),
@@ -161,8 +201,9 @@ impl Index {
     }
 
     fn find(&self, uri: &str) -> Option<&Entry> {
+        let key = parse_uri(uri)?;
         self.entries
-            .binary_search_by(|e| (*e.uri).cmp(uri))
+            .binary_search_by(|e| e.key.cmp(&key))
             .ok()
             .map(|i| &self.entries[i])
     }
@@ -183,10 +224,11 @@ impl Index {
 
     fn skill(&self, manifest: &Manifest, index: usize) -> McpSkill {
         let skill = &manifest.skills[index];
-        let mut fields = skill.frontmatter().into_iter().skip(2);
         let mut frontmatter = SkillFrontmatter::new(&*skill.name, &*skill.description);
-        for (key, value) in fields.by_ref() {
-            frontmatter = frontmatter.with_field(key, value);
+        for (key, value) in skill.frontmatter() {
+            if key != "name" && key != "description" {
+                frontmatter = frontmatter.with_field(key, value);
+            }
         }
         let files = self
             .entries
@@ -198,16 +240,19 @@ impl Index {
     }
 }
 
-/// The entry of `bytes`, with the digest computed at build time when the manifest has one.
-fn entry(uri: String, skill: usize, file: Option<usize>, bytes: &[u8], digest: Option<&str>) -> Entry {
+/// The entry of a skill's file (`None`: its `SKILL.md`), with the digest computed at build
+/// time when the manifest has one.
+fn entry(skill: &str, file: Option<(usize, &str)>, index: usize, bytes: &[u8], digest: Option<&str>) -> Entry {
     let digest = match digest {
         Some(digest) if is_sha256_digest(digest) => digest.to_owned(),
         _ => sha256_digest(bytes),
     };
+    let path = file.map_or("SKILL.md", |(_, path)| path);
     Entry {
-        uri,
-        skill,
-        file,
+        key: (skill.to_owned(), path.to_owned()),
+        uri: uri(skill, file.map(|(_, path)| path)),
+        skill: index,
+        file: file.map(|(i, _)| i),
         size: bytes.len() as u64,
         digest,
     }

@@ -4,13 +4,15 @@
 use std::io;
 use std::sync::Arc;
 
+use rmcp::ErrorData;
 use rmcp::RoleServer;
-use rmcp::model::ErrorCode;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::Mutex;
+
+use super::messages;
 
 /// What one read produced.
 enum Line {
@@ -53,7 +55,15 @@ where
         loop {
             let available = self.read.fill_buf().await?;
             if available.is_empty() {
-                return Ok(Line::Eof);
+                // A last line without a newline is still a line.
+                return Ok(if self.discarding {
+                    self.discarding = false;
+                    Line::Oversized
+                } else if self.line.is_empty() {
+                    Line::Eof
+                } else {
+                    Line::Complete
+                });
             }
             let (take, done) = match available.iter().position(|&b| b == b'\n') {
                 Some(end) => (end + 1, true),
@@ -78,22 +88,17 @@ where
         }
     }
 
-    /// Writes an error response with a null id, as JSON-RPC asks when the request's id
-    /// cannot be read.
-    fn reply_error(&self, code: ErrorCode, message: &str) -> impl Future<Output = ()> + Send + 'static {
-        // Written here rather than through rmcp's types, which leave a missing id out.
-        let mut line = serde_json::to_vec(&serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": { "code": code.0, "message": message },
-        }))
-        .expect("JSON values serialise");
+    /// Answers a line that is no message rmcp can take. The write runs on its own task:
+    /// rmcp drops `receive` whenever another event wins its `select!`, which must not lose
+    /// the answer or cut it in half.
+    fn reply_error(&self, error: &ErrorData, id: &Value) {
+        let mut line = messages::response(error, id);
         line.push(b'\n');
         let write = self.write.clone();
-        // The peer may have gone; the next read then ends the connection.
-        async move {
+        tokio::spawn(async move {
+            // The peer may have gone; the next read then ends the connection.
             let _ = write_bytes(&write, &line).await;
-        }
+        });
     }
 }
 
@@ -132,8 +137,7 @@ where
             match self.read_line().await {
                 Ok(Line::Complete) => {}
                 Ok(Line::Oversized) => {
-                    let message = format!("Invalid Request: the message exceeds the limit of {} bytes", self.max);
-                    self.reply_error(ErrorCode::INVALID_REQUEST, &message).await;
+                    self.reply_error(&messages::too_large(self.max), &Value::Null);
                     continue;
                 }
                 Ok(Line::Eof) | Err(_) => return None,
@@ -147,19 +151,18 @@ where
             }
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => return Some(message),
-                Err(e) if e.is_syntax() || e.is_eof() => {
-                    let message = format!("Parse error: the message is not JSON ({e})");
-                    self.reply_error(ErrorCode::PARSE_ERROR, &message).await;
-                }
+                Err(e) if e.is_syntax() || e.is_eof() => self.reply_error(&messages::not_json(e), &Value::Null),
                 Err(e) => {
-                    // Well-formed JSON that is no message we know. A notification (a method
-                    // and no id) gets no answer, as JSON-RPC asks; anything else is an
-                    // invalid request.
+                    // Well-formed JSON that is no message we know. Notifications (a method, no
+                    // id) and responses (no method) get no answer, as JSON-RPC asks; anything
+                    // else is an invalid request, answered with its id when it has a usable one.
                     let value: Value = serde_json::from_slice(text).unwrap_or_default();
-                    let is_notification = value.get("method").is_some() && value.get("id").is_none();
-                    if !is_notification {
-                        let message = format!("Invalid Request: not a JSON-RPC 2.0 message ({e})");
-                        self.reply_error(ErrorCode::INVALID_REQUEST, &message).await;
+                    let method = value.get("method").is_some();
+                    let id = value.get("id").filter(|id| id.is_string() || id.is_number());
+                    let is_notification = method && value.get("id").is_none();
+                    let is_response = !method && (value.get("result").is_some() || value.get("error").is_some());
+                    if !is_notification && !is_response {
+                        self.reply_error(&messages::not_a_message(e), id.unwrap_or(&Value::Null));
                     }
                 }
             }

@@ -59,11 +59,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:5eb7b69209d1b6cadf3c53c44d6cda707b4e4c3aa5f66b5865bee6fbdc3dbea7",
-                    ),
-                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("poster-design"),
@@ -176,11 +171,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                     "{\"author\":\"example-org\",\"version\":\"1.0\"}",
                 ),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:f6537524e79930c23d9ff257e2f3af276fa8cd081df082e7f3c1f49b35eea08e",
-                    ),
-                ),
             },
         ],
     ),

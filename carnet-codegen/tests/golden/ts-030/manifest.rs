@@ -45,11 +45,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:21802d611e11ffac7d31771d2fbcf276eaf00a991db80a4aa37f71518e898b59",
-                    ),
-                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("nested-test-skill"),
@@ -119,11 +114,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:36fb0f3e47f18889c15051a1b356ed288294d2b9e0562e0292aa17afd0c71fc3",
-                    ),
-                ),
             },
         ],
     ),

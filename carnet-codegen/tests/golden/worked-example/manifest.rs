@@ -123,11 +123,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:64972d159626fd6254aa1551329ccd96fdc61c66d6814465b654136e8a42d36e",
-                    ),
-                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("reportWriting"),
@@ -174,11 +169,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:dde876a5463c3637a3b52387fcf50ef8385934b65a2e89a2483bcb9fe3fc3568",
-                    ),
-                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("unitConversion"),
@@ -225,11 +215,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:ff8e1d33c9005496952b185504157e0483499b4259427c6ff5685690d645782c",
-                    ),
-                ),
             },
             ::carnet::__private::Skill {
                 name: ::carnet::__private::Cow::Borrowed("webSearch"),
@@ -279,11 +264,6 @@ pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manife
                 allowed_tools: ::carnet::__private::Cow::Borrowed(&[]),
                 metadata: ::carnet::__private::Cow::Borrowed("{}"),
                 extra: ::carnet::__private::Cow::Borrowed("{}"),
-                digest: ::core::option::Option::Some(
-                    ::carnet::__private::Cow::Borrowed(
-                        "sha256:867a8ec860f5c45546c119fe94bd8f9ac458ac6da61fcea4e35a73e2a5746d1b",
-                    ),
-                ),
             },
         ],
     ),

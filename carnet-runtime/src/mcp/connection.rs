@@ -14,7 +14,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
-use super::{Shared, list_tools};
+use super::{Shared, list_tools, messages};
 use crate::providers::Aliases;
 use crate::{ExposureMode, Session, SessionState, Variables};
 
@@ -128,15 +128,8 @@ impl ServerHandler for Connection {
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
         match params_problem(&method, params) {
-            Some(problem) => Err(ErrorData::invalid_params(
-                format!("invalid params for `{method}`: {problem}"),
-                None,
-            )),
-            None => Err(ErrorData::new(
-                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-                format!("unknown method `{method}`"),
-                None,
-            )),
+            Some(problem) => Err(messages::invalid_params(&method, problem)),
+            None => Err(messages::unknown_method(&method)),
         }
     }
 
@@ -161,13 +154,22 @@ impl ServerHandler for Connection {
             .with_instructions(instructions)
     }
 
+    /// The revisions with sessions, and the stateless one where it applies (see the
+    /// [module docs](super#protocol-versions)). `2025-03-26` is left out: it asks servers to
+    /// take JSON-RPC batches, which this server answers as invalid requests.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        let newest = if self.stateless {
-            ProtocolVersion::V_2026_07_28
-        } else {
-            ProtocolVersion::LATEST_WITH_INITIALIZE
-        };
-        Cow::Borrowed(ProtocolVersion::known_up_to(&newest))
+        const WITH_SESSIONS: &[ProtocolVersion] = &[
+            ProtocolVersion::V_2024_11_05,
+            ProtocolVersion::V_2025_06_18,
+            ProtocolVersion::V_2025_11_25,
+        ];
+        const ALL: &[ProtocolVersion] = &[
+            ProtocolVersion::V_2024_11_05,
+            ProtocolVersion::V_2025_06_18,
+            ProtocolVersion::V_2025_11_25,
+            ProtocolVersion::V_2026_07_28,
+        ];
+        Cow::Borrowed(if self.stateless { ALL } else { WITH_SESSIONS })
     }
 
     async fn list_tools(
@@ -189,7 +191,12 @@ impl ServerHandler for Connection {
             let mut session = self.session.lock().await;
             let name = self.canonical(&session, &request.name);
             let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
-            let output = session.call(&name, arguments).await;
+            // A client that cancels the request (`notifications/cancelled`) stops the call;
+            // the session keeps what the call had done by then, as after a panic.
+            let output = tokio::select! {
+                output = session.call(&name, arguments) => output,
+                () = context.ct.cancelled() => return Err(messages::cancelled(&name)),
+            };
             let changed = session.tools().iter().map(|t| &t.name).ne(before.iter());
             (output, changed)
         };
@@ -206,8 +213,8 @@ impl ServerHandler for Connection {
         if output.value.is_object() {
             result["structuredContent"] = output.value;
         }
-        let result: CallToolResult = serde_json::from_value(result)
-            .map_err(|e| ErrorData::internal_error(format!("the result cannot be encoded: {e}"), None))?;
+        let result: CallToolResult =
+            serde_json::from_value(result).map_err(|e| messages::unencodable("the result", e))?;
         Ok(result.into())
     }
 
@@ -225,13 +232,7 @@ impl ServerHandler for Connection {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         if request.name != self.shared.agent {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "no prompt named `{}`; this server has `{}`",
-                    request.name, self.shared.agent
-                ),
-                None,
-            ));
+            return Err(messages::unknown_prompt(&request.name, &self.shared.agent));
         }
         let mut variables = Variables::new();
         for (name, value) in request.arguments.unwrap_or_default() {
@@ -239,9 +240,7 @@ impl ServerHandler for Connection {
                 Value::String(text) => text,
                 other => other.to_string(),
             };
-            variables
-                .set(name, value)
-                .map_err(|e| ErrorData::invalid_params(format!("invalid prompt argument: {e}"), None))?;
+            variables.set(name, value).map_err(messages::invalid_prompt_argument)?;
         }
         let text = self.session.lock().await.system_prompt_with(&variables);
         let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
@@ -268,10 +267,7 @@ impl ServerHandler for Connection {
         let manifest = self.shared.carnet.manifest();
         match self.shared.resources.read(manifest, &request.uri) {
             Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
-            None => Err(ErrorData::resource_not_found(
-                format!("no skill file at `{}`; `resources/list` names them all", request.uri),
-                Some(json!({ "uri": request.uri })),
-            )),
+            None => Err(messages::unknown_resource(&request.uri)),
         }
     }
 
@@ -292,10 +288,7 @@ impl ServerHandler for Connection {
         let manifest = self.shared.carnet.manifest();
         match self.shared.resources.skill_at(manifest, &request.uri) {
             Some(skill) => Ok(GetSkillResult::new(skill)),
-            None => Err(ErrorData::invalid_params(
-                format!("no skill at `{}`; `skills/list` names them all", request.uri),
-                Some(json!({ "uri": request.uri })),
-            )),
+            None => Err(messages::unknown_skill(&request.uri)),
         }
     }
 }

@@ -1,0 +1,91 @@
+//! Every protocol error this server writes, in one place: the ones answering what rmcp cannot
+//! read (on stdio and HTTP) and the ones its handler returns.
+
+use std::fmt::Display;
+
+use rmcp::ErrorData;
+use rmcp::model::ErrorCode;
+use serde_json::{Value, json};
+
+/// A JSON-RPC error response, as bytes; `id` is `null` when the request's cannot be read.
+pub(super) fn response(error: &ErrorData, id: &Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": error.code.0, "message": error.message },
+    }))
+    .expect("JSON values serialise")
+}
+
+pub(super) fn not_json(error: impl Display) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::PARSE_ERROR,
+        format!("parse error: the message is not JSON ({error})"),
+        None,
+    )
+}
+
+pub(super) fn not_a_message(error: impl Display) -> ErrorData {
+    ErrorData::invalid_request(format!("invalid request: not a JSON-RPC 2.0 message ({error})"), None)
+}
+
+pub(super) fn too_large(max: usize) -> ErrorData {
+    ErrorData::invalid_request(
+        format!("invalid request: the message exceeds the limit of {max} bytes"),
+        None,
+    )
+}
+
+pub(super) fn unreadable_body(error: impl Display) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::PARSE_ERROR,
+        format!("parse error: the request body could not be read ({error})"),
+        None,
+    )
+}
+
+pub(super) fn not_the_endpoint(path: &str) -> ErrorData {
+    ErrorData::invalid_request(format!("no MCP endpoint at `{path}`; it is at `/mcp`"), None)
+}
+
+pub(super) fn invalid_params(method: &str, problem: impl Display) -> ErrorData {
+    ErrorData::invalid_params(format!("invalid params for `{method}`: {problem}"), None)
+}
+
+pub(super) fn unknown_method(method: &str) -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("unknown method `{method}`"), None)
+}
+
+pub(super) fn unknown_prompt(name: &str, agent: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("no prompt named `{name}`; this server has `{agent}`"), None)
+}
+
+pub(super) fn invalid_prompt_argument(error: impl Display) -> ErrorData {
+    ErrorData::invalid_params(format!("invalid prompt argument: {error}"), None)
+}
+
+pub(super) fn unknown_resource(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!("no skill file at `{uri}`; `resources/list` names them all"),
+        Some(json!({ "uri": uri })),
+    )
+}
+
+pub(super) fn unknown_skill(uri: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("no skill at `{uri}`; `skills/list` names them all"),
+        Some(json!({ "uri": uri })),
+    )
+}
+
+pub(super) fn cancelled(tool: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("the call of `{tool}` was cancelled by the client"),
+        None,
+    )
+}
+
+pub(super) fn unencodable(what: &str, error: impl Display) -> ErrorData {
+    ErrorData::internal_error(format!("{what} cannot be encoded: {error}"), None)
+}
