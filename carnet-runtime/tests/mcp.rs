@@ -551,8 +551,9 @@ async fn unreadable_lines_get_protocol_errors_and_the_connection_goes_on() {
 async fn http_post(addr: std::net::SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        addr.ip(),
         body.len()
     );
     for (name, value) in headers {
@@ -754,4 +755,40 @@ async fn resource_uris_are_compared_decoded() {
         .call("resources/read", json!({ "uri": "skill://dataAnalysis/guide%FF.md" }))
         .await;
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_loopback_address_serves_requests_naming_it() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let http = server.bind_http("127.0.0.2:0").await.unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.run());
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } });
+    let (status, body) = http_post(addr, &[], init.to_string().as_bytes()).await;
+    assert_eq!(status, 200, "Host: {} is accepted: {body}", addr.ip());
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_and_the_connection_goes_on() {
+    let manifest = Manifest::from_json(MANIFEST).unwrap();
+    let slow = ToolImpl::from_fn("basicSearch", json!({"type": "object"}), |_| async move {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Ok(json!("never"))
+    });
+    let carnet = Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("search-tools", [slow]))
+        .allow_unimplemented()
+        .build()
+        .unwrap();
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let call = json!({ "jsonrpc": "2.0", "id": 40, "method": "tools/call",
+                       "params": { "name": "basicSearch", "arguments": {} } });
+    client.send_line(&call.to_string()).await;
+    let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": { "requestId": 40, "reason": "took too long" } });
+    client.send_line(&cancel.to_string()).await;
+    // The session is free again: a tool list comes back although the search never ends.
+    assert!(client.tool_names().await.contains(&"basicSearch".to_owned()));
 }
