@@ -773,7 +773,7 @@ async fn any_loopback_address_serves_requests_naming_it() {
 async fn a_cancelled_call_stops_and_the_connection_goes_on() {
     let manifest = Manifest::from_json(MANIFEST).unwrap();
     let slow = ToolImpl::from_fn("basicSearch", json!({"type": "object"}), |_| async move {
-        tokio::time::sleep(Duration::from_secs(3600)).await;
+        tokio::time::sleep(Duration::from_hours(1)).await;
         Ok(json!("never"))
     });
     let carnet = Carnet::builder(&manifest)
