@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::dispatch::{Before, CallInfo, CatchUnwind, Context, ToolOutput};
+use crate::dispatch::{Before, BoxFuture, CallInfo, CatchUnwind, Context, ToolOutput};
 use crate::engine::{Carnet, ExposureMode, Inner, MetaTool, closest, param, similar};
 use crate::prompt;
 use crate::schema;
@@ -558,79 +558,125 @@ impl Session {
             let output = self.meta_call(meta, name, &arguments);
             return after_hooks(inner, &info, output);
         }
-        self.domain_call(name, arguments).await
+        self.domain_future(name, arguments).await
     }
 
-    async fn call_tool(&mut self, arguments: &Value) -> ToolOutput {
+    /// Starts a call that reads nothing of the session once started: a domain tool, directly
+    /// or through `callTool`. The future owns what it needs, so the session can serve other
+    /// calls (or be locked by nobody) while it runs; this is how `carnet::mcp` runs one
+    /// connection's tool calls side by side. `None` for the other meta-tools, which read or
+    /// change the session: call them with [`Session::call`].
+    ///
+    /// What the future returns is what [`Session::call`] would have: the same checks against
+    /// the session as it is now, the same hooks, the same structured errors.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, ToolImpl, ToolsetImpl, block_on};
+    /// # use serde_json::json;
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "initialSkills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "toolsets": ["t"], "content": ""}}, "toolsets": {"t": {"name": "t", "description": "T",
+    /// #   "content": "", "tools": [{"name": "echo", "description": "Echo"}]}}}"#)?;
+    /// # let echo = ToolImpl::from_fn("echo", json!({"type": "object"}), |args| async move { Ok(args) });
+    /// # let carnet = Carnet::builder(&manifest).toolset(ToolsetImpl::new("t", [echo])).build()?;
+    /// let session = carnet.session("a")?;
+    /// let first = session.call_detached("echo", &json!({"n": 1})).expect("a domain tool");
+    /// let second = session.call_detached("echo", &json!({"n": 2})).expect("a domain tool");
+    /// assert!(session.call_detached("loadSkill", &json!({"skillName": "s"})).is_none());
+    /// assert_eq!(block_on(second).value, json!({"n": 2}));
+    /// assert_eq!(block_on(first).value, json!({"n": 1}));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn call_detached(&self, name: &str, arguments: &Value) -> Option<BoxFuture<'static, ToolOutput>> {
+        match self.inner().meta_by_name(name) {
+            Some(MetaTool::CallTool) => Some(self.call_tool(arguments)),
+            Some(_) => None,
+            None => Some(self.domain_future(name, arguments.clone())),
+        }
+    }
+
+    fn call_tool(&self, arguments: &Value) -> BoxFuture<'static, ToolOutput> {
         let naming = self.inner().naming;
         let call_name = self.inner().meta_name(MetaTool::CallTool);
         if let Err(e) = schema::validate(arguments, &MetaTool::CallTool.input_schema(naming)) {
-            return ToolOutput::error(
+            let output = ToolOutput::error(
                 format!("invalid arguments for `{call_name}`: {e}"),
                 json!({"field": e.path}),
             );
+            return Box::pin(std::future::ready(output));
         }
         let name = arguments[param(naming, "name")].as_str().unwrap_or_default().to_owned();
         if self.inner().meta_by_name(&name).is_some() {
-            return ToolOutput::error(
+            let output = ToolOutput::error(
                 format!("`{name}` is a meta-tool: call it directly, not through `{call_name}`"),
                 json!({"tool": name}),
             );
+            return Box::pin(std::future::ready(output));
         }
-        Box::pin(self.domain_call(&name, arguments[param(naming, "arguments")].clone())).await
+        self.domain_future(&name, arguments[param(naming, "arguments")].clone())
     }
 
-    async fn domain_call(&mut self, name: &str, arguments: Value) -> ToolOutput {
+    /// A domain call: checked against the session now, run by the returned future, which
+    /// owns everything it needs.
+    fn domain_future(&self, name: &str, arguments: Value) -> BoxFuture<'static, ToolOutput> {
         // No arguments at all is an empty object (some models send `null` for no-argument tools).
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let exposed = self.exposed_id(name).ok_or_else(|| self.not_exposed(name));
         let carnet = self.carnet.clone();
-        let inner = &carnet.inner;
-        let agent = &*inner.manifest.agents[self.agent as usize].name;
-        let info = CallInfo {
-            agent,
-            tool: name,
-            arguments: &arguments,
-            meta: false,
-        };
-        if let Some(output) = before_hooks(inner, &info) {
-            return after_hooks(inner, &info, output);
-        }
-        let Some(id) = self.exposed_id(name) else {
-            let output = self.not_exposed(name);
-            return after_hooks(inner, &info, output);
-        };
-        let tool = &inner.tools[id as usize];
-        let Some(implementation) = &tool.implementation else {
-            let output = ToolOutput::error(
-                format!("tool `{name}` has no implementation in this program"),
-                json!({"tool": name, "toolset": tool.spec.toolset}),
-            );
-            return after_hooks(inner, &info, output);
-        };
-        if let Err(e) = schema::validate(&arguments, &tool.spec.input_schema) {
-            let output = ToolOutput::error(
-                format!("invalid arguments for `{name}`: {e}"),
-                json!({"tool": name, "field": e.path, "inputSchema": *tool.spec.input_schema}),
-            );
-            return after_hooks(inner, &info, output);
-        }
-        let context = Context {
-            state: inner.state.as_ref(),
-            agent,
-            loaded_skills: self
-                .skills
-                .iter()
-                .map(|&s| &*inner.manifest.skills[s as usize].name)
-                .collect(),
-            tool: &tool.spec.name,
-        };
-        let future = implementation.handler.call(&context, arguments.clone());
-        let output = match CatchUnwind(future).await {
-            Ok(Ok(value)) => ToolOutput::ok(value),
-            Ok(Err(e)) => ToolOutput::error(e.message, json!({"tool": name})),
-            Err(panic) => ToolOutput::error(format!("tool `{name}` panicked: {panic}"), json!({"tool": name})),
-        };
-        after_hooks(inner, &info, output)
+        let agent = self.agent;
+        let skills = self.skills.clone();
+        let name = name.to_owned();
+        Box::pin(async move {
+            let inner = &carnet.inner;
+            let agent = &*inner.manifest.agents[agent as usize].name;
+            let info = CallInfo {
+                agent,
+                tool: &name,
+                arguments: &arguments,
+                meta: false,
+            };
+            if let Some(output) = before_hooks(inner, &info) {
+                return after_hooks(inner, &info, output);
+            }
+            let id = match exposed {
+                Ok(id) => id,
+                Err(output) => return after_hooks(inner, &info, output),
+            };
+            let tool = &inner.tools[id as usize];
+            let Some(implementation) = &tool.implementation else {
+                let output = ToolOutput::error(
+                    format!("tool `{name}` has no implementation in this program"),
+                    json!({"tool": name, "toolset": tool.spec.toolset}),
+                );
+                return after_hooks(inner, &info, output);
+            };
+            if let Err(e) = schema::validate(&arguments, &tool.spec.input_schema) {
+                let output = ToolOutput::error(
+                    format!("invalid arguments for `{name}`: {e}"),
+                    json!({"tool": name, "field": e.path, "inputSchema": *tool.spec.input_schema}),
+                );
+                return after_hooks(inner, &info, output);
+            }
+            let context = Context {
+                state: inner.state.as_ref(),
+                agent,
+                loaded_skills: skills
+                    .iter()
+                    .map(|&s| &*inner.manifest.skills[s as usize].name)
+                    .collect(),
+                tool: &tool.spec.name,
+            };
+            let future = implementation.handler.call(&context, arguments.clone());
+            let output = match CatchUnwind(future).await {
+                Ok(Ok(value)) => ToolOutput::ok(value),
+                Ok(Err(e)) => ToolOutput::error(e.message, json!({"tool": name})),
+                Err(panic) => ToolOutput::error(format!("tool `{name}` panicked: {panic}"), json!({"tool": name})),
+            };
+            after_hooks(inner, &info, output)
+        })
     }
 
     fn not_exposed(&self, name: &str) -> ToolOutput {

@@ -792,3 +792,52 @@ async fn a_cancelled_call_stops_and_the_connection_goes_on() {
     // The session is free again: a tool list comes back although the search never ends.
     assert!(client.tool_names().await.contains(&"basicSearch".to_owned()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_connections_tool_calls_run_side_by_side() {
+    // `wait` returns once `signal` has run: served one after the other, they would deadlock.
+    let manifest = Manifest::from_json(MANIFEST).unwrap();
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let (waiting, signalling) = (gate.clone(), gate);
+    let wait = ToolImpl::from_fn("stats.mean", json!({"type": "object"}), move |_| {
+        let gate = waiting.clone();
+        async move {
+            gate.notified().await;
+            Ok(json!("released"))
+        }
+    });
+    let signal = ToolImpl::from_fn("fail", json!({"type": "object"}), move |_| {
+        let gate = signalling.clone();
+        async move {
+            gate.notify_one();
+            Ok(json!("signalled"))
+        }
+    });
+    let carnet = Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("statistics", [wait, signal]))
+        .allow_unimplemented()
+        .build()
+        .unwrap();
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    for (id, tool) in [(50, "stats_mean"), (51, "fail")] {
+        let call = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                           "params": { "name": tool, "arguments": {} } });
+        client.send_line(&call.to_string()).await;
+    }
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let message = client.read_message().await;
+        if let Some(id) = message.get("id") {
+            answers.push((id.clone(), message["result"]["content"][0]["text"].clone()));
+        }
+    }
+    answers.sort_by_key(|(id, _)| id.as_u64());
+    assert_eq!(
+        answers,
+        [(json!(50), json!("released")), (json!(51), json!("signalled"))]
+    );
+}

@@ -865,3 +865,40 @@ fn global_skills_from_the_config_take_effect() {
         ["webSearch", "dataAnalysis"]
     );
 }
+
+#[test]
+fn detached_calls_answer_as_calls_do() {
+    let carnet = Carnet::builder(&manifest())
+        .toolsets(toolsets())
+        .mode(ExposureMode::Dispatcher)
+        .build()
+        .unwrap();
+    let mut session = carnet.session("researcher").unwrap();
+    let cases = [
+        ("basicSearch", json!({"query": "rust"})),
+        ("basicSearch", json!({"limit": 3})),
+        ("analyzeStatistics", json!({})),
+        ("noSuchTool", json!({})),
+        (
+            "callTool",
+            json!({"name": "basicSearch", "arguments": {"query": "rust"}}),
+        ),
+        ("callTool", json!({"name": "loadSkill", "arguments": {}})),
+        ("callTool", json!({"arguments": {}})),
+    ];
+    for (tool, arguments) in cases {
+        let detached = block_on(
+            session
+                .call_detached(tool, &arguments)
+                .expect("not a loading meta-tool"),
+        );
+        assert_eq!(
+            detached,
+            block_on(session.call(tool, arguments.clone())),
+            "{tool} {arguments}"
+        );
+    }
+    for meta in META {
+        assert!(session.call_detached(meta, &json!({})).is_none(), "{meta}");
+    }
+}

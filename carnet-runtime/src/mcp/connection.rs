@@ -187,12 +187,21 @@ impl ServerHandler for Connection {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let (output, changed) = {
-            let mut session = self.session.lock().await;
-            let name = self.canonical(&session, &request.name);
+        // Domain tools run without the session, so one connection's calls run side by side
+        // (hosts issue a model's parallel tool calls at once); the meta-tools that load things
+        // run under it. A client that cancels the request (`notifications/cancelled`) stops
+        // the call; the session keeps what the call had done by then, as after a panic.
+        let mut session = self.session.lock().await;
+        let name = self.canonical(&session, &request.name);
+        let (output, changed) = if let Some(call) = session.call_detached(&name, &arguments) {
+            drop(session);
+            let output = tokio::select! {
+                output = call => output,
+                () = context.ct.cancelled() => return Err(messages::cancelled(&name)),
+            };
+            (output, false)
+        } else {
             let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
-            // A client that cancels the request (`notifications/cancelled`) stops the call;
-            // the session keeps what the call had done by then, as after a panic.
             let output = tokio::select! {
                 output = session.call(&name, arguments) => output,
                 () = context.ct.cancelled() => return Err(messages::cancelled(&name)),
