@@ -3,6 +3,11 @@
 //! and tool list after each step (loads change them), and stops on a final answer or a step
 //! limit.
 //!
+//! A step's calls keep their order where it matters: a meta-tool call (a load) runs alone,
+//! after the calls before it and before the ones after it; consecutive domain calls between
+//! them run side by side ([`Session::call_detached`]), which is what a model asking for
+//! parallel tool calls expects. Results always come back in the order of the calls.
+//!
 //! A real provider client implements [`ChatModel`] by rendering the request with
 //! [`crate::providers`] and parsing the calls back; nothing else changes.
 
@@ -55,7 +60,8 @@ pub enum ChatResponse {
     ToolCalls {
         /// Text alongside the calls.
         text: Option<String>,
-        /// The calls, run in order.
+        /// The calls: loads in order, the domain calls between them side by side; results in
+        /// this order.
         calls: Vec<ToolCall>,
     },
 }
@@ -149,9 +155,9 @@ pub async fn run(
                     text: text.clone(),
                     tool_calls: calls.clone(),
                 });
+                let outputs = run_calls(session, &calls).await;
                 let mut results = Vec::with_capacity(calls.len());
-                for call in calls {
-                    let output = session.call(&call.name, call.arguments.clone()).await;
+                for (call, output) in calls.into_iter().zip(outputs) {
                     messages.push(Message::Tool {
                         call: call.clone(),
                         output: output.clone(),
@@ -170,6 +176,65 @@ pub async fn run(
         }
     }
     Ok(Outcome { answer: None, steps })
+}
+
+/// Runs a step's calls: each meta-tool call alone, in order; the domain calls between them
+/// together. The outputs are in the order of `calls`.
+async fn run_calls(session: &mut Session, calls: &[ToolCall]) -> Vec<ToolOutput> {
+    let mut outputs = Vec::with_capacity(calls.len());
+    let mut batch = Vec::new();
+    for call in calls {
+        if let Some(future) = session.call_detached(&call.name, &call.arguments) {
+            batch.push(future);
+            continue;
+        }
+        outputs.extend(JoinAll::new(std::mem::take(&mut batch)).await);
+        outputs.push(session.call(&call.name, call.arguments.clone()).await);
+    }
+    outputs.extend(JoinAll::new(batch).await);
+    outputs
+}
+
+/// Polls every future until all are done; their outputs in order. (The runtime depends on
+/// no executor, so this is written here.)
+struct JoinAll {
+    futures: Vec<Option<BoxFuture<'static, ToolOutput>>>,
+    outputs: Vec<Option<ToolOutput>>,
+}
+
+impl JoinAll {
+    fn new(futures: Vec<BoxFuture<'static, ToolOutput>>) -> JoinAll {
+        JoinAll {
+            outputs: futures.iter().map(|_| None).collect(),
+            futures: futures.into_iter().map(Some).collect(),
+        }
+    }
+}
+
+impl Future for JoinAll {
+    type Output = Vec<ToolOutput>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = &mut *self;
+        for (slot, output) in this.futures.iter_mut().zip(&mut this.outputs) {
+            if let Some(future) = slot
+                && let std::task::Poll::Ready(done) = future.as_mut().poll(cx)
+            {
+                *output = Some(done);
+                *slot = None;
+            }
+        }
+        if this.futures.iter().all(Option::is_none) {
+            std::task::Poll::Ready(
+                this.outputs
+                    .iter_mut()
+                    .map(|o| o.take().expect("every call finished"))
+                    .collect(),
+            )
+        } else {
+            std::task::Poll::Pending
+        }
+    }
 }
 
 /// The tool results of a conversation, newest first, for models deciding what to do next.

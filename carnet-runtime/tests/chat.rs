@@ -136,3 +136,89 @@ fn everything_up_front_baseline() {
         ["add"]
     );
 }
+
+/// One step of calls, then an answer.
+struct OneStep(Option<Vec<carnet_runtime::ToolCall>>);
+
+impl ChatModel for OneStep {
+    fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let response = match self.0.take() {
+            Some(calls) => ChatResponse::ToolCalls { text: None, calls },
+            None => ChatResponse::Text("done".into()),
+        };
+        Box::pin(async move { Ok(response) })
+    }
+}
+
+#[test]
+fn a_steps_domain_calls_run_side_by_side_and_loads_keep_their_place() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let manifest = Manifest::from_json(
+        r#"{
+        "agents": {"a": {"name": "a", "description": "d", "skills": ["pair"], "prompt": ""}},
+        "skills": {"pair": {"name": "pair", "description": "Pair", "toolsets": ["ops"], "content": ""}},
+        "toolsets": {"ops": {"name": "ops", "description": "Ops", "content": "", "tools": [
+            {"name": "wait", "description": "Waits for signal"}, {"name": "signal", "description": "Signals"}]}}
+    }"#,
+    )
+    .unwrap();
+    // `wait` finishes once `signal` has run; run one after the other, it gives up.
+    let flag = Arc::new(AtomicBool::new(false));
+    let seen = flag.clone();
+    let wait = ToolImpl::from_fn("wait", json!({"type": "object"}), move |_| {
+        let seen = seen.clone();
+        async move {
+            let mut polls = 0;
+            std::future::poll_fn(|cx| {
+                polls += 1;
+                if seen.load(Ordering::SeqCst) || polls > 1000 {
+                    std::task::Poll::Ready(())
+                } else {
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+            Ok(json!(if seen.load(Ordering::SeqCst) {
+                "released"
+            } else {
+                "gave up"
+            }))
+        }
+    });
+    let signal = ToolImpl::from_fn("signal", json!({"type": "object"}), move |_| {
+        let flag = flag.clone();
+        async move {
+            flag.store(true, Ordering::SeqCst);
+            Ok(json!("signalled"))
+        }
+    });
+    let carnet = Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("ops", [wait, signal]))
+        .build()
+        .unwrap();
+    let mut session = carnet.session("a").unwrap();
+    // The load comes first in the step, so the calls after it see its tools.
+    let mut model = OneStep(Some(vec![
+        chat::call(1, "loadSkill", json!({"skillName": "pair"})),
+        chat::call(2, "wait", json!({})),
+        chat::call(3, "signal", json!({})),
+    ]));
+    let mut messages = vec![Message::User("go".into())];
+    let outcome = block_on(chat::run(&mut session, &mut model, &mut messages, 4, |_| {})).unwrap();
+    let results: Vec<(String, serde_json::Value)> = outcome.steps[0]
+        .calls
+        .iter()
+        .map(|(call, output)| (call.name.clone(), output.value.clone()))
+        .collect();
+    assert_eq!(
+        results[1..],
+        [
+            ("wait".into(), json!("released")),
+            ("signal".into(), json!("signalled"))
+        ]
+    );
+    assert_eq!(results[0].1["success"], true, "{:?}", results[0]);
+}
