@@ -9,6 +9,8 @@
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
+use crate::messages;
+
 /// The parts of a markdown file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Split {
@@ -101,13 +103,13 @@ impl Value {
     /// What the value is, for "expected ..., found ..." messages.
     pub(crate) fn kind(&self) -> &'static str {
         match self {
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Int(_) => "an integer",
-            Value::Float(_) => "a number",
-            Value::String(_) => "a string",
-            Value::List(_) => "a list",
-            Value::Map(_) => "a mapping",
+            Value::Null => messages::NULL,
+            Value::Bool(_) => messages::A_BOOLEAN,
+            Value::Int(_) => messages::AN_INTEGER,
+            Value::Float(_) => messages::A_NUMBER,
+            Value::String(_) => messages::A_STRING,
+            Value::List(_) => messages::A_LIST,
+            Value::Map(_) => messages::A_MAPPING,
         }
     }
 
@@ -258,8 +260,8 @@ impl TreeBuilder<'_> {
                             self.error = Some(YamlError {
                                 offset: k.start,
                                 end: k.end,
-                                message: format!("duplicated mapping key `{}`", k.value.key_string()),
-                                related: Some((first.start, first.end, "first defined here".to_owned())),
+                                message: messages::duplicated_mapping_key(&k.value.key_string()),
+                                related: Some((first.start, first.end, messages::FIRST_DEFINED_HERE.to_owned())),
                             });
                         }
                         entries.push((k, node));

@@ -36,6 +36,7 @@ pub mod expand;
 mod frontmatter;
 mod generate;
 mod manifest;
+mod messages;
 mod model;
 mod output;
 mod project;

@@ -8,6 +8,7 @@
 
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::frontmatter::{self, Node, Value};
+use crate::messages;
 use crate::source::{FileId, Sources, Span};
 
 /// A value with the span it was read from.
@@ -112,23 +113,20 @@ pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut
         let name = &text[lang.clone()];
         if !matches!(name, "yaml" | "yml") {
             diags.push(
-                Builder::new(
-                    Code::UnsupportedFrontmatter,
-                    format!("frontmatter in `{name}` is not supported"),
-                )
-                .at(Span::new(file, lang.start, lang.end))
-                .label("only YAML frontmatter is supported")
-                .help("remove the language after `---` and write the frontmatter in YAML"),
+                Builder::new(Code::UnsupportedFrontmatter, messages::unsupported_frontmatter(name))
+                    .at(Span::new(file, lang.start, lang.end))
+                    .label(messages::ONLY_YAML)
+                    .help(messages::WRITE_YAML),
             );
             return None;
         }
     }
     if split.unclosed {
         diags.push(
-            Builder::new(Code::UnclosedFrontmatter, "frontmatter is never closed")
+            Builder::new(Code::UnclosedFrontmatter, messages::UNCLOSED_FRONTMATTER)
                 .at(Span::new(file, 0, 3))
-                .label("opened here")
-                .help("add a `---` line after the frontmatter; the whole file is read as frontmatter and the body is empty"),
+                .label(messages::OPENED_HERE)
+                .help(messages::CLOSE_FRONTMATTER),
         );
     }
     match frontmatter::parse_yaml(text, matter.clone()) {
@@ -147,18 +145,15 @@ pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut
             }
             other => {
                 diags.push(
-                    Builder::new(
-                        Code::WrongType,
-                        format!("frontmatter must be a mapping, found {}", other.kind()),
-                    )
-                    .at(Span::new(file, node.start, node.end))
-                    .label("expected `key: value` lines"),
+                    Builder::new(Code::WrongType, messages::frontmatter_not_a_mapping(other.kind()))
+                        .at(Span::new(file, node.start, node.end))
+                        .label(messages::EXPECTED_KEY_VALUE_LINES),
                 );
                 None
             }
         },
         Err(e) => {
-            let mut b = Builder::new(Code::YamlSyntax, format!("invalid YAML: {}", e.message)).at(Span::new(
+            let mut b = Builder::new(Code::YamlSyntax, messages::invalid_yaml(&e.message)).at(Span::new(
                 file,
                 e.offset,
                 e.end.max(e.offset + 1).min(matter.end.max(e.offset)),
@@ -188,13 +183,11 @@ impl Document<'_> {
     }
 
     fn missing(&self, kind: &str, key: &str, diags: &mut Diagnostics) {
-        let mut b = Builder::new(Code::MissingField, format!("{kind} has no `{key}`")).at(self.whole);
+        let mut b = Builder::new(Code::MissingField, messages::missing_field(kind, key)).at(self.whole);
         if !self.has_frontmatter {
-            b = b.help(format!(
-                "start the file with a YAML frontmatter: `---`, `{key}: ...`, `---`"
-            ));
+            b = b.help(messages::start_with_frontmatter(key));
         } else if let Some((first, _)) = self.entries.first() {
-            b = b.at(self.span(first)).label(format!("`{key}` is required"));
+            b = b.at(self.span(first)).label(messages::field_is_required(key));
         }
         diags.push(b);
     }
@@ -209,23 +202,23 @@ impl Document<'_> {
         match v.value {
             Value::String(s) if s.trim().is_empty() => {
                 diags.push(
-                    Builder::new(Code::EmptyField, format!("`{key}` is empty"))
+                    Builder::new(Code::EmptyField, messages::empty_field(key))
                         .at(vspan.max_with(kspan))
-                        .label("must not be empty"),
+                        .label(messages::MUST_NOT_BE_EMPTY),
                 );
                 None
             }
             Value::String(s) => Some(Spanned { value: s, span: vspan }),
             Value::Null => {
                 diags.push(
-                    Builder::new(Code::EmptyField, format!("`{key}` is empty"))
+                    Builder::new(Code::EmptyField, messages::empty_field(key))
                         .at(kspan)
-                        .label("this key has no value"),
+                        .label(messages::KEY_HAS_NO_VALUE),
                 );
                 None
             }
             other => {
-                diags.push(wrong_type(key, "a string", &other, vspan));
+                diags.push(wrong_type(key, messages::A_STRING, &other, vspan));
                 None
             }
         }
@@ -239,7 +232,7 @@ impl Document<'_> {
             Value::Null => None,
             Value::String(s) => Some(Spanned { value: s, span: vspan }),
             other => {
-                diags.push(wrong_type(key, "a string", &other, vspan));
+                diags.push(wrong_type(key, messages::A_STRING, &other, vspan));
                 None
             }
         }
@@ -262,23 +255,23 @@ impl Document<'_> {
                         Value::String(s) if !s.trim().is_empty() => Some(Spanned { value: s, span }),
                         Value::String(_) => {
                             diags.push(
-                                Builder::new(Code::EmptyField, format!("`{key}[{i}]` is empty"))
+                                Builder::new(Code::EmptyField, messages::empty_field(&messages::item(key, i)))
                                     .at(span)
-                                    .label("must be a name"),
+                                    .label(messages::MUST_BE_A_NAME),
                             );
                             None
                         }
                         other => {
-                            diags.push(wrong_type(&format!("{key}[{i}]"), "a string", &other, span));
+                            diags.push(wrong_type(&messages::item(key, i), messages::A_STRING, &other, span));
                             None
                         }
                     }
                 })
                 .collect(),
             other => {
-                let mut b = wrong_type(key, "a list", &other, span);
+                let mut b = wrong_type(key, messages::A_LIST, &other, span);
                 if matches!(other, Value::String(_)) {
-                    b = b.help(format!("write a list: `{key}: [name]`"));
+                    b = b.help(messages::write_a_list(key));
                 }
                 diags.push(b);
                 Vec::new()
@@ -298,7 +291,7 @@ impl Document<'_> {
                 _ => serde_json::Map::new(),
             },
             other => {
-                diags.push(wrong_type(key, "a mapping", other, self.span(&v)));
+                diags.push(wrong_type(key, messages::A_MAPPING, other, self.span(&v)));
                 serde_json::Map::new()
             }
         }
@@ -340,12 +333,9 @@ impl Span {
 }
 
 fn wrong_type(key: &str, expected: &str, found: &Value, span: Span) -> Builder {
-    Builder::new(
-        Code::WrongType,
-        format!("`{key}` must be {expected}, found {}", found.kind()),
-    )
-    .at(span)
-    .label(format!("expected {expected}"))
+    Builder::new(Code::WrongType, messages::wrong_type(key, expected, found.kind()))
+        .at(span)
+        .label(messages::expected(expected))
 }
 
 pub(crate) fn parse_agent(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<AgentDef> {
@@ -413,13 +403,13 @@ fn parse_allowed_tools(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<S
                 let item_span = doc.span(&item);
                 match item.value {
                     Value::String(s) => out.push(s),
-                    other => diags.push(wrong_type("allowed-tools", "a string", &other, item_span)),
+                    other => diags.push(wrong_type("allowed-tools", messages::A_STRING, &other, item_span)),
                 }
             }
             out
         }
         other => {
-            diags.push(wrong_type("allowed-tools", "a string", &other, span));
+            diags.push(wrong_type("allowed-tools", messages::A_STRING, &other, span));
             Vec::new()
         }
     }
@@ -436,7 +426,7 @@ fn list_items(doc: &mut Document<'_>, key: &str, diags: &mut Diagnostics) -> Vec
         Value::Null => Vec::new(),
         Value::List(items) => items,
         other => {
-            diags.push(wrong_type(key, "a list", &other, span));
+            diags.push(wrong_type(key, messages::A_LIST, &other, span));
             Vec::new()
         }
     }
@@ -449,8 +439,8 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
         let span = doc.span(&item);
         let Value::Map(entries) = item.value else {
             diags.push(
-                wrong_type(&format!("files[{i}]"), "a mapping", &item.value, span)
-                    .help("write `- path: relative/file.md` and `description: ...`"),
+                wrong_type(&messages::item("files", i), messages::A_MAPPING, &item.value, span)
+                    .help(messages::FILE_ENTRY_FORM),
             );
             continue;
         };
@@ -473,8 +463,8 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
             }),
             Some((_, v)) => {
                 diags.push(wrong_type(
-                    &format!("files[{i}].path"),
-                    "a non-empty string",
+                    &messages::item_field("files", i, "path"),
+                    messages::A_NON_EMPTY_STRING,
                     &v.value,
                     doc.span(v),
                 ));
@@ -482,9 +472,12 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
             }
             None => {
                 diags.push(
-                    Builder::new(Code::MissingField, format!("`files[{i}]` has no `path`"))
-                        .at(span)
-                        .label("`path` is required"),
+                    Builder::new(
+                        Code::MissingField,
+                        messages::missing_item_field(&messages::item("files", i), "path"),
+                    )
+                    .at(span)
+                    .label(messages::field_is_required("path")),
                 );
                 None
             }
@@ -499,16 +492,19 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
             )) if !s.trim().is_empty() => Some(s.clone()),
             Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
                 diags.push(
-                    Builder::new(Code::EmptyField, format!("`files[{i}].description` is empty"))
-                        .at(doc.span(v).max_with(span))
-                        .label("tell the model when to load this file"),
+                    Builder::new(
+                        Code::EmptyField,
+                        messages::empty_field(&messages::item_field("files", i, "description")),
+                    )
+                    .at(doc.span(v).max_with(span))
+                    .label(messages::TELL_WHEN_TO_LOAD),
                 );
                 None
             }
             Some((_, v)) => {
                 diags.push(wrong_type(
-                    &format!("files[{i}].description"),
-                    "a string",
+                    &messages::item_field("files", i, "description"),
+                    messages::A_STRING,
                     &v.value,
                     doc.span(v),
                 ));
@@ -516,10 +512,13 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
             }
             None => {
                 diags.push(
-                    Builder::new(Code::MissingField, format!("`files[{i}]` has no `description`"))
-                        .at(span)
-                        .label("`description` is required")
-                        .help("the description tells the model when to load the file"),
+                    Builder::new(
+                        Code::MissingField,
+                        messages::missing_item_field(&messages::item("files", i), "description"),
+                    )
+                    .at(span)
+                    .label(messages::field_is_required("description"))
+                    .help(messages::FILE_DESCRIPTION_PURPOSE),
                 );
                 None
             }
@@ -579,22 +578,31 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     }),
                     Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
                         diags.push(
-                            Builder::new(Code::EmptyField, format!("`tools[{i}].name` is empty"))
-                                .at(doc.span(v).max_with(span)),
+                            Builder::new(
+                                Code::EmptyField,
+                                messages::empty_field(&messages::item_field("tools", i, "name")),
+                            )
+                            .at(doc.span(v).max_with(span)),
                         );
                         None
                     }
                     Some((_, v)) => {
                         diags.push(wrong_type(
-                            &format!("tools[{i}].name"),
-                            "a string",
+                            &messages::item_field("tools", i, "name"),
+                            messages::A_STRING,
                             &v.value,
                             doc.span(v),
                         ));
                         None
                     }
                     None => {
-                        diags.push(Builder::new(Code::MissingField, format!("`tools[{i}]` has no `name`")).at(span));
+                        diags.push(
+                            Builder::new(
+                                Code::MissingField,
+                                messages::missing_item_field(&messages::item("tools", i), "name"),
+                            )
+                            .at(span),
+                        );
                         None
                     }
                 };
@@ -609,15 +617,18 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     None => None,
                     Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
                         diags.push(
-                            Builder::new(Code::EmptyField, format!("`tools[{i}].description` is empty"))
-                                .at(doc.span(v).max_with(span)),
+                            Builder::new(
+                                Code::EmptyField,
+                                messages::empty_field(&messages::item_field("tools", i, "description")),
+                            )
+                            .at(doc.span(v).max_with(span)),
                         );
                         Some(String::new())
                     }
                     Some((_, v)) => {
                         diags.push(wrong_type(
-                            &format!("tools[{i}].description"),
-                            "a string",
+                            &messages::item_field("tools", i, "description"),
+                            messages::A_STRING,
                             &v.value,
                             doc.span(v),
                         ));
@@ -634,14 +645,14 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
             }
             Value::String(_) => {
                 diags.push(
-                    Builder::new(Code::EmptyField, format!("`tools[{i}]` is empty"))
+                    Builder::new(Code::EmptyField, messages::empty_field(&messages::item("tools", i)))
                         .at(span)
-                        .label("must be a tool name"),
+                        .label(messages::MUST_BE_A_TOOL_NAME),
                 );
             }
             other => diags.push(wrong_type(
-                &format!("tools[{i}]"),
-                "a tool name or a `{name, description}` mapping",
+                &messages::item("tools", i),
+                messages::A_TOOL_NAME_OR_MAPPING,
                 &other,
                 span,
             )),

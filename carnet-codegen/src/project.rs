@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::discover::{self, Discovered, Filter, SkillDir};
+use crate::messages;
 use crate::model::{self, AgentDef, SkillDef, ToolsetDef};
 use crate::settings::{self, Settings};
 use crate::source::{FileId, Sources};
@@ -97,9 +98,9 @@ fn read_source(
             Err(e) => {
                 let id = project.sources.add(display, String::new());
                 diags.push(
-                    Builder::new(Code::UnreadableSource, format!("`{relative}` is not UTF-8 text"))
+                    Builder::new(Code::UnreadableSource, messages::not_utf8(relative))
                         .at(crate::source::Span::file_start(id))
-                        .note(format!("invalid byte at offset {}", e.utf8_error().valid_up_to())),
+                        .note(messages::invalid_byte_at(e.utf8_error().valid_up_to())),
                 );
                 None
             }
@@ -107,7 +108,7 @@ fn read_source(
         Err(e) => {
             let id = project.sources.add(display, String::new());
             diags.push(
-                Builder::new(Code::UnreadableSource, format!("cannot read `{relative}`: {e}"))
+                Builder::new(Code::UnreadableSource, messages::unreadable_source(relative, &e))
                     .at(crate::source::Span::file_start(id)),
             );
             None
@@ -128,11 +129,7 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
     };
     if !root.is_dir() {
         diags.push(
-            Builder::new(
-                Code::MissingDirectory,
-                format!("carnet directory `{}` does not exist", root.display()),
-            )
-            .help("create it with `carnet init`, or point `--dir` (or `Config::dir`) at your content"),
+            Builder::new(Code::MissingDirectory, messages::missing_directory(root)).help(messages::CREATE_DIRECTORY),
         );
         return project;
     }
@@ -233,44 +230,31 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
                     diags.push(
                         Builder::new(
                             Code::OrphanToolFile,
-                            format!(
-                                "tool file describes `{}`, which toolset `{}` does not declare",
-                                tool.name.value, toolset.name.value
-                            ),
+                            messages::orphan_tool_file(&tool.name.value, &toolset.name.value),
                         )
                         .at(tool.name.span)
-                        .label("not in the toolset's `tools`")
-                        .related(toolset.name.span, "the toolset is declared here")
+                        .label(messages::NOT_IN_TOOLS)
+                        .related(toolset.name.span, messages::TOOLSET_DECLARED_HERE)
                         .help_opt(
                             crate::diagnostic::did_you_mean(&tool.name.value, declared.iter().copied())
-                                .map(|s| format!("did you mean `{s}`?")),
+                                .map(messages::did_you_mean),
                         )
-                        .help(format!(
-                            "add `{}` to the toolset's `tools`, or delete the file",
-                            tool.name.value
-                        )),
+                        .help(messages::add_tool_or_delete_file(&tool.name.value)),
                     );
                 }
             }
         }
         for decl in &toolset.tools {
             if decl.description.is_none() {
-                let file = format!(
-                    "{}/{}.md",
-                    dir.manifest.relative.trim_end_matches("/TOOLSET.md"),
-                    decl.name.value
-                );
+                let folder = dir.manifest.relative.trim_end_matches("/TOOLSET.md");
                 diags.push(
                     Builder::new(
                         Code::ToolWithoutDescription,
-                        format!("tool `{}` has no description", decl.name.value),
+                        messages::tool_without_description(&decl.name.value),
                     )
                     .at(decl.name.span)
-                    .label("declared by name only")
-                    .help(format!(
-                        "add `{file}` with `name` and `description`, or write `- {{name: {}, description: ...}}`",
-                        decl.name.value
-                    )),
+                    .label(messages::DECLARED_BY_NAME_ONLY)
+                    .help(messages::add_tool_file(folder, &decl.name.value)),
                 );
             }
         }

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::diagnostic::{Builder, Code, Diagnostics};
+use crate::messages;
 use crate::model::Spanned;
 use crate::source::{FileId, Sources, Span};
 
@@ -79,12 +80,9 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
             Err(e) => {
                 let offset = offset_of(text, e.line(), e.column());
                 diags.push(
-                    Builder::new(
-                        Code::InvalidConfig,
-                        format!("invalid `carnet.config.json`: {}", strip_position(&e)),
-                    )
-                    .at(Span::new(file, offset, (offset + 1).min(text.len())))
-                    .note("the defaults are used for every setting"),
+                    Builder::new(Code::InvalidConfig, messages::invalid_config(&strip_position(&e)))
+                        .at(Span::new(file, offset, (offset + 1).min(text.len())))
+                        .note(messages::DEFAULTS_USED),
                 );
                 return Settings::default();
             }
@@ -123,12 +121,9 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
             .find(|c| c.as_str() == allowed.value || c.name() == allowed.value)
         {
             Some(code) if code.severity() == crate::diagnostic::Severity::Error => diags.push(
-                Builder::new(
-                    Code::InvalidConfig,
-                    format!("error `{}` cannot be allowed", allowed.value),
-                )
-                .at(allowed.span)
-                .label("only warnings can be silenced"),
+                Builder::new(Code::InvalidConfig, messages::error_cannot_be_allowed(&allowed.value))
+                    .at(allowed.span)
+                    .label(messages::ONLY_WARNINGS_SILENCED),
             ),
             Some(_) => {}
             None => {
@@ -137,21 +132,18 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
                     .filter(|c| c.severity() == crate::diagnostic::Severity::Warning)
                     .map(|c| c.name());
                 diags.push(
-                    Builder::new(Code::InvalidConfig, format!("unknown warning `{}`", allowed.value))
+                    Builder::new(Code::InvalidConfig, messages::unknown_warning(&allowed.value))
                         .at(allowed.span)
-                        .help_opt(
-                            crate::diagnostic::did_you_mean(&allowed.value, names)
-                                .map(|n| format!("did you mean `{n}`?")),
-                        ),
+                        .help_opt(crate::diagnostic::did_you_mean(&allowed.value, names).map(messages::did_you_mean)),
                 );
             }
         }
     }
     for pattern in settings.include.iter().chain(&settings.exclude) {
         let problem = if pattern.is_empty() {
-            Some("the pattern is empty")
+            Some(messages::EMPTY_PATTERN)
         } else if pattern.starts_with('/') || pattern.contains('\\') || pattern.split('/').any(|s| s == "..") {
-            Some("patterns are `/`-separated and relative to the carnet directory")
+            Some(messages::PATTERN_FORM)
         } else {
             None
         };
@@ -159,7 +151,7 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
             let needle = serde_json::to_string(pattern).unwrap_or_default();
             let start = sources.find(file, &needle, 0).unwrap_or(0);
             diags.push(
-                Builder::new(Code::InvalidGlob, format!("invalid pattern `{pattern}`"))
+                Builder::new(Code::InvalidGlob, messages::invalid_pattern(pattern))
                     .at(Span::new(file, start, start + needle.len()))
                     .label(problem),
             );

@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use carnet_runtime::names;
 
 use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
+use crate::messages;
 use crate::model::Spanned;
 use crate::project::{Project, ResolvedFile, Skill};
 use crate::source::Span;
@@ -36,7 +37,7 @@ pub(crate) fn validate(project: &mut Project, diags: &mut Diagnostics) {
 
 fn suggest(name: &str, candidates: impl IntoIterator<Item = impl AsRef<str>>) -> Option<String> {
     let candidates: Vec<String> = candidates.into_iter().map(|c| c.as_ref().to_owned()).collect();
-    did_you_mean(name, candidates.iter().map(String::as_str)).map(|s| format!("did you mean `{s}`?"))
+    did_you_mean(name, candidates.iter().map(String::as_str)).map(messages::did_you_mean)
 }
 
 fn check_duplicate_names(project: &Project, diags: &mut Diagnostics) {
@@ -45,11 +46,11 @@ fn check_duplicate_names(project: &Project, diags: &mut Diagnostics) {
         for name in names {
             if let Some(span) = first.get(name.as_str()) {
                 diags.push(
-                    Builder::new(Code::DuplicateName, format!("{kind} `{}` is defined twice", name.value))
+                    Builder::new(Code::DuplicateName, messages::duplicate_name(kind, &name.value))
                         .at(name.span)
-                        .label("defined again here")
-                        .related(*span, "first defined here")
-                        .note(format!("{kind} names must be unique; rename one of them")),
+                        .label(messages::DEFINED_AGAIN_HERE)
+                        .related(*span, messages::FIRST_DEFINED_HERE)
+                        .note(messages::names_must_be_unique(kind)),
                 );
             } else {
                 first.insert(name.as_str(), name.span);
@@ -75,27 +76,24 @@ fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
                     diags.push(
                         Builder::new(
                             Code::UnknownSkill,
-                            format!(
-                                "agent `{}` references unknown skill `{}`",
-                                agent.name.value, skill.value
-                            ),
+                            messages::unknown_skill(&agent.name.value, &skill.value),
                         )
                         .at(skill.span)
-                        .label(format!("no skill named `{}`", skill.value))
+                        .label(messages::no_skill_named(&skill.value))
                         .help_opt(suggest(&skill.value, &skills))
-                        .note(format!("in `{field}`")),
+                        .note(messages::in_field(field)),
                     );
                 }
                 if let Some(first) = seen.get(skill.as_str()) {
                     diags.push(
                         Builder::new(
                             Code::DuplicateReference,
-                            format!("agent `{}` lists skill `{}` twice", agent.name.value, skill.value),
+                            messages::duplicate_reference(&agent.name.value, &skill.value),
                         )
                         .at(skill.span)
-                        .label("listed again here")
-                        .related(*first, "first listed here")
-                        .help("an initial skill needs no entry in `skills`"),
+                        .label(messages::LISTED_AGAIN_HERE)
+                        .related(*first, messages::FIRST_LISTED_HERE)
+                        .help(messages::INITIAL_SKILL_NOT_IN_SKILLS),
                     );
                 } else {
                     seen.insert(skill.as_str(), skill.span);
@@ -117,10 +115,10 @@ fn check_global_skills(project: &Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::UnknownGlobalSkill,
-                        format!("`app.{key}` references unknown skill `{}`", skill.value),
+                        messages::unknown_global_skill(key, &skill.value),
                     )
                     .at(skill.span)
-                    .label(format!("no skill named `{}`", skill.value))
+                    .label(messages::no_skill_named(&skill.value))
                     .help_opt(suggest(&skill.value, &skills)),
                 );
             }
@@ -136,13 +134,10 @@ fn check_skill_toolsets(project: &Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::UnknownToolset,
-                        format!(
-                            "skill `{}` references unknown toolset `{}`",
-                            skill.def.name.value, toolset.value
-                        ),
+                        messages::unknown_toolset(&skill.def.name.value, &toolset.value),
                     )
                     .at(toolset.span)
-                    .label(format!("no toolset named `{}`", toolset.value))
+                    .label(messages::no_toolset_named(&toolset.value))
                     .help_opt(suggest(&toolset.value, &toolsets)),
                 );
             }
@@ -158,14 +153,11 @@ fn check_duplicate_tools(project: &Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::DuplicateTool,
-                        format!(
-                            "toolset `{}` declares tool `{}` twice",
-                            toolset.name.value, decl.name.value
-                        ),
+                        messages::duplicate_tool(&toolset.name.value, &decl.name.value),
                     )
                     .at(decl.name.span)
-                    .label("declared again here")
-                    .related(*span, "first declared here"),
+                    .label(messages::DECLARED_AGAIN_HERE)
+                    .related(*span, messages::FIRST_DECLARED_HERE),
                 );
             } else {
                 first.insert(decl.name.as_str(), decl.name.span);
@@ -180,21 +172,18 @@ fn check_tool_names(project: &Project, diags: &mut Diagnostics) {
             let name = decl.name.as_str();
             if names::is_meta_tool(name) {
                 diags.push(
-                    Builder::new(
-                        Code::ReservedToolName,
-                        format!("tool `{name}` has the name of a carnet meta-tool"),
-                    )
-                    .at(decl.name.span)
-                    .label("reserved for progressive loading")
-                    .help("rename the tool"),
+                    Builder::new(Code::ReservedToolName, messages::reserved_tool_name(name))
+                        .at(decl.name.span)
+                        .label(messages::RESERVED_FOR_LOADING)
+                        .help(messages::RENAME_THE_TOOL),
                 );
             }
             if let Err(e) = names::alias(name) {
                 diags.push(
-                    Builder::new(Code::InvalidToolName, format!("no LLM provider accepts the tool name `{name}`"))
+                    Builder::new(Code::InvalidToolName, messages::invalid_tool_name(name))
                         .at(decl.name.span)
                         .label(e.to_string())
-                        .note("provider tool names match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`; carnet aliases other ASCII characters to `_`"),
+                        .note(messages::PROVIDER_TOOL_NAMES),
                 );
             }
         }
@@ -237,16 +226,13 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                             diags.push(
                                 Builder::new(
                                     Code::ToolCollision,
-                                    format!(
-                                        "agent `{}` reaches tool `{name}` through toolsets `{other}` and `{}`",
-                                        agent.name.value, toolset.name.value
-                                    ),
+                                    messages::tool_collision(&agent.name.value, name, other, &toolset.name.value),
                                 )
                                 .at(decl.name.span)
-                                .label(format!("declared by `{}`", toolset.name.value))
-                                .related(*span, format!("also declared by `{other}`"))
-                                .related(agent.name.span, "the agent")
-                                .note("the model would see two tools of the same name; rename one of them"),
+                                .label(messages::declared_by(&toolset.name.value))
+                                .related(*span, messages::also_declared_by(other))
+                                .related(agent.name.span, messages::THE_AGENT)
+                                .note(messages::SAME_NAME_TWICE),
                             );
                         }
                         continue;
@@ -260,30 +246,21 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                 let alias = alias.into_owned();
                 if names::is_meta_tool(&alias) && !names::is_meta_tool(name) {
                     diags.push(
-                        Builder::new(
-                            Code::AliasCollision,
-                            format!("tool `{name}` becomes `{alias}` for providers, a meta-tool's name"),
-                        )
-                        .at(decl.name.span)
-                        .label(format!("aliased to `{alias}`")),
+                        Builder::new(Code::AliasCollision, messages::alias_is_meta_tool(name, &alias))
+                            .at(decl.name.span)
+                            .label(messages::aliased_to(&alias)),
                     );
                 }
                 match by_alias.get(&alias) {
                     Some((other, other_set, span)) if *other != name => {
                         if reported_aliases.insert((alias.clone(), (*other).to_owned(), name.to_owned())) {
                             diags.push(
-                                Builder::new(
-                                    Code::AliasCollision,
-                                    format!("tools `{other}` and `{name}` both become `{alias}` for providers"),
-                                )
-                                .at(decl.name.span)
-                                .label(format!("aliased to `{alias}`"))
-                                .related(
-                                    *span,
-                                    format!("`{other}` (toolset `{other_set}`) is aliased to `{alias}` too"),
-                                )
-                                .related(agent.name.span, "both are reachable from this agent")
-                                .help("rename one of them"),
+                                Builder::new(Code::AliasCollision, messages::alias_collision(other, name, &alias))
+                                    .at(decl.name.span)
+                                    .label(messages::aliased_to(&alias))
+                                    .related(*span, messages::also_aliased_to(other, other_set, &alias))
+                                    .related(agent.name.span, messages::BOTH_REACHABLE)
+                                    .help(messages::RENAME_ONE_OF_THEM),
                             );
                         }
                     }
@@ -380,14 +357,11 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                     continue; // reported below, at the `files` entry
                 }
                 diags.push(
-                    Builder::new(
-                        Code::SymlinkEscape,
-                        format!("`{relative}` in skill `{name}` links outside the skill's folder"),
-                    )
-                    .at(skill.def.name.span)
-                    .label("in this skill")
-                    .note(format!("`{}` is a symbolic link", entry.path.display()))
-                    .help("copy the file into the skill's folder instead of linking to it"),
+                    Builder::new(Code::SymlinkEscape, messages::symlink_escape(relative, &name))
+                        .at(skill.def.name.span)
+                        .label(messages::IN_THIS_SKILL)
+                        .note(messages::is_a_symbolic_link(&entry.path))
+                        .help(messages::COPY_INSTEAD_OF_LINKING),
                 );
                 continue;
             }
@@ -401,7 +375,7 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                 Err(e) => diags.push(
                     Builder::new(
                         Code::FileUnreadable,
-                        format!("cannot read `{relative}` of skill `{name}`: {e}"),
+                        messages::unreadable_skill_file(relative, &name, &e),
                     )
                     .at(skill.def.name.span),
                 ),
@@ -415,46 +389,39 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
             let error = |code, message: String| Builder::new(code, message).at(span);
             if let Some(rest) = path.strip_prefix("./").or_else(|| path.strip_prefix(".\\")) {
                 diags.push(
-                    error(Code::FileDotSlash, format!("file path `{path}` starts with `./`"))
-                        .label("paths are relative to the skill's folder")
-                        .help(format!("write `{rest}`")),
+                    error(Code::FileDotSlash, messages::path_starts_with_dot_slash(path))
+                        .label(messages::RELATIVE_TO_SKILL_FOLDER)
+                        .help(messages::write_path(rest)),
                 );
                 continue;
             }
             if is_absolute(path) {
                 diags.push(
-                    error(Code::FileAbsolute, format!("file path `{path}` is absolute"))
-                        .label("must be relative to the skill's folder"),
+                    error(Code::FileAbsolute, messages::path_is_absolute(path)).label(messages::MUST_BE_RELATIVE),
                 );
                 continue;
             }
             let Some(parts) = normalise(path) else {
                 diags.push(
-                    error(
-                        Code::FileOutsideSkill,
-                        format!("file path `{path}` resolves outside skill `{name}`'s folder"),
-                    )
-                    .label("leaves the skill's folder")
-                    .note(format!("the skill's folder is `{}`", folder.display())),
+                    error(Code::FileOutsideSkill, messages::path_outside_skill(path, &name))
+                        .label(messages::LEAVES_SKILL_FOLDER)
+                        .note(messages::skill_folder_is(&folder)),
                 );
                 continue;
             };
             if parts.is_empty() {
                 diags.push(
-                    error(
-                        Code::FileIsDirectory,
-                        format!("file path `{path}` is the skill's folder itself"),
-                    )
-                    .label("list the files inside it instead"),
+                    error(Code::FileIsDirectory, messages::path_is_skill_folder(path))
+                        .label(messages::LIST_FILES_INSIDE),
                 );
                 continue;
             }
             let key = parts.join("/");
             if let Some(first) = listed.get(&key) {
                 diags.push(
-                    error(Code::DuplicateFile, format!("skill `{name}` lists file `{key}` twice"))
-                        .label("listed again here")
-                        .related(*first, "first listed here"),
+                    error(Code::DuplicateFile, messages::duplicate_file(&name, &key))
+                        .label(messages::LISTED_AGAIN_HERE)
+                        .related(*first, messages::FIRST_LISTED_HERE),
                 );
                 continue;
             }
@@ -464,30 +431,23 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
             let Ok(meta) = fs::symlink_metadata(&full) else {
                 let available: Vec<&String> = skill.folder.files.iter().map(|(p, _)| p).collect();
                 diags.push(
-                    error(
-                        Code::FileNotFound,
-                        format!("skill `{name}` lists missing file `{path}`"),
-                    )
-                    .label("no such file")
-                    .note(format!("expected at `{}`", full.display()))
-                    .help_opt(suggest(path, available)),
+                    error(Code::FileNotFound, messages::file_not_found(&name, path))
+                        .label(messages::NO_SUCH_FILE)
+                        .note(messages::expected_at(&full))
+                        .help_opt(suggest(path, available)),
                 );
                 continue;
             };
             if (meta.file_type().is_symlink() || full.exists()) && !stays_inside(&full, &folder) {
                 diags.push(
-                    error(
-                        Code::SymlinkEscape,
-                        format!("file `{path}` of skill `{name}` links outside the skill's folder"),
-                    )
-                    .label("a symbolic link leaves the folder"),
+                    error(Code::SymlinkEscape, messages::listed_file_symlink_escape(path, &name))
+                        .label(messages::LINK_LEAVES_FOLDER),
                 );
                 continue;
             }
             if full.is_dir() {
                 diags.push(
-                    error(Code::FileIsDirectory, format!("file path `{path}` is a directory"))
-                        .label("list the files inside it instead"),
+                    error(Code::FileIsDirectory, messages::path_is_directory(path)).label(messages::LIST_FILES_INSIDE),
                 );
                 continue;
             }
@@ -500,11 +460,8 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                     files.insert(key, file);
                 }
                 Err(e) => diags.push(
-                    error(
-                        Code::FileUnreadable,
-                        format!("cannot read file `{path}` of skill `{name}`: {e}"),
-                    )
-                    .label("unreadable"),
+                    error(Code::FileUnreadable, messages::unreadable_listed_file(path, &name, &e))
+                        .label(messages::UNREADABLE),
                 ),
             }
         }
@@ -513,14 +470,10 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                 diags.push(
                     Builder::new(
                         Code::LargeFile,
-                        format!(
-                            "file `{}` of skill `{name}` is {} MiB",
-                            file.path,
-                            file.data.len() / (1024 * 1024)
-                        ),
+                        messages::large_file(&file.path, &name, file.data.len() / (1024 * 1024)),
                     )
                     .at(listed.get(&file.path).copied().unwrap_or(skill.def.name.span))
-                    .note("skill files are embedded in the binary and the manifest"),
+                    .note(messages::FILES_ARE_EMBEDDED),
                 );
             }
         }
@@ -533,14 +486,10 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
             diags.push(
                 Builder::new(
                     Code::LargeFile,
-                    format!(
-                        "SKILL.md of skill `{}` is {} MiB",
-                        skill.def.name.value,
-                        text.len() / (1024 * 1024)
-                    ),
+                    messages::large_skill_md(&skill.def.name.value, text.len() / (1024 * 1024)),
                 )
                 .at(skill.def.name.span)
-                .note("the whole body is sent to the model when the skill loads"),
+                .note(messages::BODY_IS_SENT),
             );
         }
     }
@@ -548,10 +497,7 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
 
 fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
     if project.agents.is_empty() {
-        diags.push(
-            Builder::new(Code::NoAgents, format!("no agent in `{}`", project.root.display()))
-                .help("add `agents/<name>/AGENT.md` with `name`, `description` and the skills it may load"),
-        );
+        diags.push(Builder::new(Code::NoAgents, messages::no_agents(&project.root)).help(messages::ADD_AN_AGENT));
         return;
     }
     let mut reachable = BTreeSet::new();
@@ -577,10 +523,10 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
             diags.push(
                 Builder::new(
                     Code::UnreachableSkill,
-                    format!("no agent can load skill `{}`", skill.def.name.value),
+                    messages::unreachable_skill(&skill.def.name.value),
                 )
                 .at(skill.def.name.span)
-                .help("list it in an agent's `skills` or `initialSkills`, or in `app.globalSkills`"),
+                .help(messages::LIST_THE_SKILL),
             );
         }
     }
@@ -595,12 +541,9 @@ fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
     for toolset in &project.toolsets {
         if !used.contains(toolset.name.as_str()) {
             diags.push(
-                Builder::new(
-                    Code::UnusedToolset,
-                    format!("no skill uses toolset `{}`", toolset.name.value),
-                )
-                .at(toolset.name.span)
-                .help("list it in a skill's `toolsets`"),
+                Builder::new(Code::UnusedToolset, messages::unused_toolset(&toolset.name.value))
+                    .at(toolset.name.span)
+                    .help(messages::LIST_THE_TOOLSET),
             );
         }
     }
@@ -617,41 +560,32 @@ fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
             && !name.contains("--");
         if !charset_ok || name.len() > MAX_SKILL_NAME {
             let why = if charset_ok {
-                "longer than 64 characters"
+                messages::NAME_TOO_LONG
             } else {
-                "use lowercase letters, digits and single hyphens"
+                messages::NAME_CHARACTERS
             };
             diags.push(
-                Builder::new(
-                    Code::SkillNameStyle,
-                    format!("skill name `{name}` does not follow the Agent Skills rules"),
-                )
-                .at(def.name.span)
-                .label(why)
-                .note("other Agent Skills tools may refuse this skill; carnet accepts it"),
+                Builder::new(Code::SkillNameStyle, messages::skill_name_style(name))
+                    .at(def.name.span)
+                    .label(why)
+                    .note(messages::OTHER_TOOLS_MAY_REFUSE),
             );
         }
         let folder = def.dir.rsplit('/').next().unwrap_or(&def.dir);
         if folder != name && def.dir != "skills" {
             diags.push(
-                Builder::new(
-                    Code::NameFolderMismatch,
-                    format!("skill `{name}` lives in folder `{folder}`"),
-                )
-                .at(def.name.span)
-                .label(format!("Agent Skills expects the folder to be named `{name}`")),
+                Builder::new(Code::NameFolderMismatch, messages::name_folder_mismatch(name, folder))
+                    .at(def.name.span)
+                    .label(messages::folder_should_be_named(name)),
             );
         }
         let chars = def.description.value.chars().count();
         if chars > MAX_DESCRIPTION {
             diags.push(
-                Builder::new(
-                    Code::LongDescription,
-                    format!("description of skill `{name}` is {chars} characters long"),
-                )
-                .at(def.description.span)
-                .label("Agent Skills allows at most 1024")
-                .note("the description is in every prompt's catalog: keep it short"),
+                Builder::new(Code::LongDescription, messages::long_description(name, chars))
+                    .at(def.description.span)
+                    .label(messages::AT_MOST_1024)
+                    .note(messages::KEEP_DESCRIPTION_SHORT),
             );
         }
     }
@@ -666,14 +600,11 @@ fn check_ident_collisions(project: &Project, diags: &mut Diagnostics) {
                 Some(first) if first.value != name.value => diags.push(
                     Builder::new(
                         Code::IdentCollision,
-                        format!(
-                            "{kind}s `{}` and `{}` both become `{ident}` in the generated code",
-                            first.value, name.value
-                        ),
+                        messages::ident_collision(kind, &first.value, &name.value, &ident),
                     )
                     .at(name.span)
-                    .related(first.span, "the other one")
-                    .note("neither gets a typed id; use the names as strings, or rename one".to_string()),
+                    .related(first.span, messages::THE_OTHER_ONE)
+                    .note(messages::NO_TYPED_ID),
                 ),
                 Some(_) => {}
                 None => {

@@ -1,0 +1,616 @@
+//! Every text of the content diagnostics (messages, labels, notes and helps), kept together
+//! so their wording stays consistent: rustc style (lowercase, no final period, names in
+//! backticks). Grouped by the code that uses them; a text shared by several codes sits with
+//! the first. Fixed texts are constants, texts with names in them are functions.
+
+use std::fmt::Display;
+use std::path::Path;
+
+// Shared by several codes.
+
+/// Help suggesting the closest existing name.
+pub(crate) fn did_you_mean(name: &str) -> String {
+    format!("did you mean `{name}`?")
+}
+
+/// A field path into a list item: `files[0]`.
+pub(crate) fn item(key: &str, index: usize) -> String {
+    format!("{key}[{index}]")
+}
+
+/// A field path into a field of a list item: `files[0].path`.
+pub(crate) fn item_field(key: &str, index: usize, field: &str) -> String {
+    format!("{key}[{index}].{field}")
+}
+
+/// Help for a collision between two names.
+pub(crate) const RENAME_ONE_OF_THEM: &str = "rename one of them";
+
+// E0001 yaml-syntax.
+
+/// The frontmatter does not parse as YAML.
+pub(crate) fn invalid_yaml(message: &str) -> String {
+    format!("invalid YAML: {message}")
+}
+
+/// A mapping has the same key twice.
+pub(crate) fn duplicated_mapping_key(key: &str) -> String {
+    format!("duplicated mapping key `{key}`")
+}
+
+/// Points at the first of two definitions (also E0005).
+pub(crate) const FIRST_DEFINED_HERE: &str = "first defined here";
+
+// E0002 missing-field.
+
+/// An entity's file lacks a required key.
+pub(crate) fn missing_field(kind: &str, key: &str) -> String {
+    format!("{kind} has no `{key}`")
+}
+
+/// A list item lacks a required key.
+pub(crate) fn missing_item_field(item: &str, key: &str) -> String {
+    format!("`{item}` has no `{key}`")
+}
+
+/// Label on a mapping that lacks a required key.
+pub(crate) fn field_is_required(key: &str) -> String {
+    format!("`{key}` is required")
+}
+
+/// Help for a file without frontmatter.
+pub(crate) fn start_with_frontmatter(key: &str) -> String {
+    format!("start the file with a YAML frontmatter: `---`, `{key}: ...`, `---`")
+}
+
+/// Help for a skill file entry without a description.
+pub(crate) const FILE_DESCRIPTION_PURPOSE: &str = "the description tells the model when to load the file";
+
+// E0003 empty-field.
+
+/// A field (or list item) is empty.
+pub(crate) fn empty_field(key: &str) -> String {
+    format!("`{key}` is empty")
+}
+
+/// Label on an empty string.
+pub(crate) const MUST_NOT_BE_EMPTY: &str = "must not be empty";
+/// Label on a key without a value.
+pub(crate) const KEY_HAS_NO_VALUE: &str = "this key has no value";
+/// Label on an empty item of a list of names.
+pub(crate) const MUST_BE_A_NAME: &str = "must be a name";
+/// Label on an empty skill file description.
+pub(crate) const TELL_WHEN_TO_LOAD: &str = "tell the model when to load this file";
+/// Label on an empty item of `tools`.
+pub(crate) const MUST_BE_A_TOOL_NAME: &str = "must be a tool name";
+
+// E0004 wrong-type.
+
+/// A field has the wrong type.
+pub(crate) fn wrong_type(key: &str, expected: &str, found: &str) -> String {
+    format!("`{key}` must be {expected}, found {found}")
+}
+
+/// Label on a value of the wrong type.
+pub(crate) fn expected(expected: &str) -> String {
+    format!("expected {expected}")
+}
+
+/// Help for a single name where a list is expected.
+pub(crate) fn write_a_list(key: &str) -> String {
+    format!("write a list: `{key}: [name]`")
+}
+
+/// Help for a `files` item that is not a mapping.
+pub(crate) const FILE_ENTRY_FORM: &str = "write `- path: relative/file.md` and `description: ...`";
+
+/// The frontmatter is not a mapping.
+pub(crate) fn frontmatter_not_a_mapping(found: &str) -> String {
+    format!("frontmatter must be a mapping, found {found}")
+}
+
+/// Label on frontmatter that is not a mapping.
+pub(crate) const EXPECTED_KEY_VALUE_LINES: &str = "expected `key: value` lines";
+
+// E0004: what a value is (`found ...`) or should be (`must be ...`).
+
+/// A YAML null.
+pub(crate) const NULL: &str = "null";
+/// A YAML boolean.
+pub(crate) const A_BOOLEAN: &str = "a boolean";
+/// A YAML integer.
+pub(crate) const AN_INTEGER: &str = "an integer";
+/// A YAML float.
+pub(crate) const A_NUMBER: &str = "a number";
+/// A YAML string.
+pub(crate) const A_STRING: &str = "a string";
+/// A YAML sequence.
+pub(crate) const A_LIST: &str = "a list";
+/// A YAML mapping.
+pub(crate) const A_MAPPING: &str = "a mapping";
+/// What a skill file's `path` must be.
+pub(crate) const A_NON_EMPTY_STRING: &str = "a non-empty string";
+/// What an item of `tools` must be.
+pub(crate) const A_TOOL_NAME_OR_MAPPING: &str = "a tool name or a `{name, description}` mapping";
+
+// E0005 duplicate-name.
+
+/// Two entities of one kind share a name.
+pub(crate) fn duplicate_name(kind: &str, name: &str) -> String {
+    format!("{kind} `{name}` is defined twice")
+}
+
+/// Label on the second definition.
+pub(crate) const DEFINED_AGAIN_HERE: &str = "defined again here";
+
+/// Note on a duplicate name.
+pub(crate) fn names_must_be_unique(kind: &str) -> String {
+    format!("{kind} names must be unique; rename one of them")
+}
+
+// E0006 unknown-skill.
+
+/// An agent references a skill that does not exist.
+pub(crate) fn unknown_skill(agent: &str, skill: &str) -> String {
+    format!("agent `{agent}` references unknown skill `{skill}`")
+}
+
+/// Label on a reference to a missing skill (also E0008).
+pub(crate) fn no_skill_named(skill: &str) -> String {
+    format!("no skill named `{skill}`")
+}
+
+/// Note naming the agent's list the reference is in.
+pub(crate) fn in_field(field: &str) -> String {
+    format!("in `{field}`")
+}
+
+// E0007 unknown-toolset.
+
+/// A skill references a toolset that does not exist.
+pub(crate) fn unknown_toolset(skill: &str, toolset: &str) -> String {
+    format!("skill `{skill}` references unknown toolset `{toolset}`")
+}
+
+/// Label on a reference to a missing toolset.
+pub(crate) fn no_toolset_named(toolset: &str) -> String {
+    format!("no toolset named `{toolset}`")
+}
+
+// E0008 unknown-global-skill.
+
+/// `app.globalSkills` or `app.globalInitialSkills` names a skill that does not exist.
+pub(crate) fn unknown_global_skill(key: &str, skill: &str) -> String {
+    format!("`app.{key}` references unknown skill `{skill}`")
+}
+
+// E0009 duplicate-tool.
+
+/// A toolset declares a tool twice.
+pub(crate) fn duplicate_tool(toolset: &str, tool: &str) -> String {
+    format!("toolset `{toolset}` declares tool `{tool}` twice")
+}
+
+/// Label on the second declaration.
+pub(crate) const DECLARED_AGAIN_HERE: &str = "declared again here";
+/// Points at the first declaration.
+pub(crate) const FIRST_DECLARED_HERE: &str = "first declared here";
+
+// E0010 tool-collision.
+
+/// An agent reaches one tool name through two toolsets.
+pub(crate) fn tool_collision(agent: &str, tool: &str, first_toolset: &str, second_toolset: &str) -> String {
+    format!("agent `{agent}` reaches tool `{tool}` through toolsets `{first_toolset}` and `{second_toolset}`")
+}
+
+/// Label on the tool of the second toolset.
+pub(crate) fn declared_by(toolset: &str) -> String {
+    format!("declared by `{toolset}`")
+}
+
+/// Points at the tool of the first toolset.
+pub(crate) fn also_declared_by(toolset: &str) -> String {
+    format!("also declared by `{toolset}`")
+}
+
+/// Points at the agent reaching both tools.
+pub(crate) const THE_AGENT: &str = "the agent";
+/// Note on a tool collision.
+pub(crate) const SAME_NAME_TWICE: &str = "the model would see two tools of the same name; rename one of them";
+
+// E0011 reserved-tool-name.
+
+/// A tool has a meta-tool's name.
+pub(crate) fn reserved_tool_name(tool: &str) -> String {
+    format!("tool `{tool}` has the name of a carnet meta-tool")
+}
+
+/// Label on a meta-tool's name.
+pub(crate) const RESERVED_FOR_LOADING: &str = "reserved for progressive loading";
+/// Help for a reserved tool name.
+pub(crate) const RENAME_THE_TOOL: &str = "rename the tool";
+
+// E0012 invalid-tool-name.
+
+/// No provider accepts the tool's name.
+pub(crate) fn invalid_tool_name(tool: &str) -> String {
+    format!("no LLM provider accepts the tool name `{tool}`")
+}
+
+/// Note on the tool names providers accept.
+pub(crate) const PROVIDER_TOOL_NAMES: &str =
+    "provider tool names match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`; carnet aliases other ASCII characters to `_`";
+
+// E0013 alias-collision.
+
+/// A tool's provider alias is a meta-tool's name.
+pub(crate) fn alias_is_meta_tool(tool: &str, alias: &str) -> String {
+    format!("tool `{tool}` becomes `{alias}` for providers, a meta-tool's name")
+}
+
+/// Label on an aliased tool.
+pub(crate) fn aliased_to(alias: &str) -> String {
+    format!("aliased to `{alias}`")
+}
+
+/// Two tools get the same provider alias.
+pub(crate) fn alias_collision(first: &str, second: &str, alias: &str) -> String {
+    format!("tools `{first}` and `{second}` both become `{alias}` for providers")
+}
+
+/// Points at the other tool with the same alias.
+pub(crate) fn also_aliased_to(tool: &str, toolset: &str, alias: &str) -> String {
+    format!("`{tool}` (toolset `{toolset}`) is aliased to `{alias}` too")
+}
+
+/// Points at the agent reaching both tools.
+pub(crate) const BOTH_REACHABLE: &str = "both are reachable from this agent";
+
+// E0014 file-not-found.
+
+/// A skill lists a file that does not exist.
+pub(crate) fn file_not_found(skill: &str, path: &str) -> String {
+    format!("skill `{skill}` lists missing file `{path}`")
+}
+
+/// Label on a missing file.
+pub(crate) const NO_SUCH_FILE: &str = "no such file";
+
+/// Note on where the missing file was looked for.
+pub(crate) fn expected_at(path: &Path) -> String {
+    format!("expected at `{}`", path.display())
+}
+
+// E0015 file-unreadable.
+
+/// A file of a skill's folder cannot be read.
+pub(crate) fn unreadable_skill_file(relative: &str, skill: &str, error: &impl Display) -> String {
+    format!("cannot read `{relative}` of skill `{skill}`: {error}")
+}
+
+/// A file a skill lists cannot be read.
+pub(crate) fn unreadable_listed_file(path: &str, skill: &str, error: &impl Display) -> String {
+    format!("cannot read file `{path}` of skill `{skill}`: {error}")
+}
+
+/// Label on an unreadable listed file.
+pub(crate) const UNREADABLE: &str = "unreadable";
+
+// E0016 file-is-directory.
+
+/// A skill file path is the skill's folder.
+pub(crate) fn path_is_skill_folder(path: &str) -> String {
+    format!("file path `{path}` is the skill's folder itself")
+}
+
+/// A skill file path names a directory.
+pub(crate) fn path_is_directory(path: &str) -> String {
+    format!("file path `{path}` is a directory")
+}
+
+/// Label on a path naming a directory.
+pub(crate) const LIST_FILES_INSIDE: &str = "list the files inside it instead";
+
+// E0017 file-dot-slash.
+
+/// A skill file path starts with `./`.
+pub(crate) fn path_starts_with_dot_slash(path: &str) -> String {
+    format!("file path `{path}` starts with `./`")
+}
+
+/// Label on a path starting with `./`.
+pub(crate) const RELATIVE_TO_SKILL_FOLDER: &str = "paths are relative to the skill's folder";
+
+/// Help with the path without its `./`.
+pub(crate) fn write_path(path: &str) -> String {
+    format!("write `{path}`")
+}
+
+// E0018 file-absolute.
+
+/// A skill file path is absolute.
+pub(crate) fn path_is_absolute(path: &str) -> String {
+    format!("file path `{path}` is absolute")
+}
+
+/// Label on an absolute path.
+pub(crate) const MUST_BE_RELATIVE: &str = "must be relative to the skill's folder";
+
+// E0019 file-outside-skill.
+
+/// A skill file path climbs out of the skill's folder.
+pub(crate) fn path_outside_skill(path: &str, skill: &str) -> String {
+    format!("file path `{path}` resolves outside skill `{skill}`'s folder")
+}
+
+/// Label on a path leaving the skill's folder.
+pub(crate) const LEAVES_SKILL_FOLDER: &str = "leaves the skill's folder";
+
+/// Note naming the skill's folder.
+pub(crate) fn skill_folder_is(folder: &Path) -> String {
+    format!("the skill's folder is `{}`", folder.display())
+}
+
+// E0020 symlink-escape.
+
+/// A link in a skill's folder leads outside it.
+pub(crate) fn symlink_escape(relative: &str, skill: &str) -> String {
+    format!("`{relative}` in skill `{skill}` links outside the skill's folder")
+}
+
+/// Label on the skill holding the link.
+pub(crate) const IN_THIS_SKILL: &str = "in this skill";
+
+/// Note naming the link.
+pub(crate) fn is_a_symbolic_link(path: &Path) -> String {
+    format!("`{}` is a symbolic link", path.display())
+}
+
+/// Help for a link leaving the skill's folder.
+pub(crate) const COPY_INSTEAD_OF_LINKING: &str = "copy the file into the skill's folder instead of linking to it";
+
+/// A file a skill lists is a link leading outside the skill's folder.
+pub(crate) fn listed_file_symlink_escape(path: &str, skill: &str) -> String {
+    format!("file `{path}` of skill `{skill}` links outside the skill's folder")
+}
+
+/// Label on a listed link leaving the skill's folder.
+pub(crate) const LINK_LEAVES_FOLDER: &str = "a symbolic link leaves the folder";
+
+// E0021 orphan-tool-file.
+
+/// A tool file describes a tool its toolset does not declare.
+pub(crate) fn orphan_tool_file(tool: &str, toolset: &str) -> String {
+    format!("tool file describes `{tool}`, which toolset `{toolset}` does not declare")
+}
+
+/// Label on the orphan tool's name.
+pub(crate) const NOT_IN_TOOLS: &str = "not in the toolset's `tools`";
+/// Points at the toolset.
+pub(crate) const TOOLSET_DECLARED_HERE: &str = "the toolset is declared here";
+
+/// Help for an orphan tool file.
+pub(crate) fn add_tool_or_delete_file(tool: &str) -> String {
+    format!("add `{tool}` to the toolset's `tools`, or delete the file")
+}
+
+// E0022 tool-without-description.
+
+/// A tool declared by name has no tool file.
+pub(crate) fn tool_without_description(tool: &str) -> String {
+    format!("tool `{tool}` has no description")
+}
+
+/// Label on a tool declared by name.
+pub(crate) const DECLARED_BY_NAME_ONLY: &str = "declared by name only";
+
+/// Help naming the tool file to add (in the toolset's folder `folder`).
+pub(crate) fn add_tool_file(folder: &str, tool: &str) -> String {
+    format!("add `{folder}/{tool}.md` with `name` and `description`, or write `- {{name: {tool}, description: ...}}`")
+}
+
+// E0023 invalid-config.
+
+/// `carnet.config.json` does not parse.
+pub(crate) fn invalid_config(error: &str) -> String {
+    format!("invalid `carnet.config.json`: {error}")
+}
+
+/// Note on an unparsable `carnet.config.json`.
+pub(crate) const DEFAULTS_USED: &str = "the defaults are used for every setting";
+
+/// `allow` names an error.
+pub(crate) fn error_cannot_be_allowed(code: &str) -> String {
+    format!("error `{code}` cannot be allowed")
+}
+
+/// Label on an allowed error.
+pub(crate) const ONLY_WARNINGS_SILENCED: &str = "only warnings can be silenced";
+
+/// `allow` names no warning.
+pub(crate) fn unknown_warning(code: &str) -> String {
+    format!("unknown warning `{code}`")
+}
+
+// E0024 unreadable-source.
+
+/// A content file is not UTF-8.
+pub(crate) fn not_utf8(relative: &str) -> String {
+    format!("`{relative}` is not UTF-8 text")
+}
+
+/// Note on the first invalid byte.
+pub(crate) fn invalid_byte_at(offset: usize) -> String {
+    format!("invalid byte at offset {offset}")
+}
+
+/// A content file cannot be read.
+pub(crate) fn unreadable_source(relative: &str, error: &impl Display) -> String {
+    format!("cannot read `{relative}`: {error}")
+}
+
+// E0025 duplicate-file.
+
+/// A skill lists a file twice.
+pub(crate) fn duplicate_file(skill: &str, path: &str) -> String {
+    format!("skill `{skill}` lists file `{path}` twice")
+}
+
+/// Label on the second listing (also W0008).
+pub(crate) const LISTED_AGAIN_HERE: &str = "listed again here";
+/// Points at the first listing (also W0008).
+pub(crate) const FIRST_LISTED_HERE: &str = "first listed here";
+
+// E0026 missing-directory.
+
+/// The carnet directory does not exist.
+pub(crate) fn missing_directory(root: &Path) -> String {
+    format!("carnet directory `{}` does not exist", root.display())
+}
+
+/// Help for a missing carnet directory.
+pub(crate) const CREATE_DIRECTORY: &str =
+    "create it with `carnet init`, or point `--dir` (or `Config::dir`) at your content";
+
+// E0027 invalid-glob.
+
+/// An `include` or `exclude` pattern is invalid.
+pub(crate) fn invalid_pattern(pattern: &str) -> String {
+    format!("invalid pattern `{pattern}`")
+}
+
+/// Label on an empty pattern.
+pub(crate) const EMPTY_PATTERN: &str = "the pattern is empty";
+/// Label on an absolute, backslashed or climbing pattern.
+pub(crate) const PATTERN_FORM: &str = "patterns are `/`-separated and relative to the carnet directory";
+
+// E0028 unsupported-frontmatter.
+
+/// The frontmatter names a language other than YAML.
+pub(crate) fn unsupported_frontmatter(language: &str) -> String {
+    format!("frontmatter in `{language}` is not supported")
+}
+
+/// Label on the language.
+pub(crate) const ONLY_YAML: &str = "only YAML frontmatter is supported";
+/// Help for a non-YAML frontmatter.
+pub(crate) const WRITE_YAML: &str = "remove the language after `---` and write the frontmatter in YAML";
+
+// W0001 unreachable-skill.
+
+/// No agent reaches a skill.
+pub(crate) fn unreachable_skill(skill: &str) -> String {
+    format!("no agent can load skill `{skill}`")
+}
+
+/// Help for an unreachable skill.
+pub(crate) const LIST_THE_SKILL: &str = "list it in an agent's `skills` or `initialSkills`, or in `app.globalSkills`";
+
+// W0002 unused-toolset.
+
+/// No skill uses a toolset.
+pub(crate) fn unused_toolset(toolset: &str) -> String {
+    format!("no skill uses toolset `{toolset}`")
+}
+
+/// Help for an unused toolset.
+pub(crate) const LIST_THE_TOOLSET: &str = "list it in a skill's `toolsets`";
+
+// W0003 skill-name-style.
+
+/// A skill name breaks the Agent Skills rules.
+pub(crate) fn skill_name_style(skill: &str) -> String {
+    format!("skill name `{skill}` does not follow the Agent Skills rules")
+}
+
+/// Label on a skill name that is too long.
+pub(crate) const NAME_TOO_LONG: &str = "longer than 64 characters";
+/// Label on a skill name with other characters.
+pub(crate) const NAME_CHARACTERS: &str = "use lowercase letters, digits and single hyphens";
+/// Note on a skill name breaking the Agent Skills rules.
+pub(crate) const OTHER_TOOLS_MAY_REFUSE: &str = "other Agent Skills tools may refuse this skill; carnet accepts it";
+
+// W0004 long-description.
+
+/// A skill's description is too long.
+pub(crate) fn long_description(skill: &str, chars: usize) -> String {
+    format!("description of skill `{skill}` is {chars} characters long")
+}
+
+/// Label on a long description.
+pub(crate) const AT_MOST_1024: &str = "Agent Skills allows at most 1024";
+/// Note on a long description.
+pub(crate) const KEEP_DESCRIPTION_SHORT: &str = "the description is in every prompt's catalog: keep it short";
+
+// W0005 name-folder-mismatch.
+
+/// A skill's name differs from its folder's.
+pub(crate) fn name_folder_mismatch(skill: &str, folder: &str) -> String {
+    format!("skill `{skill}` lives in folder `{folder}`")
+}
+
+/// Label naming the folder Agent Skills expects.
+pub(crate) fn folder_should_be_named(skill: &str) -> String {
+    format!("Agent Skills expects the folder to be named `{skill}`")
+}
+
+// W0006 large-file.
+
+/// A skill file is very large.
+pub(crate) fn large_file(path: &str, skill: &str, mebibytes: usize) -> String {
+    format!("file `{path}` of skill `{skill}` is {mebibytes} MiB")
+}
+
+/// Note on a large skill file.
+pub(crate) const FILES_ARE_EMBEDDED: &str = "skill files are embedded in the binary and the manifest";
+
+/// A SKILL.md is very large.
+pub(crate) fn large_skill_md(skill: &str, mebibytes: usize) -> String {
+    format!("SKILL.md of skill `{skill}` is {mebibytes} MiB")
+}
+
+/// Note on a large SKILL.md.
+pub(crate) const BODY_IS_SENT: &str = "the whole body is sent to the model when the skill loads";
+
+// W0007 unclosed-frontmatter.
+
+/// The frontmatter has no closing `---`.
+pub(crate) const UNCLOSED_FRONTMATTER: &str = "frontmatter is never closed";
+/// Label on the opening `---`.
+pub(crate) const OPENED_HERE: &str = "opened here";
+/// Help for an unclosed frontmatter.
+pub(crate) const CLOSE_FRONTMATTER: &str =
+    "add a `---` line after the frontmatter; the whole file is read as frontmatter and the body is empty";
+
+// W0008 duplicate-reference.
+
+/// An agent lists a skill twice.
+pub(crate) fn duplicate_reference(agent: &str, skill: &str) -> String {
+    format!("agent `{agent}` lists skill `{skill}` twice")
+}
+
+/// Help for a skill listed twice.
+pub(crate) const INITIAL_SKILL_NOT_IN_SKILLS: &str = "an initial skill needs no entry in `skills`";
+
+// W0009 ident-collision.
+
+/// Two names map to one Rust identifier.
+pub(crate) fn ident_collision(kind: &str, first: &str, second: &str, ident: &str) -> String {
+    format!("{kind}s `{first}` and `{second}` both become `{ident}` in the generated code")
+}
+
+/// Points at the other name.
+pub(crate) const THE_OTHER_ONE: &str = "the other one";
+/// Note on an identifier collision.
+pub(crate) const NO_TYPED_ID: &str = "neither gets a typed id; use the names as strings, or rename one";
+
+// W0010 no-agents.
+
+/// The directory holds no agent.
+pub(crate) fn no_agents(root: &Path) -> String {
+    format!("no agent in `{}`", root.display())
+}
+
+/// Help for a directory without agents.
+pub(crate) const ADD_AN_AGENT: &str =
+    "add `agents/<name>/AGENT.md` with `name`, `description` and the skills it may load";
