@@ -156,6 +156,10 @@ enum Command {
         /// picks one) instead of stdio; the endpoint's URL is printed first.
         #[arg(long, value_name = "ADDR")]
         http: Option<String>,
+        /// Set a variable for every session (repeatable); everything after the first `=` is
+        /// the value.
+        #[arg(long = "var", value_name = "K=V", value_parser = parse_var)]
+        vars: Vec<(String, String)>,
     },
     /// Print one agent, skill, toolset or tool.
     Show {
@@ -376,9 +380,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 cli.format == Format::Json,
             )
         }
-        Command::ServeMcp { agent, mode, http } => {
+        Command::ServeMcp {
+            agent,
+            mode,
+            http,
+            vars,
+        } => {
             let (_, manifest) = checked(cli)?;
-            serve::run(&manifest, agent, *mode, http.as_deref())
+            serve::run(&manifest, agent, *mode, http.as_deref(), vars)
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

@@ -12,13 +12,20 @@ use crate::tools::Mode;
 /// Content read at run time has no Rust functions behind its domain tools: they are listed
 /// and can be loaded, but calling one returns an error result saying so. Skills, toolsets,
 /// tools and skill files load as usual.
-pub(crate) fn run(manifest: &Manifest, agent: &str, mode: Mode, http: Option<&str>) -> Result<(), Failure> {
+pub(crate) fn run(
+    manifest: &Manifest,
+    agent: &str,
+    mode: Mode,
+    http: Option<&str>,
+    vars: &[(String, String)],
+) -> Result<(), Failure> {
     let mode = match mode {
         Mode::Dynamic => ExposureMode::Dynamic,
         Mode::Dispatcher => ExposureMode::Dispatcher,
     };
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
+        .variables(vars.iter().cloned())
         .mode(mode)
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;

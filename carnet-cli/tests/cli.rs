@@ -477,7 +477,14 @@ fn serve_mcp_serves_the_meta_tools_over_stdio_and_says_domain_tools_have_no_impl
     use std::process::Stdio;
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_carnet"))
-        .args(["--dir", &example(), "serve-mcp", "researcher"])
+        .args([
+            "--dir",
+            &example(),
+            "serve-mcp",
+            "researcher",
+            "--var",
+            "ORGANIZATION=Acme",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -493,6 +500,11 @@ fn serve_mcp_serves_the_meta_tools_over_stdio_and_says_domain_tools_have_no_impl
     );
     let init = response(&mut lines, 1);
     assert_eq!(init["result"]["serverInfo"]["name"], "carnet");
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains("working for Acme."),
+        "--var reaches the prompt: {instructions}"
+    );
     send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
