@@ -9,12 +9,15 @@
 //! | MCP | carnet |
 //! | --- | --- |
 //! | `tools/list` | the session's tools ([`Session::tools`]), names as [`providers::mcp`] writes them |
-//! | `tools/call` | [`Session::call`]: bad arguments, unknown or unexposed tools and tool failures are results with `isError: true` the model can read |
+//! | `tools/call` | [`Session::call`]: bad arguments, unknown or unexposed tools and tool failures are results with `isError: true` the model can read; domain calls run side by side ([`Session::call_detached`]) |
 //! | `notifications/tools/list_changed` | sent after a call changed the tool list ([`ExposureMode::Dynamic`] only) |
 //! | `prompts/list`, `prompts/get` | the agent's system prompt, as it stands for this connection; the manifest's variables are the prompt's optional arguments |
 //! | `resources/list`, `resources/read` | every skill the agent can reach: its `SKILL.md` and its files (`skill://<skill>/<path>`), binary files as blobs |
 //! | `skills/list`, `skills/get` | the same skills through the Skills extension (SEP-2640), each file with its size and `sha256` digest |
 //! | `initialize` | the agent's initial system prompt as the server's `instructions` |
+//!
+//! Over stdio, stdout is the protocol's channel: tools must not print to it (write logs to
+//! stderr), or the client reads a line that is no message.
 //!
 //! # Which exposure mode for which host
 //!
