@@ -7,7 +7,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourcesResult,
     ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role, ServerCapabilities, ServerConfig,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -118,6 +118,14 @@ fn params_problem(method: &str, params: Option<Value>) -> Option<String> {
     }
 }
 
+/// `future`'s output, or `None` when the client cancels the request first.
+async fn until_cancelled<T>(context: &RequestContext<RoleServer>, future: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        output = future => Some(output),
+        () = context.ct.cancelled() => None,
+    }
+}
+
 impl ServerHandler for Connection {
     /// Requests rmcp could not read: a method this server serves with malformed params is an
     /// invalid-params error (`-32602`) saying what is wrong, anything else an unknown method.
@@ -134,42 +142,20 @@ impl ServerHandler for Connection {
     }
 
     fn get_info(&self) -> ServerConfig {
-        let dynamic = self.shared.carnet.mode() == ExposureMode::Dynamic;
-        let capabilities: ServerCapabilities = serde_json::from_value(json!({
-            "tools": { "listChanged": dynamic },
-            "prompts": { "listChanged": false },
-            "resources": { "listChanged": false, "subscribe": false },
-            "extensions": { rmcp::model::SKILLS_EXTENSION_ID: {} },
-        }))
-        .expect("the capabilities are well formed");
-        let instructions = self
-            .shared
-            .carnet
-            .session(&self.shared.agent)
-            .map(|s| s.system_prompt().to_owned())
-            .unwrap_or_default();
-        ServerConfig::new(capabilities)
-            .with_server_info(self.shared.info.clone())
-            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-            .with_instructions(instructions)
+        self.shared.config.clone()
     }
 
     /// The revisions with sessions, and the stateless one where it applies (see the
     /// [module docs](super#protocol-versions)). `2025-03-26` is left out: it asks servers to
     /// take JSON-RPC batches, which this server answers as invalid requests.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        const WITH_SESSIONS: &[ProtocolVersion] = &[
-            ProtocolVersion::V_2024_11_05,
-            ProtocolVersion::V_2025_06_18,
-            ProtocolVersion::V_2025_11_25,
-        ];
-        const ALL: &[ProtocolVersion] = &[
+        const SUPPORTED: &[ProtocolVersion] = &[
             ProtocolVersion::V_2024_11_05,
             ProtocolVersion::V_2025_06_18,
             ProtocolVersion::V_2025_11_25,
             ProtocolVersion::V_2026_07_28,
         ];
-        Cow::Borrowed(if self.stateless { ALL } else { WITH_SESSIONS })
+        Cow::Borrowed(if self.stateless { SUPPORTED } else { &SUPPORTED[..3] })
     }
 
     async fn list_tools(
@@ -193,19 +179,15 @@ impl ServerHandler for Connection {
         // the call; the session keeps what the call had done by then, as after a panic.
         let mut session = self.session.lock().await;
         let name = self.canonical(&session, &request.name);
+        let cancelled = || messages::cancelled(&name);
         let (output, changed) = if let Some(call) = session.call_detached(&name, &arguments) {
             drop(session);
-            let output = tokio::select! {
-                output = call => output,
-                () = context.ct.cancelled() => return Err(messages::cancelled(&name)),
-            };
-            (output, false)
+            (until_cancelled(&context, call).await.ok_or_else(cancelled)?, false)
         } else {
             let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
-            let output = tokio::select! {
-                output = session.call(&name, arguments) => output,
-                () = context.ct.cancelled() => return Err(messages::cancelled(&name)),
-            };
+            let output = until_cancelled(&context, session.call(&name, arguments))
+                .await
+                .ok_or_else(cancelled)?;
             let changed = session.tools().iter().map(|t| &t.name).ne(before.iter());
             (output, changed)
         };

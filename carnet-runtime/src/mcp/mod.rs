@@ -89,7 +89,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use rmcp::model::Implementation;
+use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::ToSocketAddrs;
 
@@ -115,7 +115,8 @@ pub struct Server {
 struct Shared {
     carnet: Carnet,
     agent: String,
-    info: Implementation,
+    /// What `initialize` answers (and `server/discover` reports), built once.
+    config: ServerConfig,
     resources: resources::Index,
     max_message_bytes: usize,
 }
@@ -125,7 +126,7 @@ impl std::fmt::Debug for Server {
         f.debug_struct("Server")
             .field("agent", &self.shared.agent)
             .field("mode", &self.shared.carnet.mode())
-            .field("name", &self.shared.info.name)
+            .field("name", &self.shared.config.server_info.name)
             .finish_non_exhaustive()
     }
 }
@@ -143,14 +144,18 @@ impl Server {
     /// When the manifest has no agent named `agent`.
     pub fn new(carnet: &Carnet, agent: impl AsRef<str>) -> Result<Self, SessionError> {
         let agent = agent.as_ref();
-        carnet.session(agent)?;
+        let session = carnet.session(agent)?;
         let resources = resources::Index::new(carnet.manifest(), agent);
+        let capabilities = capabilities(carnet.mode());
+        let config = ServerConfig::new(capabilities)
+            .with_server_info(server_info("carnet", env!("CARGO_PKG_VERSION"), agent))
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .with_instructions(session.system_prompt());
         Ok(Server {
             shared: Arc::new(Shared {
                 carnet: carnet.clone(),
                 agent: agent.to_owned(),
-                info: Implementation::new("carnet", env!("CARGO_PKG_VERSION"))
-                    .with_title(format!("carnet agent `{agent}`")),
+                config,
                 resources,
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             }),
@@ -161,7 +166,7 @@ impl Server {
     #[must_use]
     pub fn named(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let shared = Arc::make_mut(&mut self.shared);
-        shared.info = Implementation::new(name, version).with_title(format!("carnet agent `{}`", shared.agent));
+        shared.config.server_info = server_info(name, version, &shared.agent);
         self
     }
 
@@ -265,6 +270,23 @@ impl Shared {
             .session(&self.agent)
             .expect("the agent was checked by `Server::new`")
     }
+}
+
+/// What the server offers: tools (`listChanged` in dynamic mode), prompts, resources and the
+/// Skills extension.
+fn capabilities(mode: ExposureMode) -> ServerCapabilities {
+    serde_json::from_value(serde_json::json!({
+        "tools": { "listChanged": mode == ExposureMode::Dynamic },
+        "prompts": { "listChanged": false },
+        "resources": { "listChanged": false, "subscribe": false },
+        "extensions": { rmcp::model::SKILLS_EXTENSION_ID: {} },
+    }))
+    .expect("the capabilities are well formed")
+}
+
+/// `serverInfo`: the name and version given, titled after the agent.
+fn server_info(name: impl Into<String>, version: impl Into<String>, agent: &str) -> Implementation {
+    Implementation::new(name, version).with_title(format!("carnet agent `{agent}`"))
 }
 
 /// The address `bind_http` printed in its URL.
