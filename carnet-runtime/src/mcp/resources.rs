@@ -102,7 +102,7 @@ impl Index {
             .all_skills()
             .chain(manifest.app.global_initial_skills.iter().map(|s| &**s))
             .chain(manifest.app.global_skills.iter().map(|s| &**s))
-            .filter_map(|name| manifest.skills.iter().position(|s| *s.name == *name))
+            .filter_map(|name| manifest.skills.binary_search_by(|s| (*s.name).cmp(name)).ok())
             .collect();
         skills.sort_unstable();
         skills.dedup();
@@ -131,10 +131,10 @@ impl Index {
     }
 
     fn skill_md(&self, skill: usize) -> &str {
+        // In the order of the skills' indexes, which were sorted.
         self.skill_mds
-            .iter()
-            .find(|(index, _)| *index == skill)
-            .map_or("", |(_, text)| text)
+            .binary_search_by_key(&skill, |(index, _)| *index)
+            .map_or("", |i| &self.skill_mds[i].1)
     }
 
     /// `resources/list`: every `SKILL.md` and skill file.
@@ -230,10 +230,11 @@ impl Index {
                 frontmatter = frontmatter.with_field(key, value);
             }
         }
-        let files = self
-            .entries
+        // Entries are sorted by skill name first, so a skill's files are contiguous.
+        let start = self.entries.partition_point(|e| *e.key.0 < *skill.name);
+        let files = self.entries[start..]
             .iter()
-            .filter(|e| e.skill == index)
+            .take_while(|e| e.skill == index)
             .map(|e| SkillResource::new(e.uri.clone(), e.digest.clone(), e.size))
             .collect();
         McpSkill::new(uri(&skill.name, None), frontmatter, SkillResources::Files(files))
