@@ -159,3 +159,31 @@ fn digests_must_be_sha256_in_lowercase_hex() {
     assert!(error.contains("/skills/notes/files/0/digest"), "{error}");
     assert!(error.contains("64 lowercase hex digits"), "{error}");
 }
+
+/// A small manifest touching every field the fingerprint covers.
+const EVERY_FIELD: &str = r##"{ "version": 1,
+  "app": { "globalInitialSkills": ["notes"], "globalSkills": ["notes"] },
+  "agents": { "helper": { "name": "helper", "description": "Helps", "initialSkills": ["notes"], "skills": ["notes"],
+      "prompt": "Hi {{ USER }}", "extra": { "model": "small", "tags": ["a", "b"] } } },
+  "skills": { "notes": { "name": "notes", "description": "Notes", "toolsets": ["note-tools"],
+      "files": [ { "path": "guide.md", "description": "Guide", "content": "# Guide\n",
+                   "digest": "sha256:40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880" },
+                 { "path": "font.ttf", "description": "unlisted", "listed": false, "content": "AAEC/w==",
+                   "encoding": "base64", "mediaType": "font/ttf" } ],
+      "content": "# Notes", "license": "MIT", "compatibility": "any", "allowedTools": ["Bash(git:*)"],
+      "metadata": { "author": "me" }, "extra": { "x": 1 } } },
+  "toolsets": { "note-tools": { "name": "note-tools", "description": "Note storage", "tools": ["addNote", { "name": "listNotes", "description": "List" }], "content": "Use them." } },
+  "tools": { "addNote": { "name": "addNote", "description": "Save a note", "content": "Saves it." } },
+  "variables": { "USER": "Alice", "CARNET_MODE": "test" },
+  "envPrefix": ["APP_"] }"##;
+
+/// Session states store the fingerprint: its value must never change for the same content.
+/// The numbers were computed by the implementation before the serde rewrite of `json.rs`.
+#[test]
+fn fingerprint_is_pinned() {
+    assert_eq!(Manifest::from_json(TS_030).unwrap().fingerprint, 0x2a32_ce9a_fa11_40fc);
+    assert_eq!(Manifest::from_json(TS_HEAD).unwrap().fingerprint, 0x0b39_f257_4896_b5ed);
+    let m = Manifest::from_json(EVERY_FIELD).unwrap();
+    assert_eq!(m.fingerprint, 0xa153_a0a4_98a0_65d7);
+    assert_eq!(m.compute_fingerprint(), m.fingerprint);
+}
