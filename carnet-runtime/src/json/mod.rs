@@ -24,6 +24,7 @@
 
 mod fingerprint;
 mod read;
+mod references;
 mod strict;
 mod write;
 
@@ -105,7 +106,9 @@ impl Manifest {
     /// As [`Manifest::from_json`].
     pub fn from_value(value: &Value) -> Result<Self, ManifestError> {
         let version = read::version(value)?;
-        read::deserialize(value)?.into_manifest(version)
+        strict::deserialize::<strict::Obj<read::WireManifest>>(value)?
+            .0
+            .into_manifest(version)
     }
 
     /// The manifest as pretty-printed JSON (2-space indent, like TS Carnet's `carnet build`),

@@ -12,13 +12,13 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt::Write as _;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::references::check_references;
 use super::strict::{Bool, Map, Named, Obj, Seq, Str, ToolEntry};
 use super::{ManifestError, child, invalid};
 use crate::manifest::{
@@ -122,28 +122,6 @@ pub(super) fn version(root: &Value) -> Result<u32, ManifestError> {
             found,
             supported: MANIFEST_VERSION,
         })
-}
-
-/// The first pass: every type checked, the error at its JSON pointer.
-pub(super) fn deserialize(root: &Value) -> Result<WireManifest, ManifestError> {
-    match serde_path_to_error::deserialize::<_, Obj<WireManifest>>(root) {
-        Ok(Obj(wire)) => Ok(wire),
-        Err(error) => {
-            let mut path = String::new();
-            for segment in error.path() {
-                match segment {
-                    serde_path_to_error::Segment::Seq { index } => {
-                        let _ = write!(path, "/{index}");
-                    }
-                    serde_path_to_error::Segment::Map { key } | serde_path_to_error::Segment::Enum { variant: key } => {
-                        path = child(&path, key);
-                    }
-                    serde_path_to_error::Segment::Unknown => path.push_str("/?"),
-                }
-            }
-            Err(invalid(&path, error.into_inner().to_string()))
-        }
-    }
 }
 
 fn text(Str(s): Str) -> Text {
@@ -406,40 +384,4 @@ impl WireTool {
             content: optional(self.content),
         })
     }
-}
-
-fn check_references(m: &Manifest) -> Result<(), ManifestError> {
-    for agent in &*m.agents {
-        for (key, list) in [("initialSkills", &agent.initial_skills), ("skills", &agent.skills)] {
-            for (i, skill) in list.iter().enumerate() {
-                if m.skill(skill).is_none() {
-                    return Err(invalid(
-                        &format!("{}/{key}/{i}", child("/agents", &agent.name)),
-                        format!("agent `{}` references unknown skill `{skill}`", agent.name),
-                    ));
-                }
-            }
-        }
-    }
-    for skill in &*m.skills {
-        for (i, toolset) in skill.toolsets.iter().enumerate() {
-            if m.toolset(toolset).is_none() {
-                return Err(invalid(
-                    &format!("{}/toolsets/{i}", child("/skills", &skill.name)),
-                    format!("skill `{}` references unknown toolset `{toolset}`", skill.name),
-                ));
-            }
-        }
-    }
-    for (key, list) in [
-        ("globalInitialSkills", &m.app.global_initial_skills),
-        ("globalSkills", &m.app.global_skills),
-    ] {
-        for (i, skill) in list.iter().enumerate() {
-            if m.skill(skill).is_none() {
-                return Err(invalid(&format!("/app/{key}/{i}"), format!("unknown skill `{skill}`")));
-            }
-        }
-    }
-    Ok(())
 }

@@ -7,11 +7,32 @@
 //! texts `ManifestError::Invalid` has always shown, so every type here rejects the other
 //! kinds itself.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use serde_path_to_error::Segment;
+
+use super::{ManifestError, child, invalid};
+
+/// Reads `T` from `value`; a type error is [`ManifestError::Invalid`] at its JSON pointer.
+pub(super) fn deserialize<'de, T: Deserialize<'de>>(value: &'de Value) -> Result<T, ManifestError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let mut path = String::new();
+        for segment in error.path() {
+            match segment {
+                Segment::Seq { index } => {
+                    let _ = write!(path, "/{index}");
+                }
+                Segment::Map { key } | Segment::Enum { variant: key } => path = child(&path, key),
+                Segment::Unknown => path.push_str("/?"),
+            }
+        }
+        invalid(&path, error.into_inner().to_string())
+    })
+}
 
 /// `expected <what the visitor expects>, found <kind>`.
 fn wrong<E: de::Error>(expected: &dyn de::Expected, kind: &str) -> E {
