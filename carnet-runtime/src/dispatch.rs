@@ -394,18 +394,11 @@ impl<const ID: u64> From<BoundToolset<ID>> for ToolsetImpl {
     }
 }
 
-/// The identity of toolset `name` in [`BoundToolset`]'s type: its FNV-1a hash.
+/// The identity of toolset `name` in [`BoundToolset`]'s type: the runtime's stable hash of
+/// the name.
 #[must_use]
 pub const fn toolset_id(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut i = 0;
-    while i < bytes.len() {
-        hash ^= bytes[i] as u64;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    hash
+    crate::hash::hash(name.as_bytes())
 }
 
 /// Runs a future to completion on the current thread: for programs and tests without an

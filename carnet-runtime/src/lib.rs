@@ -22,6 +22,7 @@ pub mod chat;
 mod dispatch;
 mod engine;
 pub mod extensions;
+mod hash;
 pub mod hook;
 mod index;
 mod json;

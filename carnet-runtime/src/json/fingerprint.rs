@@ -4,6 +4,7 @@
 //! fields are hashed in a fixed order, each length-prefixed, with a hash written out here
 //! rather than `std`'s (whose output may change between releases). `tests/json.rs` pins it.
 
+use crate::hash::StableHasher as FingerprintHasher;
 use crate::manifest::{Manifest, Text};
 
 impl Manifest {
@@ -79,67 +80,5 @@ impl Manifest {
         }
         texts(&mut h, &self.env_prefixes);
         h.finish()
-    }
-}
-
-/// A stable 64-bit hash taking the input 8 bytes at a time (little-endian words, so the
-/// same on every platform).
-struct FingerprintHasher {
-    hash: u64,
-    pending: [u8; 8],
-    filled: usize,
-    length: u64,
-}
-
-impl Default for FingerprintHasher {
-    fn default() -> Self {
-        FingerprintHasher {
-            hash: 0xcbf2_9ce4_8422_2325,
-            pending: [0; 8],
-            filled: 0,
-            length: 0,
-        }
-    }
-}
-
-impl FingerprintHasher {
-    fn word(&mut self, word: u64) {
-        self.hash = (self.hash ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
-    }
-
-    fn finish(mut self) -> u64 {
-        let mut tail = [0u8; 8];
-        tail[..self.filled].copy_from_slice(&self.pending[..self.filled]);
-        self.word(u64::from_le_bytes(tail));
-        self.word(self.length);
-        let mut h = self.hash;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h
-    }
-}
-
-impl FingerprintHasher {
-    fn bytes(&mut self, mut bytes: &[u8]) {
-        self.length += bytes.len() as u64;
-        if self.filled > 0 {
-            let take = (8 - self.filled).min(bytes.len());
-            self.pending[self.filled..self.filled + take].copy_from_slice(&bytes[..take]);
-            self.filled += take;
-            bytes = &bytes[take..];
-            if self.filled < 8 {
-                return;
-            }
-            self.word(u64::from_le_bytes(self.pending));
-            self.filled = 0;
-        }
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.word(u64::from_le_bytes(chunk.try_into().expect("chunks of 8")));
-        }
-        let rest = chunks.remainder();
-        self.pending[..rest.len()].copy_from_slice(rest);
-        self.filled = rest.len();
     }
 }

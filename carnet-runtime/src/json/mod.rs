@@ -37,6 +37,7 @@ use crate::manifest::Manifest;
 
 /// Why a manifest could not be loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ManifestError {
     /// The input is not JSON.
     #[error("manifest is not valid JSON: {0}")]
