@@ -275,8 +275,9 @@ fn ids(manifest: &Manifest) -> TokenStream {
             *owners.entry(&tool.name).or_default() += 1;
         }
     }
-    let modules: BTreeMap<&str, Ident> =
-        typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name)).into_iter().collect();
+    let modules: BTreeMap<&str, Ident> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
+        .into_iter()
+        .collect();
     let mut top = Vec::new();
     let mut per_toolset = Vec::new();
     for t in manifest.toolsets.iter().filter(|t| !t.tools.is_empty()) {

@@ -66,7 +66,9 @@ pub(crate) struct Skill {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum ListedPath<'a> {
     /// `./x`: `rest` is `x`.
-    DotSlash { rest: &'a str },
+    DotSlash {
+        rest: &'a str,
+    },
     Absolute,
     /// Climbs above the skill's folder.
     Outside,

@@ -101,7 +101,11 @@ fn unique<'a>(names: impl IntoIterator<Item = &'a str>, ident: impl Fn(&str) -> 
         *count.entry(ident).or_default() += 1;
     }
     let keep: Vec<bool> = all.iter().map(|(_, ident)| count[ident.as_str()] == 1).collect();
-    all.into_iter().zip(keep).filter(|(_, keep)| *keep).map(|(entry, _)| entry).collect()
+    all.into_iter()
+        .zip(keep)
+        .filter(|(_, keep)| *keep)
+        .map(|(entry, _)| entry)
+        .collect()
 }
 
 #[cfg(test)]
