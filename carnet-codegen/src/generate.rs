@@ -16,14 +16,28 @@ use quote::quote;
 use crate::project::Project;
 use crate::typed_id;
 
-fn text(s: &str) -> TokenStream {
-    let lit = Literal::string(s);
-    quote!(::carnet::__private::Cow::Borrowed(#lit))
+fn text(s: &str) -> Literal {
+    Literal::string(s)
 }
 
+/// A `&'static [T]` argument of a constructor. In a `const` block because a temporary
+/// passed to a function is not extended to `'static` as a struct literal's field would be
+/// (an empty array needs no drop, so it is promoted as it is).
+fn slice(items: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+    let items: Vec<TokenStream> = items.into_iter().collect();
+    if items.is_empty() {
+        quote!(&[])
+    } else {
+        quote!(const { &[#(#items),*] })
+    }
+}
+
+/// A `&'static [Text]` (text lists stay `Cow`s: their elements are).
 fn texts(items: &[Text]) -> TokenStream {
-    let items = items.iter().map(|s| text(s));
-    quote!(::carnet::__private::Cow::Borrowed(&[#(#items),*]))
+    slice(items.iter().map(|s| {
+        let s = text(s);
+        quote!(::carnet::__private::Cow::Borrowed(#s))
+    }))
 }
 
 fn opt_text(s: Option<&Text>) -> TokenStream {
@@ -87,16 +101,7 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
     let agents = manifest.agents.iter().map(|a| {
         let (name, description, prompt, extra) = (text(&a.name), text(&a.description), text(&a.prompt), text(&a.extra));
         let (initial, skills) = (texts(&a.initial_skills), texts(&a.skills));
-        quote! {
-            ::carnet::__private::Agent {
-                name: #name,
-                description: #description,
-                initial_skills: #initial,
-                skills: #skills,
-                prompt: #prompt,
-                extra: #extra,
-            }
-        }
+        quote!(::carnet::__private::Agent::__new(#name, #description, #initial, #skills, #prompt, #extra))
     });
 
     let skills = manifest.skills.iter().map(|s| {
@@ -120,56 +125,33 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
             let (path, media_type, is_text) = (text(&f.path), text(&f.media_type), f.is_text);
             let description = opt_text(f.description.as_ref());
             let digest = opt_text(f.digest.as_ref());
-            quote! {
-                ::carnet::__private::SkillFile {
-                    path: #path,
-                    description: #description,
-                    media_type: #media_type,
-                    is_text: #is_text,
-                    data: ::carnet::__private::Cow::Borrowed(#data),
-                    digest: #digest,
-                }
-            }
+            quote!(::carnet::__private::SkillFile::__new(#path, #description, #media_type, #is_text, #data, #digest))
         });
+        let files = slice(files);
         let (name, description, content) = (text(&s.name), text(&s.description), text(&s.content));
         let (toolsets, allowed) = (texts(&s.toolsets), texts(&s.allowed_tools));
         let (license, compatibility) = (opt_text(s.license.as_ref()), opt_text(s.compatibility.as_ref()));
         let (metadata, extra) = (text(&s.metadata), text(&s.extra));
         quote! {
-            ::carnet::__private::Skill {
-                name: #name,
-                description: #description,
-                toolsets: #toolsets,
-                files: ::carnet::__private::Cow::Borrowed(&[#(#files),*]),
-                content: #content,
-                license: #license,
-                compatibility: #compatibility,
-                allowed_tools: #allowed,
-                metadata: #metadata,
-                extra: #extra,
-            }
+            ::carnet::__private::Skill::__new(
+                #name, #description, #toolsets, #files, #content, #license, #compatibility, #allowed, #metadata, #extra,
+            )
         }
     });
 
     let toolsets = manifest.toolsets.iter().map(|t| {
         let tools = t.tools.iter().map(|tool| {
             let (name, description, content) = (text(&tool.name), text(&tool.description), text(&tool.content));
-            quote!(::carnet::__private::Tool { name: #name, description: #description, content: #content })
+            quote!(::carnet::__private::Tool::__new(#name, #description, #content))
         });
         let (name, description, content) = (text(&t.name), text(&t.description), text(&t.content));
-        quote! {
-            ::carnet::__private::Toolset {
-                name: #name,
-                description: #description,
-                tools: ::carnet::__private::Cow::Borrowed(&[#(#tools),*]),
-                content: #content,
-            }
-        }
+        let tools = slice(tools);
+        quote!(::carnet::__private::Toolset::__new(#name, #description, #tools, #content))
     });
 
     let variables = manifest.variables.iter().map(|(k, v)| {
         let (k, v) = (text(k), text(v));
-        quote!((#k, #v))
+        quote!((::carnet::__private::Cow::Borrowed(#k), ::carnet::__private::Cow::Borrowed(#v)))
     });
     let (global_initial, global) = (
         texts(&manifest.app.global_initial_skills),
@@ -186,23 +168,21 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
         manifest.toolsets.iter().map(|t| t.tools.len()).sum::<usize>(),
     );
 
+    let (agents, skills, toolsets, variables) = (slice(agents), slice(skills), slice(toolsets), slice(variables));
     let ids = ids(manifest);
     let toolsets_struct = toolsets_struct(manifest);
     quote! {
         #[doc = #summary]
-        pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manifest {
-            version: #version,
-            app: ::carnet::__private::App {
-                global_initial_skills: #global_initial,
-                global_skills: #global,
-            },
-            agents: ::carnet::__private::Cow::Borrowed(&[#(#agents),*]),
-            skills: ::carnet::__private::Cow::Borrowed(&[#(#skills),*]),
-            toolsets: ::carnet::__private::Cow::Borrowed(&[#(#toolsets),*]),
-            variables: ::carnet::__private::Cow::Borrowed(&[#(#variables),*]),
-            env_prefixes: #env_prefixes,
-            fingerprint: #fingerprint,
-        };
+        pub static MANIFEST: ::carnet::__private::Manifest = ::carnet::__private::Manifest::__new(
+            #version,
+            ::carnet::__private::App::__new(#global_initial, #global),
+            #agents,
+            #skills,
+            #toolsets,
+            #variables,
+            #env_prefixes,
+            #fingerprint,
+        );
         #ids
         #toolsets_struct
     }
