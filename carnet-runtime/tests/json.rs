@@ -91,14 +91,14 @@ fn binary_files_round_trip_as_base64() {
     let mut m = Manifest::from_json(TS_030).unwrap();
     let mut skills = m.skills.into_owned();
     let mut files = skills[0].files.clone().into_owned();
-    files.push(carnet_runtime::SkillFile {
-        path: "font.ttf".into(),
-        description: None,
-        media_type: "font/ttf".into(),
-        is_text: false,
-        data: (0..=255u8).collect::<Vec<u8>>().into(),
-        digest: Some("sha256:40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880".into()),
-    });
+    files.push(carnet_runtime::SkillFile::__from_parts(
+        "font.ttf".into(),
+        None,
+        "font/ttf".into(),
+        false,
+        (0..=255u8).collect::<Vec<u8>>().into(),
+        Some("sha256:40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880".into()),
+    ));
     skills[0].files = files.into();
     m.skills = skills.into();
     let json = m.to_json();
