@@ -42,11 +42,18 @@ impl<T: Send + Sync + 'static> ToolHandler for MethodHandler<T> {
 
 /// A tool implemented by a free function.
 #[must_use]
-pub fn tool(name: &'static str, description: Option<&'static str>, input_schema: Value, call: Call) -> ToolImpl {
+pub fn tool(
+    name: &'static str,
+    description: Option<&'static str>,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    call: Call,
+) -> ToolImpl {
     ToolImpl {
         name: name.into(),
         description: description.map(Into::into),
         input_schema: Arc::new(input_schema),
+        output_schema: output_schema.map(Arc::new),
         handler: Arc::new(FnHandler(call)),
     }
 }
@@ -58,13 +65,70 @@ pub fn method<T: Send + Sync + 'static>(
     name: &'static str,
     description: Option<&'static str>,
     input_schema: Value,
+    output_schema: Option<Value>,
     call: MethodCall<T>,
 ) -> ToolImpl {
     ToolImpl {
         name: name.into(),
         description: description.map(Into::into),
         input_schema: Arc::new(input_schema),
+        output_schema: output_schema.map(Arc::new),
         handler: Arc::new(MethodHandler(Arc::clone(this), call)),
+    }
+}
+
+/// The output schema of a tool whose success type is `T`, where `T` implements
+/// `JsonSchema`, by autoref specialisation: the generated code writes
+/// `(&OutputSchema::<T>::new()).output_schema()` with [`HasSchema`] and [`NoSchema`] in
+/// scope. Method lookup tries `OutputSchema<T>` (whose `HasSchema` impl needs
+/// `T: JsonSchema`) before `&OutputSchema<T>` (whose `NoSchema` impl always applies), so a
+/// type without a schema gets `None` instead of a compile error.
+pub struct OutputSchema<T: ?Sized>(std::marker::PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> OutputSchema<T> {
+    /// The probe.
+    #[must_use]
+    pub const fn new() -> Self {
+        OutputSchema(std::marker::PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for OutputSchema<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Chosen when the success type implements `JsonSchema`.
+pub trait HasSchema {
+    /// The schema.
+    fn output_schema(&self) -> Option<Value>;
+}
+
+impl<T: JsonSchema + ?Sized> HasSchema for OutputSchema<T> {
+    fn output_schema(&self) -> Option<Value> {
+        let mut schema = SchemaSettings::draft2020_12()
+            .with(|s| s.meta_schema = None)
+            .for_serialize()
+            .into_generator()
+            .root_schema_for::<T>()
+            .to_value();
+        if let Some(object) = schema.as_object_mut() {
+            object.remove("title");
+        }
+        Some(schema)
+    }
+}
+
+/// Chosen otherwise.
+pub trait NoSchema {
+    /// No schema.
+    fn output_schema(&self) -> Option<Value>;
+}
+
+impl<T: ?Sized> NoSchema for &OutputSchema<T> {
+    fn output_schema(&self) -> Option<Value> {
+        None
     }
 }
 
@@ -226,15 +290,22 @@ pub fn output<T: Serialize>(value: T) -> Result<Value, ToolError> {
     serde_json::to_value(value).map_err(|e| ToolError::new(format!("the tool's result cannot be serialised: {e}")))
 }
 
-/// A tool's `Result` output: `Ok` as JSON, `Err` as a tool error with its `Display`.
+/// A tool's `Result` output: `Ok` as JSON, `Err` as a tool error: a [`ToolError`] as it
+/// is (with its code and data), any other error with its `Display`.
 ///
 /// # Errors
 ///
 /// The tool's error, or a serialisation failure.
-pub fn result<T: Serialize, E: Display>(value: Result<T, E>) -> Result<Value, ToolError> {
+pub fn result<T: Serialize, E: Display + 'static>(value: Result<T, E>) -> Result<Value, ToolError> {
     match value {
         Ok(value) => output(value),
-        Err(e) => Err(ToolError::new(e.to_string())),
+        Err(e) => {
+            let mut slot = Some(e);
+            if let Some(typed) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<ToolError>>() {
+                return Err(typed.take().expect("the slot is full"));
+            }
+            Err(ToolError::new(slot.expect("the slot is full").to_string()))
+        }
     }
 }
 
@@ -271,6 +342,42 @@ mod tests {
         let err = args(json!({"colour": 1}), &["limit"]).unwrap_err();
         assert_eq!(err.message, "unknown field `colour`, expected one of `limit`");
         assert!(args(json!([]), &[]).is_err());
+    }
+
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Hit {
+        #[allow(dead_code)]
+        url: String,
+    }
+
+    #[derive(serde::Serialize)]
+    struct Opaque;
+
+    #[test]
+    #[allow(clippy::needless_borrow)] // the borrow is the autoref the generated code relies on
+    fn output_schemas_where_the_type_has_one() {
+        let hit = (&OutputSchema::<Hit>::new()).output_schema().unwrap();
+        assert_eq!(hit["type"], "object");
+        assert_eq!(hit["properties"]["url"], json!({"type": "string"}));
+        assert_eq!(hit.get("title"), None);
+        let hits = (&OutputSchema::<Vec<Hit>>::new()).output_schema().unwrap();
+        assert_eq!(hits["type"], "array");
+        assert_eq!((&OutputSchema::<Opaque>::new()).output_schema(), None);
+    }
+
+    #[test]
+    fn a_tool_error_keeps_its_code_and_data_other_errors_their_display() {
+        let typed: Result<(), ToolError> = Err(ToolError::new("gone").with_code("not_found").with_data(json!(1)));
+        let e = result(typed).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.code.as_deref(), e.data),
+            ("gone", Some("not_found"), Some(json!(1)))
+        );
+        let plain: Result<(), std::fmt::Error> = Err(std::fmt::Error);
+        assert_eq!(
+            result(plain).unwrap_err(),
+            ToolError::new("an error occurred when formatting an argument")
+        );
     }
 
     #[test]

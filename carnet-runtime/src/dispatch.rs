@@ -251,6 +251,8 @@ pub struct ToolImpl {
     pub description: Option<Cow<'static, str>>,
     /// JSON Schema of the input (an object schema).
     pub input_schema: Arc<Value>,
+    /// JSON Schema of the result, if known (see [`ToolImpl::with_output_schema`]).
+    pub output_schema: Option<Arc<Value>>,
     /// The code.
     pub handler: Arc<dyn ToolHandler>,
 }
@@ -289,6 +291,7 @@ impl ToolImpl {
             name: name.into(),
             description: None,
             input_schema: Arc::new(input_schema),
+            output_schema: None,
             handler: Arc::new(FnHandler(f)),
         }
     }
@@ -299,8 +302,18 @@ impl ToolImpl {
             name: name.into(),
             description: None,
             input_schema: Arc::new(input_schema),
+            output_schema: None,
             handler: Arc::new(handler),
         }
+    }
+
+    /// Declares the JSON Schema of the tool's successful results: the tool spec carries it
+    /// and MCP lists it as the tool's `outputSchema` (when it is an object schema, as MCP
+    /// requires), where clients validate `structuredContent` against it.
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(Arc::new(schema));
+        self
     }
 
     /// Sets the fallback description (used only where the manifest has none).

@@ -717,15 +717,3 @@ impl Toolset {
         self.tools.iter().find(|t| t.name == name)
     }
 }
-
-/// 64-bit FNV-1a, used for manifest fingerprints: tiny, stable across platforms and
-/// releases (unlike `std`'s `DefaultHasher`), and enough to tell two manifests apart.
-#[must_use]
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}

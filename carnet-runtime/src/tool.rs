@@ -29,6 +29,10 @@ pub struct ToolSpec {
     pub kind: ToolKind,
     /// For domain tools, the toolset declaring the tool.
     pub toolset: Option<String>,
+    /// JSON Schema of the result, where the tool's implementation gives one (a
+    /// `#[carnet::tool]` function whose success type implements `schemars::JsonSchema`).
+    /// MCP sends it as `outputSchema` when it is an object schema.
+    pub output_schema: Option<Arc<Value>>,
 }
 
 /// A tool call parsed back from a provider's response, with the canonical tool name.

@@ -59,7 +59,8 @@ fn carnet(mode: ExposureMode) -> Carnet {
             let count: f64 = values.iter().map(|_| 1.0).sum();
             Ok(json!({ "mean": values.iter().sum::<f64>() / count }))
         },
-    );
+    )
+    .with_output_schema(mean_schema());
     let fail = ToolImpl::from_fn("fail", json!({"type": "object"}), |_| async move {
         Err::<Value, _>(
             ToolError::new("the disk is full")
@@ -75,6 +76,10 @@ fn carnet(mode: ExposureMode) -> Carnet {
         .mode(mode)
         .build()
         .unwrap()
+}
+
+fn mean_schema() -> Value {
+    json!({"type": "object", "properties": {"mean": {"type": "number"}}, "required": ["mean"], "additionalProperties": false})
 }
 
 /// A client on the other end of a pipe served by [`Server::serve`].
@@ -849,4 +854,31 @@ async fn one_connections_tool_calls_run_side_by_side() {
         answers,
         [(json!(50), json!("released")), (json!(51), json!("signalled"))]
     );
+}
+
+#[tokio::test]
+async fn an_output_schema_is_listed_and_structured_content_validates_against_it() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    client
+        .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+        .await;
+    let listed = client.request("tools/list", json!({})).await;
+    let tool = |name: &str| {
+        listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(tool("stats_mean")["outputSchema"], mean_schema());
+    assert_eq!(tool("fail").get("outputSchema"), None, "no schema declared");
+    assert_eq!(tool("loadSkill").get("outputSchema"), None);
+
+    let result = client.call_tool("stats_mean", json!({ "values": [1, 2, 3] })).await;
+    assert_eq!(result["isError"], false);
+    carnet_runtime::schema::validate(&result["structuredContent"], &mean_schema()).unwrap();
+    assert_eq!(result["structuredContent"], json!({ "mean": 2.0 }));
 }

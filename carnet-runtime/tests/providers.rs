@@ -20,6 +20,7 @@ fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
             ToolKind::Domain
         },
         toolset: (name != "loadSkill").then(|| "fixtures".to_owned()),
+        output_schema: None,
     }
 }
 

@@ -543,10 +543,29 @@ fn tool_value(
         quote!(::core::option::Option::None)
     };
     let schema = schema(signature);
+    let output_schema = output_schema(signature);
     if in_impl {
-        quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, Self::#call_ident))
+        quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, #output_schema, Self::#call_ident))
     } else {
-        quote!(::carnet::__private::tool(#name, #description, #schema, #call_ident))
+        quote!(::carnet::__private::tool(#name, #description, #schema, #output_schema, #call_ident))
+    }
+}
+
+/// The expression giving the output schema: the success type's schema where it implements
+/// `JsonSchema` (autoref specialisation, see `__private::OutputSchema`), `None` for no
+/// return value.
+fn output_schema(signature: &ToolSignature) -> TokenStream {
+    let success = match &signature.output {
+        Output::Result(ty) => signature::ok_type(ty),
+        Output::Plain(ty) => ty.clone(),
+    };
+    match success {
+        Some(ty) if !signature::is_unit(&ty) => quote!({
+            #[allow(unused_imports)]
+            use ::carnet::__private::{HasSchema as _, NoSchema as _};
+            (&::carnet::__private::OutputSchema::<#ty>::new()).output_schema()
+        }),
+        _ => quote!(::core::option::Option::None),
     }
 }
 

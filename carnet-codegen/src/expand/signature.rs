@@ -252,3 +252,19 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
         output,
     })
 }
+
+/// The `T` of a `Result<T, E>` (or of an alias such as `io::Result<T>`).
+pub(crate) fn ok_type(ty: &Type) -> Option<Type> {
+    let PathArguments::AngleBracketed(args) = &last_segment(ty)?.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty.clone()),
+        _ => None,
+    })
+}
+
+/// Whether `ty` is `()`.
+pub(crate) fn is_unit(ty: &Type) -> bool {
+    matches!(ty, Type::Tuple(tuple) if tuple.elems.is_empty())
+}

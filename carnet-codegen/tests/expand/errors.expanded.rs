@@ -14,7 +14,7 @@ mod search {
     #[doc(hidden)]
     #[must_use]
     #[allow(dead_code, clippy::must_use_candidate, clippy::unused_self)]
-    pub fn toolset() -> ::carnet::__private::BoundToolset<740028287974864287u64> {
+    pub fn toolset() -> ::carnet::__private::BoundToolset<3531200035303357534u64> {
         ::core::unreachable!("the toolset did not compile")
     }
 }

@@ -38,13 +38,13 @@ impl Db {
     }
     /// The implementations of toolset `db-tools`, for the generated `Toolsets` struct.
     #[must_use]
-    pub fn toolset(self) -> ::carnet::__private::BoundToolset<8028500062087006613u64>
+    pub fn toolset(self) -> ::carnet::__private::BoundToolset<7797366798658617249u64>
     where
         Self: ::core::marker::Send + ::core::marker::Sync + 'static,
     {
         let __carnet_this = ::std::sync::Arc::new(self);
         ::carnet::__private::bound::<
-            8028500062087006613u64,
+            7797366798658617249u64,
         >(
             "db-tools",
             ::std::vec::Vec::from([
@@ -56,6 +56,12 @@ impl Db {
                         let mut __carnet_params = ::carnet::__private::Params::new();
                         __carnet_params.param::<String>("sql", true);
                         __carnet_params.finish()
+                    },
+                    {
+                        #[allow(unused_imports)]
+                        use ::carnet::__private::{HasSchema as _, NoSchema as _};
+                        (&::carnet::__private::OutputSchema::<Rows>::new())
+                            .output_schema()
                     },
                     Self::__carnet_call_query,
                 ),

@@ -105,9 +105,9 @@ pub mod search {
     }
     /// The implementations of toolset `search-tools`, for the generated `Toolsets` struct.
     #[must_use]
-    pub fn toolset() -> ::carnet::__private::BoundToolset<740028287974864287u64> {
+    pub fn toolset() -> ::carnet::__private::BoundToolset<3531200035303357534u64> {
         ::carnet::__private::bound::<
-            740028287974864287u64,
+            3531200035303357534u64,
         >(
             "search-tools",
             ::std::vec::Vec::from([
@@ -120,6 +120,12 @@ pub mod search {
                         __carnet_params.param::<Option<u32>>("limit", false);
                         __carnet_params.finish()
                     },
+                    {
+                        #[allow(unused_imports)]
+                        use ::carnet::__private::{HasSchema as _, NoSchema as _};
+                        (&::carnet::__private::OutputSchema::<Vec<Hit>>::new())
+                            .output_schema()
+                    },
                     __carnet_call_basic_search,
                 ),
                 ::carnet::__private::tool(
@@ -128,6 +134,12 @@ pub mod search {
                         "Searches with operators, from the doc comment.",
                     ),
                     ::carnet::__private::struct_schema::<AdvancedQuery>(),
+                    {
+                        #[allow(unused_imports)]
+                        use ::carnet::__private::{HasSchema as _, NoSchema as _};
+                        (&::carnet::__private::OutputSchema::<Vec<Hit>>::new())
+                            .output_schema()
+                    },
                     __carnet_call_advanced,
                 ),
                 ::carnet::__private::tool(
@@ -137,6 +149,7 @@ pub mod search {
                         let mut __carnet_params = ::carnet::__private::Params::new();
                         __carnet_params.finish()
                     },
+                    ::core::option::Option::None,
                     __carnet_call_filter_results,
                 ),
             ]),

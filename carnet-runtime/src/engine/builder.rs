@@ -418,6 +418,7 @@ fn tool_tables(manifest: &Manifest, implementations: Vec<Vec<Option<ToolImpl>>>)
                     input_schema,
                     kind: ToolKind::Domain,
                     toolset: Some(toolset.name.to_string()),
+                    output_schema: implementation.as_ref().and_then(|i| i.output_schema.clone()),
                 },
                 implementation,
             });

@@ -148,7 +148,7 @@ fn wrap(declarations: Vec<Value>) -> Value {
 ///     "additionalProperties": false,
 /// });
 /// let spec = ToolSpec { name: "notes.list".into(), description: String::new(),
-///     input_schema: Arc::new(schema), kind: ToolKind::Domain, toolset: None };
+///     input_schema: Arc::new(schema), kind: ToolKind::Domain, toolset: None, output_schema: None };
 /// assert_eq!(gemini::parameters(&spec)?, Some(json!({
 ///     "type": "object",
 ///     "properties": { "limit": { "type": "integer", "nullable": true } },

@@ -31,7 +31,7 @@ use crate::tool::{ToolCall, ToolSpec};
 ///
 /// let schema = json!({ "type": "object", "properties": {} });
 /// let spec = ToolSpec { name: "notes.list".into(), description: "List notes".into(),
-///     input_schema: Arc::new(schema.clone()), kind: ToolKind::Domain, toolset: None };
+///     input_schema: Arc::new(schema.clone()), kind: ToolKind::Domain, toolset: None, output_schema: None };
 /// assert_eq!(mcp::tools(&[spec])?, json!({ "tools": [
 ///     { "name": "notes_list", "description": "List notes", "inputSchema": schema },
 /// ]}));
@@ -40,7 +40,14 @@ use crate::tool::{ToolCall, ToolSpec};
 pub fn tools(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
     let tools: Vec<Value> = aliased(specs)?
         .map(|(spec, alias)| {
-            json!({ "name": alias, "description": spec.description, "inputSchema": Value::clone(&spec.input_schema) })
+            let mut tool = json!({ "name": alias, "description": spec.description, "inputSchema": Value::clone(&spec.input_schema) });
+            // MCP requires an object schema here, and then an object `structuredContent`.
+            if let Some(schema) = spec.output_schema.as_deref()
+                && schema.get("type").and_then(Value::as_str) == Some("object")
+            {
+                tool["outputSchema"] = schema.clone();
+            }
+            tool
         })
         .collect();
     Ok(json!({ "tools": tools }))

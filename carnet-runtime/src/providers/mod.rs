@@ -54,6 +54,7 @@
 //!     })),
 //!     kind: ToolKind::Domain,
 //!     toolset: Some("files".into()),
+//!     output_schema: None,
 //! }];
 //! let tools = openai::chat_tools(&specs, &openai::Options::default())?;
 //! assert_eq!(tools[0]["function"]["name"], "file_read");
@@ -186,7 +187,7 @@ fn describe_call(id: Option<&str>, name: &str) -> String {
 /// # use carnet_runtime::{ToolKind, ToolSpec};
 /// use carnet_runtime::providers::Aliases;
 /// # let spec = |name: &str| ToolSpec { name: name.into(), description: String::new(),
-/// #     input_schema: Arc::new(serde_json::json!({"type": "object"})), kind: ToolKind::Domain, toolset: None };
+/// #     input_schema: Arc::new(serde_json::json!({"type": "object"})), kind: ToolKind::Domain, toolset: None, output_schema: None };
 ///
 /// let aliases = Aliases::new(&[spec("file.read"), spec("loadSkill")])?;
 /// assert_eq!(aliases.alias("file.read"), Some("file_read"));

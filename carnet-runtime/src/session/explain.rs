@@ -167,6 +167,7 @@ pub struct Baseline {
 impl Carnet {
     /// The everything-up-front baseline for `agent`, to measure what progressive
     /// disclosure saves. Fails like [`Carnet::session`] does for `agent`.
+    #[allow(clippy::needless_pass_by_value)] // as `Carnet::session`
     pub fn everything_up_front<A: SessionAgent>(&self, agent: A) -> A::Output<Baseline> {
         let session = self.checked_session(agent.name());
         A::wrap(session.map(|session| baseline(&self.inner, &session.loaded)))

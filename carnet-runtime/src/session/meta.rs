@@ -101,6 +101,7 @@ impl MetaTool {
             input_schema: Arc::new(self.input_schema(naming)),
             kind: ToolKind::Meta,
             toolset: None,
+            output_schema: None,
         }
     }
 

@@ -138,6 +138,7 @@ impl Carnet {
     /// assert!(carnet.session("helpr").unwrap_err().to_string().contains("did you mean `helper`?"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[allow(clippy::needless_pass_by_value)] // by value so both `agents::X` and `"x"` read naturally
     pub fn session<A: SessionAgent>(&self, agent: A) -> A::Output<Session> {
         A::wrap(self.checked_session(agent.name()))
     }

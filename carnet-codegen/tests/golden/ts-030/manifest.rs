@@ -186,7 +186,7 @@ pub mod tools {
 /// toolset without implementation; a field only accepts its own toolset's.
 pub struct Toolsets {
     /// Toolset `foo`: what `#[carnet::toolset("foo")]` generates (`toolset()`).
-    pub foo: ::carnet::__private::BoundToolset<15902901984413996407u64>,
+    pub foo: ::carnet::__private::BoundToolset<14806343309676967000u64>,
 }
 impl ::core::iter::IntoIterator for Toolsets {
     type Item = ::carnet::__private::ToolsetImpl;

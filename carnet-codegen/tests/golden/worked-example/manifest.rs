@@ -507,17 +507,17 @@ pub mod tools {
 /// toolset without implementation; a field only accepts its own toolset's.
 pub struct Toolsets {
     /// Toolset `filter-tools`: what `#[carnet::toolset("filter-tools")]` generates (`toolset()`).
-    pub filter_tools: ::carnet::__private::BoundToolset<10205397223689143265u64>,
+    pub filter_tools: ::carnet::__private::BoundToolset<9670129407627214074u64>,
     /// Toolset `search-tools`: what `#[carnet::toolset("search-tools")]` generates (`toolset()`).
-    pub search_tools: ::carnet::__private::BoundToolset<740028287974864287u64>,
+    pub search_tools: ::carnet::__private::BoundToolset<3531200035303357534u64>,
     /// Toolset `statistical-analysis`: what `#[carnet::toolset("statistical-analysis")]` generates (`toolset()`).
-    pub statistical_analysis: ::carnet::__private::BoundToolset<9219221292408215937u64>,
+    pub statistical_analysis: ::carnet::__private::BoundToolset<14457786005572712445u64>,
     /// Toolset `units`: what `#[carnet::toolset("units")]` generates (`toolset()`).
-    pub units: ::carnet::__private::BoundToolset<5438172753957130556u64>,
+    pub units: ::carnet::__private::BoundToolset<13091645681138964064u64>,
     /// Toolset `visualization`: what `#[carnet::toolset("visualization")]` generates (`toolset()`).
-    pub visualization: ::carnet::__private::BoundToolset<11620270197295814639u64>,
+    pub visualization: ::carnet::__private::BoundToolset<12677061652192760335u64>,
     /// Toolset `writing-tools`: what `#[carnet::toolset("writing-tools")]` generates (`toolset()`).
-    pub writing_tools: ::carnet::__private::BoundToolset<3409904196191139225u64>,
+    pub writing_tools: ::carnet::__private::BoundToolset<6962727421453766848u64>,
 }
 impl ::core::iter::IntoIterator for Toolsets {
     type Item = ::carnet::__private::ToolsetImpl;
