@@ -229,7 +229,7 @@ impl Source {
             .filter(|(_, attributes)| !attributes.contains("doc(hidden)"))
             .filter_map(|(item, _)| {
                 let rest = item.strip_prefix("pub mod ")?;
-                Some(rest.split(|c: char| c == ';' || c == '{').next()?.trim().to_owned())
+                Some(rest.split([';', '{']).next()?.trim().to_owned())
             })
             .collect()
     }
@@ -270,7 +270,7 @@ fn uses(body: &str) -> Vec<String> {
     let mut rest = body;
     while let Some(at) = rest.find("pub use ") {
         let end = rest[at..].find(';').expect("`;` after `pub use`");
-        statements.push(rest[at..at + end + 1].to_owned());
+        statements.push(rest[at..=at + end].to_owned());
         rest = &rest[at + end + 1..];
     }
     statements
