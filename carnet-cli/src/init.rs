@@ -161,7 +161,7 @@ fn main() {
         .toolsets(manifest::Toolsets { notes: notes::Notes::default().toolset() })
         .build()
         .expect("every toolset is bound");
-    let mut session = carnet.session(manifest::agents::ASSISTANT).expect("the agent exists");
+    let mut session = carnet.session(manifest::agents::ASSISTANT);
     println!("{}
 ", session.system_prompt());
 

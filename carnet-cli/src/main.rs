@@ -423,31 +423,12 @@ fn select_agents<'a>(manifest: &'a Manifest, name: Option<&str>) -> Result<Vec<&
 /// "no agent named `x`", with a did-you-mean.
 fn unknown(kind: &str, name: &str, candidates: impl Iterator<Item = impl AsRef<str>>) -> Failure {
     let candidates: Vec<String> = candidates.map(|c| c.as_ref().to_owned()).collect();
-    let best = candidates
-        .iter()
-        .map(|c| (strsim_like(name, c), c))
-        .filter(|(score, _)| *score <= name.len().max(3) / 3)
-        .min_by_key(|(score, _)| *score);
+    let best = carnet_runtime::suggest::closest(name, candidates.iter().map(String::as_str));
     let mut message = format!("error: no {kind} named `{name}`");
     match best {
-        Some((_, c)) => message.push_str(&format!("\n  = help: did you mean `{c}`?")),
+        Some(c) => message.push_str(&format!("\n  = help: did you mean `{c}`?")),
         None if !candidates.is_empty() => message.push_str(&format!("\n  = note: {kind}s: {}", candidates.join(", "))),
         None => {}
     }
     Failure::usage(message)
-}
-
-/// Levenshtein distance, case-insensitive.
-fn strsim_like(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

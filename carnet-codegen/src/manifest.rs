@@ -26,13 +26,15 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
     let mut agents: Vec<Agent> = project
         .agents
         .iter()
-        .map(|a| Agent {
-            name: text(&a.name.value),
-            description: text(&a.description),
-            initial_skills: names(&a.initial_skills),
-            skills: names(&a.skills),
-            prompt: text(&a.prompt),
-            extra: json(&a.extra),
+        .map(|a| {
+            Agent::__from_parts(
+                text(&a.name.value),
+                text(&a.description),
+                names(&a.initial_skills),
+                names(&a.skills),
+                text(&a.prompt),
+                json(&a.extra),
+            )
         })
         .collect();
     agents.sort_by(|a, b| a.name.cmp(&b.name));
@@ -40,29 +42,29 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
     let mut skills: Vec<Skill> = project
         .skills
         .iter()
-        .map(|s| Skill {
-            name: text(&s.def.name.value),
-            description: text(&s.def.description.value),
-            toolsets: names(&s.def.toolsets),
-            files: Cow::Owned(
-                s.files
-                    .iter()
-                    .map(|f| SkillFile {
-                        path: text(&f.path),
-                        description: f.description.as_deref().map(text),
-                        media_type: Cow::Borrowed(media_type::from_path(&f.path)),
-                        is_text: f.is_text,
-                        data: Cow::Owned(f.data.clone()),
-                        digest: Some(Cow::Owned(sha256(&f.data))),
-                    })
-                    .collect(),
-            ),
-            content: text(&s.def.content),
-            license: s.def.license.as_deref().map(text),
-            compatibility: s.def.compatibility.as_ref().map(|c| text(&c.value)),
-            allowed_tools: Cow::Owned(s.def.allowed_tools.iter().map(|t| text(t)).collect()),
-            metadata: json(&s.def.metadata),
-            extra: json(&s.def.extra),
+        .map(|s| {
+            let files = s.files.iter().map(|f| {
+                SkillFile::__from_parts(
+                    text(&f.path),
+                    f.description.as_deref().map(text),
+                    Cow::Borrowed(media_type::from_path(&f.path)),
+                    f.is_text,
+                    Cow::Owned(f.data.clone()),
+                    Some(Cow::Owned(sha256(&f.data))),
+                )
+            });
+            Skill::__from_parts(
+                text(&s.def.name.value),
+                text(&s.def.description.value),
+                names(&s.def.toolsets),
+                files.collect(),
+                text(&s.def.content),
+                s.def.license.as_deref().map(text),
+                s.def.compatibility.as_ref().map(|c| text(&c.value)),
+                s.def.allowed_tools.iter().map(|t| text(t)).collect(),
+                json(&s.def.metadata),
+                json(&s.def.extra),
+            )
         })
         .collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));
@@ -70,20 +72,20 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
     let mut toolsets: Vec<Toolset> = project
         .toolsets
         .iter()
-        .map(|t| Toolset {
-            name: text(&t.name.value),
-            description: text(&t.description),
-            tools: Cow::Owned(
-                t.tools
-                    .iter()
-                    .map(|d| Tool {
-                        name: text(&d.name.value),
-                        description: text(d.description.as_deref().unwrap_or_default()),
-                        content: text(&d.content),
-                    })
-                    .collect(),
-            ),
-            content: text(&t.content),
+        .map(|t| {
+            let tools = t.tools.iter().map(|d| {
+                Tool::__from_parts(
+                    text(&d.name.value),
+                    text(d.description.as_deref().unwrap_or_default()),
+                    text(&d.content),
+                )
+            });
+            Toolset::__from_parts(
+                text(&t.name.value),
+                text(&t.description),
+                tools.collect(),
+                text(&t.content),
+            )
         })
         .collect();
     toolsets.sort_by(|a, b| a.name.cmp(&b.name));
@@ -96,24 +98,19 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
         None => DEFAULT_ENV_PREFIXES.iter().map(|p| Cow::Borrowed(*p)).collect(),
     };
 
-    let mut manifest = Manifest {
-        version: MANIFEST_VERSION,
-        app: App {
-            global_initial_skills: names(&settings.global_initial_skills),
-            global_skills: names(&settings.global_skills),
-        },
-        agents: Cow::Owned(agents),
-        skills: Cow::Owned(skills),
-        toolsets: Cow::Owned(toolsets),
-        variables: Cow::Owned(
-            variables
-                .into_iter()
-                .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
-                .collect(),
-        ),
-        env_prefixes: Cow::Owned(env_prefixes),
-        fingerprint: 0,
-    };
+    let mut manifest = Manifest::__from_parts(
+        MANIFEST_VERSION,
+        App::__from_parts(names(&settings.global_initial_skills), names(&settings.global_skills)),
+        Cow::Owned(agents),
+        Cow::Owned(skills),
+        Cow::Owned(toolsets),
+        variables
+            .into_iter()
+            .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
+            .collect(),
+        Cow::Owned(env_prefixes),
+        0,
+    );
     manifest.fingerprint = manifest.compute_fingerprint();
     manifest
 }

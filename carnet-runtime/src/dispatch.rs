@@ -16,6 +16,8 @@ use std::task::{Context as TaskContext, Poll};
 
 use serde_json::{Value, json};
 
+use crate::extensions::Extensions;
+
 /// A boxed, sendable future: what [`ToolHandler::call`] returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -66,11 +68,31 @@ impl ToolOutput {
     }
 }
 
-/// Why a tool failed, as the model will read it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a tool failed, as the model will read it: a message, and optionally a stable code
+/// and JSON data a program (or a model) can act on. They reach the tool result as
+/// `{"success": false, "error": message, "code": code, "data": data, "tool": name}` and MCP's
+/// `structuredContent` with `isError: true`.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::ToolError;
+/// use serde_json::json;
+///
+/// let error = ToolError::new("rate limited, retry in 30 s")
+///     .with_code("rate_limited")
+///     .with_data(json!({"retryAfter": 30}));
+/// assert_eq!(error.to_string(), "rate limited, retry in 30 s");
+/// assert_eq!(error.code.as_deref(), Some("rate_limited"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
     /// The message (the `Display` of the tool's error).
     pub message: String,
+    /// A stable, machine-readable code (`not_found`, `rate_limited`, ...).
+    pub code: Option<String>,
+    /// Structured details.
+    pub data: Option<Value>,
 }
 
 impl ToolError {
@@ -79,7 +101,35 @@ impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
+            code: None,
+            data: None,
         }
+    }
+
+    /// Sets the code.
+    #[must_use]
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// Sets the data.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The error as the result the model reads for a call of `tool`.
+    pub(crate) fn into_output(self, tool: &str) -> ToolOutput {
+        let mut output = ToolOutput::error(self.message, json!({"tool": tool}));
+        if let Some(code) = self.code {
+            output.value["code"] = Value::String(code);
+        }
+        if let Some(data) = self.data {
+            output.value["data"] = data;
+        }
+        output
     }
 }
 
@@ -91,9 +141,11 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
-/// What a tool sees of its call: the application state and the session.
+/// What a tool sees of its call: the application state, the conversation's
+/// [`Extensions`] (whose user, which permissions) and the session.
 pub struct Context<'a> {
     pub(crate) state: &'a (dyn Any + Send + Sync),
+    pub(crate) extensions: &'a Extensions,
     pub(crate) agent: &'a str,
     pub(crate) loaded_skills: Vec<&'a str>,
     pub(crate) tool: &'a str,
@@ -106,13 +158,49 @@ impl<'a> Context<'a> {
         self.state.downcast_ref::<T>()
     }
 
+    /// The conversation's value of type `T`, set with [`crate::Session::insert`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Context, Manifest, ToolError, ToolImpl, ToolHandler, ToolsetImpl, BoxFuture, block_on};
+    /// # use serde_json::{json, Value};
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "initialSkills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "toolsets": ["t"], "content": ""}}, "toolsets": {"t": {"name": "t", "description": "T",
+    /// #   "content": "", "tools": [{"name": "whoami", "description": "Who is asking"}]}}}"#)?;
+    /// struct User(String);
+    /// struct WhoAmI;
+    /// impl ToolHandler for WhoAmI {
+    ///     fn call<'a>(&'a self, context: &'a Context<'a>, _: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+    ///         let user = context.extension::<User>().map(|u| u.0.clone());
+    ///         Box::pin(async move { Ok(json!(user)) })
+    ///     }
+    /// }
+    /// let whoami = ToolImpl::new("whoami", json!({"type": "object"}), WhoAmI);
+    /// let carnet = Carnet::builder(&manifest).toolset(ToolsetImpl::new("t", [whoami])).build()?;
+    /// let mut session = carnet.session("a")?.with(User("ada".into()));
+    /// assert_eq!(block_on(session.call("whoami", json!({}))).value, json!("ada"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn extension<T: Any + Send + Sync>(&self) -> Option<&'a T> {
+        self.extensions.get::<T>()
+    }
+
+    /// The conversation's extensions.
+    #[must_use]
+    pub fn extensions(&self) -> &'a Extensions {
+        self.extensions
+    }
+
     /// The agent of the session.
     #[must_use]
     pub fn agent(&self) -> &'a str {
         self.agent
     }
 
-    /// The skills loaded in the session (initial ones included), in manifest order.
+    /// The skills loaded in the session (initial ones included), in load order.
     #[must_use]
     pub fn loaded_skills(&self) -> &[&'a str] {
         &self.loaded_skills
@@ -131,6 +219,7 @@ impl fmt::Debug for Context<'_> {
             .field("agent", &self.agent)
             .field("tool", &self.tool)
             .field("loaded_skills", &self.loaded_skills)
+            .field("extensions", &self.extensions)
             .finish_non_exhaustive()
     }
 }
@@ -267,62 +356,6 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// What a hook decides before a call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Before {
-    /// Run the call.
-    Continue,
-    /// Refuse the call; the model gets a tool error with this message.
-    Deny(String),
-    /// Skip the call and return this output instead.
-    Respond(ToolOutput),
-}
-
-/// A call as hooks see it.
-#[derive(Debug, Clone, Copy)]
-pub struct CallInfo<'a> {
-    /// The session's agent.
-    pub agent: &'a str,
-    /// The tool's canonical name.
-    pub tool: &'a str,
-    /// The arguments.
-    pub arguments: &'a Value,
-    /// Whether it is a meta-tool.
-    pub meta: bool,
-}
-
-/// Code run around every call: logging, authorisation, caching, short-circuits.
-///
-/// # Examples
-///
-/// ```
-/// use carnet_runtime::{Before, CallInfo, Hook, ToolOutput};
-///
-/// struct ReadOnly;
-///
-/// impl Hook for ReadOnly {
-///     fn before(&self, call: &CallInfo<'_>) -> Before {
-///         if call.tool.starts_with("delete") {
-///             Before::Deny(format!("`{}` is disabled in read-only mode", call.tool))
-///         } else {
-///             Before::Continue
-///         }
-///     }
-/// }
-/// ```
-pub trait Hook: Send + Sync + 'static {
-    /// Runs before the call (after the tool is found and exposed, before argument checks).
-    fn before(&self, call: &CallInfo<'_>) -> Before {
-        let _ = call;
-        Before::Continue
-    }
-
-    /// Runs after the call, with its output (which it may change).
-    fn after(&self, call: &CallInfo<'_>, output: &mut ToolOutput) {
-        let _ = (call, output);
-    }
-}
-
 /// The implementations of one toolset, typed by the toolset's identity: `ID` is a hash of
 /// the toolset's name, so the generated `Toolsets` struct only accepts, in its
 /// `search_tools` field, what `#[carnet::toolset("search-tools")]` generated. Putting one
@@ -361,18 +394,11 @@ impl<const ID: u64> From<BoundToolset<ID>> for ToolsetImpl {
     }
 }
 
-/// The identity of toolset `name` in [`BoundToolset`]'s type: its FNV-1a hash.
+/// The identity of toolset `name` in [`BoundToolset`]'s type: the runtime's stable hash of
+/// the name.
 #[must_use]
 pub const fn toolset_id(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut i = 0;
-    while i < bytes.len() {
-        hash ^= bytes[i] as u64;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    hash
+    crate::hash::hash(name.as_bytes())
 }
 
 /// Runs a future to completion on the current thread: for programs and tests without an

@@ -21,19 +21,24 @@ pub mod binding;
 pub mod chat;
 mod dispatch;
 mod engine;
+pub mod extensions;
+mod hash;
+pub mod hook;
+mod index;
 mod json;
 mod prompt;
-mod session;
+pub mod session;
+pub mod suggest;
 
 pub use dispatch::{
-    Before, BoundToolset, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput,
-    ToolsetImpl, block_on, toolset_id,
+    BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on, toolset_id,
 };
-pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, Preset, PromptOptions};
+pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
+pub use hook::{Before, CallInfo, Hook};
 pub use json::ManifestError;
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };
-pub use session::{Baseline, Explanation, Session, SessionError, SessionState};
+pub use session::{Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState};
 pub use tool::{ToolCall, ToolKind, ToolSpec};
 pub use variables::Variables;

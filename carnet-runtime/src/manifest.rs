@@ -51,6 +51,7 @@ pub const DEFAULT_ENV_PREFIXES: [&str; 2] = ["CARNET_", "PUBLIC_"];
 /// # Ok::<(), carnet_runtime::ManifestError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Manifest {
     /// Format version (`1`).
     pub version: u32,
@@ -73,6 +74,7 @@ pub struct Manifest {
 
 /// Application-wide settings of a manifest (`app` in `carnet.config.json`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct App {
     /// Skills loaded for every agent from the first turn.
     pub global_initial_skills: List<Text>,
@@ -82,6 +84,7 @@ pub struct App {
 
 /// An agent (`agents/**/AGENT.md`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Agent {
     /// The agent's name (frontmatter `name`).
     pub name: Text,
@@ -99,6 +102,7 @@ pub struct Agent {
 
 /// A skill (`skills/**/SKILL.md`), also a valid [Agent Skills](https://agentskills.io) skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Skill {
     /// The skill's name.
     pub name: Text,
@@ -124,6 +128,7 @@ pub struct Skill {
 
 /// A file of a skill's folder, loadable with `loadSkillFile`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SkillFile {
     /// Path relative to the skill's folder, with `/` separators.
     pub path: Text,
@@ -142,6 +147,7 @@ pub struct SkillFile {
 
 /// A toolset (`toolsets/**/TOOLSET.md`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Toolset {
     /// The toolset's name.
     pub name: Text,
@@ -155,6 +161,7 @@ pub struct Toolset {
 
 /// A tool declared by a toolset.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Tool {
     /// The tool's canonical name.
     pub name: Text,
@@ -162,6 +169,278 @@ pub struct Tool {
     pub description: Text,
     /// Longer documentation (the body of the tool's markdown file, served by `loadTool`).
     pub content: Text,
+}
+
+// Hidden constructors, so code outside this crate never names the fields: the structs are
+// `#[non_exhaustive]` and fields can be added or made private without breaking generated
+// code. `__new` takes `'static` data (what `carnet_codegen` generates: `const`, no
+// allocation, for `static MANIFEST`); `__from_parts` takes owned or borrowed data.
+
+const fn borrowed(s: Option<&'static str>) -> Option<Text> {
+    match s {
+        Some(s) => Some(Cow::Borrowed(s)),
+        None => None,
+    }
+}
+
+impl Manifest {
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __new(
+        version: u32,
+        app: App,
+        agents: &'static [Agent],
+        skills: &'static [Skill],
+        toolsets: &'static [Toolset],
+        variables: &'static [(Text, Text)],
+        env_prefixes: &'static [Text],
+        fingerprint: u64,
+    ) -> Self {
+        Self::__from_parts(
+            version,
+            app,
+            Cow::Borrowed(agents),
+            Cow::Borrowed(skills),
+            Cow::Borrowed(toolsets),
+            Cow::Borrowed(variables),
+            Cow::Borrowed(env_prefixes),
+            fingerprint,
+        )
+    }
+
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __from_parts(
+        version: u32,
+        app: App,
+        agents: List<Agent>,
+        skills: List<Skill>,
+        toolsets: List<Toolset>,
+        variables: List<(Text, Text)>,
+        env_prefixes: List<Text>,
+        fingerprint: u64,
+    ) -> Self {
+        Manifest {
+            version,
+            app,
+            agents,
+            skills,
+            toolsets,
+            variables,
+            env_prefixes,
+            fingerprint,
+        }
+    }
+}
+
+impl App {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(global_initial_skills: &'static [Text], global_skills: &'static [Text]) -> Self {
+        Self::__from_parts(Cow::Borrowed(global_initial_skills), Cow::Borrowed(global_skills))
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(global_initial_skills: List<Text>, global_skills: List<Text>) -> Self {
+        App {
+            global_initial_skills,
+            global_skills,
+        }
+    }
+}
+
+impl Agent {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        name: &'static str,
+        description: &'static str,
+        initial_skills: &'static [Text],
+        skills: &'static [Text],
+        prompt: &'static str,
+        extra: &'static str,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(name),
+            Cow::Borrowed(description),
+            Cow::Borrowed(initial_skills),
+            Cow::Borrowed(skills),
+            Cow::Borrowed(prompt),
+            Cow::Borrowed(extra),
+        )
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(
+        name: Text,
+        description: Text,
+        initial_skills: List<Text>,
+        skills: List<Text>,
+        prompt: Text,
+        extra: Text,
+    ) -> Self {
+        Agent {
+            name,
+            description,
+            initial_skills,
+            skills,
+            prompt,
+            extra,
+        }
+    }
+}
+
+impl Skill {
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __new(
+        name: &'static str,
+        description: &'static str,
+        toolsets: &'static [Text],
+        files: &'static [SkillFile],
+        content: &'static str,
+        license: Option<&'static str>,
+        compatibility: Option<&'static str>,
+        allowed_tools: &'static [Text],
+        metadata: &'static str,
+        extra: &'static str,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(name),
+            Cow::Borrowed(description),
+            Cow::Borrowed(toolsets),
+            Cow::Borrowed(files),
+            Cow::Borrowed(content),
+            borrowed(license),
+            borrowed(compatibility),
+            Cow::Borrowed(allowed_tools),
+            Cow::Borrowed(metadata),
+            Cow::Borrowed(extra),
+        )
+    }
+
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __from_parts(
+        name: Text,
+        description: Text,
+        toolsets: List<Text>,
+        files: List<SkillFile>,
+        content: Text,
+        license: Option<Text>,
+        compatibility: Option<Text>,
+        allowed_tools: List<Text>,
+        metadata: Text,
+        extra: Text,
+    ) -> Self {
+        Skill {
+            name,
+            description,
+            toolsets,
+            files,
+            content,
+            license,
+            compatibility,
+            allowed_tools,
+            metadata,
+            extra,
+        }
+    }
+}
+
+impl SkillFile {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        path: &'static str,
+        description: Option<&'static str>,
+        media_type: &'static str,
+        is_text: bool,
+        data: &'static [u8],
+        digest: Option<&'static str>,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(path),
+            borrowed(description),
+            Cow::Borrowed(media_type),
+            is_text,
+            Cow::Borrowed(data),
+            borrowed(digest),
+        )
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(
+        path: Text,
+        description: Option<Text>,
+        media_type: Text,
+        is_text: bool,
+        data: Bytes,
+        digest: Option<Text>,
+    ) -> Self {
+        SkillFile {
+            path,
+            description,
+            media_type,
+            is_text,
+            data,
+            digest,
+        }
+    }
+}
+
+impl Toolset {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        name: &'static str,
+        description: &'static str,
+        tools: &'static [Tool],
+        content: &'static str,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(name),
+            Cow::Borrowed(description),
+            Cow::Borrowed(tools),
+            Cow::Borrowed(content),
+        )
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(name: Text, description: Text, tools: List<Tool>, content: Text) -> Self {
+        Toolset {
+            name,
+            description,
+            tools,
+            content,
+        }
+    }
+}
+
+impl Tool {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(name: &'static str, description: &'static str, content: &'static str) -> Self {
+        Self::__from_parts(Cow::Borrowed(name), Cow::Borrowed(description), Cow::Borrowed(content))
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(name: Text, description: Text, content: Text) -> Self {
+        Tool {
+            name,
+            description,
+            content,
+        }
+    }
 }
 
 /// A typed reference to an agent of a generated manifest (`manifest::agents::RESEARCHER`).

@@ -4,27 +4,7 @@
 //! provider accepts names matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (`OpenAI` allows a leading
 //! digit, Gemini does not), so each name gets an alias in that set and calls map back.
 
-/// Names of carnet's meta-tools, camelCase (the default naming).
-pub const META_TOOLS: [&str; 7] = [
-    "listAvailableSkills",
-    "loadSkill",
-    "listSkillToolsets",
-    "loadToolset",
-    "loadTool",
-    "loadSkillFile",
-    "callTool",
-];
-
-/// Names of carnet's meta-tools, `snake_case` (the snake naming option).
-pub const META_TOOLS_SNAKE: [&str; 7] = [
-    "list_available_skills",
-    "load_skill",
-    "list_skill_toolsets",
-    "load_toolset",
-    "load_tool",
-    "load_skill_file",
-    "call_tool",
-];
+pub use crate::session::meta::{META_TOOLS, META_TOOLS_SNAKE};
 
 /// The longest alias providers accept.
 pub const MAX_ALIAS_LEN: usize = 64;

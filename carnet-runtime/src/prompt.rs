@@ -16,7 +16,9 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::{ExposureMode, Inner, MetaTool};
+use crate::engine::{ExposureMode, Inner};
+use crate::index::{AgentIx, SkillIx, ToolIx};
+use crate::session::MetaTool;
 use crate::variables::Variables;
 
 pub(crate) const SEPARATOR: &str = "\n\n---\n\n";
@@ -28,11 +30,11 @@ pub(crate) fn estimate_tokens(text: &str) -> usize {
 }
 
 /// Sections 1-4 for `agent`, with `extra` variables over the engine's.
-pub(crate) fn prefix(inner: &Inner, agent: u32, extra: Option<&Variables>) -> String {
+pub(crate) fn prefix(inner: &Inner, agent: AgentIx, extra: Option<&Variables>) -> String {
     let options = &inner.prompt;
-    let manifest = &inner.manifest;
-    let tables = &inner.agents[agent as usize];
-    let a = &manifest.agents[agent as usize];
+
+    let tables = &inner.agent_tables(agent);
+    let a = inner.agent(agent);
     let inject = |text: &str| match extra {
         Some(extra) => inner.variables.inject_with(text, Some(extra)).into_owned(),
         None => inner.variables.inject(text).into_owned(),
@@ -48,14 +50,14 @@ pub(crate) fn prefix(inner: &Inner, agent: u32, extra: Option<&Variables>) -> St
         let contents: Vec<String> = tables
             .initial
             .iter()
-            .map(|&s| inject(manifest.skills[s as usize].content.trim()))
+            .map(|&s| inject(inner.skill(s).content.trim()))
             .collect();
         sections.push(format!(
             "## Skills\n\nYou have the following skills available immediately:\n\n{}",
             contents.join(SEPARATOR)
         ));
     }
-    let mut on_demand: Vec<u32> = tables
+    let mut on_demand: Vec<SkillIx> = tables
         .reachable
         .iter()
         .copied()
@@ -73,13 +75,13 @@ pub(crate) fn prefix(inner: &Inner, agent: u32, extra: Option<&Variables>) -> St
     sections.join(SEPARATOR)
 }
 
-fn catalog(inner: &Inner, skills: &[u32]) -> String {
+fn catalog(inner: &Inner, skills: &[SkillIx]) -> String {
     let load = inner.meta_name(MetaTool::LoadSkill);
     let mut out = format!("## On-Demand Skills\n\nYou can load these skills on-demand by using the `{load}` tool:\n\n");
     let header_tokens = estimate_tokens(&out);
     let mut used = header_tokens;
     for (i, &s) in skills.iter().enumerate() {
-        let skill = &inner.manifest.skills[s as usize];
+        let skill = inner.skill(s);
         let mut line = format!("- **{}**: {}", skill.name, skill.description.trim());
         if !skill.toolsets.is_empty() {
             let _ = write!(line, " (toolsets: {})", skill.toolsets.join(", "));
@@ -146,16 +148,16 @@ fn instructions(inner: &Inner) -> String {
 }
 
 /// Sections 5 and 6 for a session.
-pub(crate) fn suffix(inner: &Inner, agent: u32, loaded: &[u32], exposed: &[u32]) -> String {
+pub(crate) fn suffix(inner: &Inner, agent: AgentIx, loaded: &[SkillIx], exposed: &[ToolIx]) -> String {
     let options = &inner.prompt;
-    let tables = &inner.agents[agent as usize];
+    let tables = &inner.agent_tables(agent);
     let mut sections = Vec::new();
     if options.loaded_skills {
-        let on_demand: Vec<u32> = loaded.iter().copied().filter(|s| !tables.initial.contains(s)).collect();
+        let on_demand: Vec<SkillIx> = loaded.iter().copied().filter(|s| !tables.initial.contains(s)).collect();
         if !on_demand.is_empty() {
             let mut out = String::from("## Loaded Skills\n\nSkills you have loaded during this session:\n\n");
             for s in on_demand {
-                let skill = &inner.manifest.skills[s as usize];
+                let skill = inner.skill(s);
                 let _ = write!(out, "- **{}**: {}", skill.name, skill.description.trim());
                 if !skill.toolsets.is_empty() {
                     let _ = write!(out, " (toolsets: {})", skill.toolsets.join(", "));
@@ -174,7 +176,7 @@ pub(crate) fn suffix(inner: &Inner, agent: u32, loaded: &[u32], exposed: &[u32])
         }
         out.push_str(":\n\n");
         for &id in exposed {
-            let spec = &inner.tools[id as usize].spec;
+            let spec = &inner.tool(id).spec;
             let _ = writeln!(out, "- **{}**: {}", spec.name, spec.description.trim());
         }
         out.truncate(out.trim_end().len());

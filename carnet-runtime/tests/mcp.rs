@@ -61,7 +61,11 @@ fn carnet(mode: ExposureMode) -> Carnet {
         },
     );
     let fail = ToolImpl::from_fn("fail", json!({"type": "object"}), |_| async move {
-        Err::<Value, _>(ToolError::new("the disk is full"))
+        Err::<Value, _>(
+            ToolError::new("the disk is full")
+                .with_code("disk_full")
+                .with_data(json!({"free": 0})),
+        )
     });
     Carnet::builder(&manifest)
         .toolsets([
@@ -326,6 +330,11 @@ async fn failures_are_results_the_model_reads() {
             .as_str()
             .unwrap()
             .contains("the disk is full")
+    );
+    // A typed error reaches structuredContent with its code and data.
+    assert_eq!(
+        failed["structuredContent"],
+        json!({"success": false, "error": "the disk is full", "tool": "fail", "code": "disk_full", "data": {"free": 0}})
     );
 }
 

@@ -28,13 +28,11 @@ fn main() {
         .toolsets(tools::toolsets())
         .build()
         .expect("every toolset is bound");
-    let mut session = carnet.session(agents::RESEARCHER).expect("the agent exists");
+    let mut session = carnet.session(agents::RESEARCHER);
     let chart = std::env::temp_dir().join("carnet-research-agent-revenue.svg");
     let mut model = ScriptedResearcher::new(chart.to_string_lossy());
     let mut messages = vec![question()];
-    let baseline = carnet
-        .everything_up_front(agents::RESEARCHER)
-        .expect("the agent exists");
+    let baseline = carnet.everything_up_front(agents::RESEARCHER);
     let up_front = tokens::context(&baseline.system_prompt, &baseline.tools).total();
 
     println!(

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 fn session() -> Session {
     let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
-    carnet.session(agents::RESEARCHER).unwrap()
+    carnet.session(agents::RESEARCHER)
 }
 
 fn call(session: &mut Session, tool: &str, args: Value) -> ToolOutput {
@@ -196,7 +196,7 @@ fn argument_errors_name_the_field() {
 #[test]
 fn schema_snapshots() {
     let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
-    let mut session = carnet.session(agents::RESEARCHER).unwrap();
+    let mut session = carnet.session(agents::RESEARCHER);
     for skill in ["dataAnalysis", "unitConversion", "reportWriting"] {
         session.load_skill(skill).unwrap();
     }

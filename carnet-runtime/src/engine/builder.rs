@@ -1,0 +1,469 @@
+//! [`CarnetBuilder`]: checks the tool implementations against the manifest and builds the
+//! engine's tables.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Value, json};
+
+use super::{
+    AgentTables, BuildError, Carnet, DomainTool, ExposureMode, HookScope, Inner, Naming, Preset, PromptOptions,
+    ScopedHook, StateCache,
+};
+use crate::dispatch::{ToolImpl, ToolsetImpl};
+use crate::hook::Hook;
+use crate::index::{SkillIx, ToolIx, ToolsetIx};
+use crate::manifest::Manifest;
+use crate::names;
+use crate::session::MetaTool;
+use crate::suggest::closest;
+use crate::tool::{ToolKind, ToolSpec};
+use crate::variables::Variables;
+
+/// Builds a [`Carnet`]; see [`Carnet::builder`].
+pub struct CarnetBuilder {
+    manifest: Manifest,
+    toolsets: Vec<ToolsetImpl>,
+    variables: Vec<(String, String)>,
+    env_prefixes: Option<Vec<String>>,
+    preset: Preset,
+    meta: Option<Vec<MetaTool>>,
+    naming: Naming,
+    mode: ExposureMode,
+    prompt: PromptOptions,
+    hooks: Vec<(Target, Arc<dyn Hook>)>,
+    state: Box<dyn Any + Send + Sync>,
+    allow_unimplemented: bool,
+}
+
+/// What a hook was registered for, by name, resolved by [`CarnetBuilder::build`].
+enum Target {
+    All,
+    Tool(String),
+    Toolset(String),
+}
+
+impl fmt::Debug for CarnetBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CarnetBuilder")
+            .field("toolsets", &self.toolsets.len())
+            .field("mode", &self.mode)
+            .field("hooks", &self.hooks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CarnetBuilder {
+    pub(super) fn new(manifest: Manifest) -> Self {
+        CarnetBuilder {
+            manifest,
+            toolsets: Vec::new(),
+            variables: Vec::new(),
+            env_prefixes: None,
+            preset: Preset::Full,
+            meta: None,
+            naming: Naming::CamelCase,
+            mode: ExposureMode::Dynamic,
+            prompt: PromptOptions::default(),
+            hooks: Vec::new(),
+            state: Box::new(()),
+            allow_unimplemented: false,
+        }
+    }
+
+    /// Adds the implementations of one toolset.
+    #[must_use]
+    pub fn toolset(mut self, toolset: ToolsetImpl) -> Self {
+        self.toolsets.push(toolset);
+        self
+    }
+
+    /// Adds the implementations of several toolsets.
+    #[must_use]
+    pub fn toolsets(mut self, toolsets: impl IntoIterator<Item = ToolsetImpl>) -> Self {
+        self.toolsets.extend(toolsets);
+        self
+    }
+
+    /// Variables for every injection, over the manifest's defaults and the environment.
+    #[must_use]
+    pub fn variables<K: Into<String>, V: Into<String>>(mut self, variables: impl IntoIterator<Item = (K, V)>) -> Self {
+        self.variables
+            .extend(variables.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// Environment variable prefixes allowed for injection (default: the manifest's
+    /// `envPrefix`, itself defaulting to `CARNET_` and `PUBLIC_`). An empty list disables
+    /// environment variables. The environment is read once, by [`CarnetBuilder::build`].
+    #[must_use]
+    pub fn env_prefixes<S: Into<String>>(mut self, prefixes: impl IntoIterator<Item = S>) -> Self {
+        self.env_prefixes = Some(prefixes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Which meta-tools to offer (default [`Preset::Full`]).
+    #[must_use]
+    pub fn preset(mut self, preset: Preset) -> Self {
+        self.preset = preset;
+        self.meta = None;
+        self
+    }
+
+    /// Exactly these meta-tools (`callTool` is added in dispatcher mode anyway).
+    #[must_use]
+    pub fn meta_tools(mut self, tools: impl IntoIterator<Item = MetaTool>) -> Self {
+        self.meta = Some(tools.into_iter().collect());
+        self
+    }
+
+    /// How meta-tools are named (default camelCase).
+    #[must_use]
+    pub fn naming(mut self, naming: Naming) -> Self {
+        self.naming = naming;
+        self
+    }
+
+    /// How domain tools reach the model (default [`ExposureMode::Dynamic`]).
+    #[must_use]
+    pub fn mode(mut self, mode: ExposureMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The system prompt's sections.
+    #[must_use]
+    pub fn prompt_options(mut self, options: PromptOptions) -> Self {
+        self.prompt = options;
+        self
+    }
+
+    /// A hook run around every call, meta-tools included. Hooks run in the order they are
+    /// added, after the tool is found, exposed and its arguments are valid (see
+    /// [`Hook`](crate::Hook)).
+    #[must_use]
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push((Target::All, Arc::new(hook)));
+        self
+    }
+
+    /// A hook run around the calls of one tool: a domain tool's canonical name or a
+    /// meta-tool's name (under the chosen [`Naming`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Before, CallInfo, Carnet, Hook, Manifest, ToolImpl, ToolsetImpl, block_on};
+    /// # use serde_json::json;
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "initialSkills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "toolsets": ["t"], "content": ""}}, "toolsets": {"t": {"name": "t", "description": "T",
+    /// #   "content": "", "tools": [{"name": "delete", "description": "Deletes"}]}}}"#)?;
+    /// # let delete = ToolImpl::from_fn("delete", json!({"type": "object"}), |_| async { Ok(json!("deleted")) });
+    /// struct Never;
+    /// impl Hook for Never {
+    ///     fn before(&self, _: &CallInfo<'_>) -> Before {
+    ///         Before::Deny("deleting is disabled".into())
+    ///     }
+    /// }
+    /// let carnet = Carnet::builder(&manifest)
+    ///     .toolset(ToolsetImpl::new("t", [delete]))
+    ///     .tool_hook("delete", Never)
+    ///     .build()?;
+    /// let mut session = carnet.session("a")?;
+    /// let output = block_on(session.call("delete", json!({})));
+    /// assert_eq!(output.error_message(), Some("deleting is disabled"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn tool_hook(mut self, tool: impl Into<String>, hook: impl Hook) -> Self {
+        self.hooks.push((Target::Tool(tool.into()), Arc::new(hook)));
+        self
+    }
+
+    /// A hook run around the calls of one toolset's tools.
+    #[must_use]
+    pub fn toolset_hook(mut self, toolset: impl Into<String>, hook: impl Hook) -> Self {
+        self.hooks.push((Target::Toolset(toolset.into()), Arc::new(hook)));
+        self
+    }
+
+    /// Application state tools reach through [`crate::Context::state`].
+    #[must_use]
+    pub fn state<T: Any + Send + Sync>(mut self, state: T) -> Self {
+        self.state = Box::new(state);
+        self
+    }
+
+    /// Accepts declared tools without an implementation: they are offered with the schema
+    /// the manifest can give (any object) and calling them returns an error result. For
+    /// inspecting content (`carnet prompt`, `carnet tools`), not for serving a model.
+    #[must_use]
+    pub fn allow_unimplemented(mut self) -> Self {
+        self.allow_unimplemented = true;
+        self
+    }
+
+    /// Builds the engine, checking the implementations against the manifest.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] for an unknown toolset, an undeclared tool, a tool implemented twice,
+    /// a non-object input schema, declared tools without implementation (unless
+    /// [`CarnetBuilder::allow_unimplemented`]), an invalid variable name, or a hook
+    /// registered for a tool or toolset the manifest does not have.
+    pub fn build(self) -> Result<Carnet, BuildError> {
+        let manifest = self.manifest;
+        let implementations = bind(&manifest, self.toolsets, self.allow_unimplemented)?;
+        let (tools, toolset_first_tool, tool_names) = tool_tables(&manifest, implementations);
+        let skill_toolsets: Vec<Vec<ToolsetIx>> = manifest
+            .skills
+            .iter()
+            .map(|s| s.toolsets.iter().filter_map(|t| toolset_ix(&manifest, t)).collect())
+            .collect();
+        let agents = agent_tables(&manifest);
+
+        let mut meta = self.meta.unwrap_or_else(|| self.preset.meta_tools().to_vec());
+        meta.retain(|m| *m != MetaTool::CallTool);
+        meta.sort();
+        meta.dedup();
+        if self.mode == ExposureMode::Dispatcher {
+            meta.push(MetaTool::CallTool);
+        }
+        let meta_specs = meta.iter().map(|m| m.spec(self.naming)).collect();
+
+        let prefixes: Vec<String> = self
+            .env_prefixes
+            .unwrap_or_else(|| manifest.env_prefixes.iter().map(ToString::to_string).collect());
+        let mut variables = Variables::from_env(&prefixes);
+        for (k, v) in manifest.variables.iter() {
+            // Manifest names were checked when it was built or loaded; skip any that are not.
+            let _ = variables.set(k.to_string(), v.to_string());
+        }
+        for (k, v) in self.variables {
+            variables
+                .set(k, v)
+                .map_err(|e| BuildError::InvalidVariable { name: e.0 })?;
+        }
+
+        let hooks = self
+            .hooks
+            .into_iter()
+            .map(|(target, hook)| {
+                let scope = match target {
+                    Target::All => HookScope::All,
+                    Target::Toolset(name) => {
+                        HookScope::Toolset(toolset_ix(&manifest, &name).ok_or_else(|| BuildError::UnknownToolset {
+                            similar: closest(&name, manifest.toolsets.iter().map(|t| &*t.name)),
+                            toolset: name,
+                        })?)
+                    }
+                    Target::Tool(name) => {
+                        let is_meta = MetaTool::ALL.iter().any(|m| m.name(self.naming) == name);
+                        if !is_meta && !tool_names.contains_key(&name) {
+                            let candidates = tools
+                                .iter()
+                                .map(|t| t.spec.name.as_str())
+                                .chain(MetaTool::ALL.iter().map(|m| m.name(self.naming)));
+                            return Err(BuildError::UnknownTool {
+                                similar: closest(&name, candidates),
+                                tool: name,
+                            });
+                        }
+                        // Hooks see canonical names: an alias given here means its tool.
+                        let canonical = tool_names
+                            .get(&name)
+                            .and_then(|ids| ids.first())
+                            .map_or(name, |&id| tools[id.get()].spec.name.clone());
+                        HookScope::Tool(canonical)
+                    }
+                };
+                Ok(ScopedHook { scope, hook })
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
+
+        Ok(Carnet {
+            inner: Arc::new(Inner {
+                manifest,
+                variables,
+                meta,
+                meta_specs,
+                naming: self.naming,
+                mode: self.mode,
+                prompt: self.prompt,
+                hooks,
+                state: self.state,
+                agents,
+                skill_toolsets,
+                toolset_first_tool,
+                tools,
+                tool_names,
+                state_cache: StateCache::default(),
+            }),
+        })
+    }
+}
+
+fn toolset_ix(manifest: &Manifest, name: &str) -> Option<ToolsetIx> {
+    manifest
+        .toolsets
+        .binary_search_by(|t| (*t.name).cmp(name))
+        .ok()
+        .map(ToolsetIx::new)
+}
+
+fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
+    manifest
+        .skills
+        .binary_search_by(|s| (*s.name).cmp(name))
+        .ok()
+        .map(SkillIx::new)
+}
+
+/// Puts each implementation in its declared tool's slot: `slots[toolset][tool]`.
+fn bind(
+    manifest: &Manifest,
+    toolsets: Vec<ToolsetImpl>,
+    allow_unimplemented: bool,
+) -> Result<Vec<Vec<Option<ToolImpl>>>, BuildError> {
+    let mut slots: Vec<Vec<Option<ToolImpl>>> = manifest.toolsets.iter().map(|t| vec![None; t.tools.len()]).collect();
+    for set in toolsets {
+        let Some(ti) = toolset_ix(manifest, &set.toolset) else {
+            let similar = closest(&set.toolset, manifest.toolsets.iter().map(|t| &*t.name));
+            return Err(BuildError::UnknownToolset {
+                toolset: set.toolset.into_owned(),
+                similar,
+            });
+        };
+        let toolset = &manifest.toolsets[ti.get()];
+        for tool in set.tools {
+            let Some(j) = toolset.tools.iter().position(|t| t.name == tool.name) else {
+                return Err(BuildError::UndeclaredTool {
+                    toolset: toolset.name.to_string(),
+                    tool: tool.name.into_owned(),
+                    declared: toolset.tools.iter().map(|t| t.name.to_string()).collect(),
+                });
+            };
+            if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+                return Err(BuildError::InvalidSchema {
+                    tool: tool.name.into_owned(),
+                });
+            }
+            let slot = &mut slots[ti.get()][j];
+            if slot.is_some() {
+                return Err(BuildError::DuplicateTool {
+                    toolset: toolset.name.to_string(),
+                    tool: tool.name.into_owned(),
+                });
+            }
+            *slot = Some(tool);
+        }
+    }
+    if !allow_unimplemented {
+        let missing: Vec<String> = manifest
+            .toolsets
+            .iter()
+            .zip(&slots)
+            .flat_map(|(t, slots)| {
+                t.tools
+                    .iter()
+                    .zip(slots)
+                    .filter(|(_, s)| s.is_none())
+                    .map(move |(tool, _)| format!("{}/{}", t.name, tool.name))
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(BuildError::MissingTools { tools: missing });
+        }
+    }
+    Ok(slots)
+}
+
+type ToolTables = (Vec<DomainTool>, Vec<u32>, HashMap<String, Vec<ToolIx>>);
+
+/// Numbers the domain tools toolset by toolset and indexes them by name and alias.
+fn tool_tables(manifest: &Manifest, implementations: Vec<Vec<Option<ToolImpl>>>) -> ToolTables {
+    let mut tools = Vec::new();
+    let mut toolset_first_tool = Vec::with_capacity(manifest.toolsets.len() + 1);
+    let mut tool_names: HashMap<String, Vec<ToolIx>> = HashMap::new();
+    for (ti, (toolset, slots)) in manifest.toolsets.iter().zip(implementations).enumerate() {
+        toolset_first_tool.push(tools.len() as u32);
+        for (tool, implementation) in toolset.tools.iter().zip(slots) {
+            let id = ToolIx::new(tools.len());
+            let description = if tool.description.is_empty() {
+                implementation
+                    .as_ref()
+                    .and_then(|i| i.description.clone())
+                    .unwrap_or(Cow::Borrowed(""))
+            } else {
+                tool.description.clone()
+            };
+            let input_schema = implementation
+                .as_ref()
+                .map_or_else(|| Arc::new(open_schema()), |i| i.input_schema.clone());
+            tool_names.entry(tool.name.to_string()).or_default().push(id);
+            if let Ok(alias) = names::alias(&tool.name)
+                && alias != tool.name
+            {
+                tool_names.entry(alias.into_owned()).or_default().push(id);
+            }
+            tools.push(DomainTool {
+                toolset: ToolsetIx::new(ti),
+                spec: ToolSpec {
+                    name: tool.name.to_string(),
+                    description: description.into_owned(),
+                    input_schema,
+                    kind: ToolKind::Domain,
+                    toolset: Some(toolset.name.to_string()),
+                },
+                implementation,
+            });
+        }
+    }
+    toolset_first_tool.push(tools.len() as u32);
+    (tools, toolset_first_tool, tool_names)
+}
+
+/// Each agent's initial and reachable skills, deduplicated, in declaration order.
+fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
+    let dedup = |names: &mut dyn Iterator<Item = &str>, into: &mut Vec<SkillIx>| {
+        for s in names.filter_map(|s| skill_ix(manifest, s)) {
+            if !into.contains(&s) {
+                into.push(s);
+            }
+        }
+    };
+    manifest
+        .agents
+        .iter()
+        .map(|a| {
+            let mut initial = Vec::new();
+            dedup(
+                &mut a
+                    .initial_skills
+                    .iter()
+                    .chain(manifest.app.global_initial_skills.iter())
+                    .map(|s| &**s),
+                &mut initial,
+            );
+            let mut reachable = initial.clone();
+            dedup(
+                &mut a.skills.iter().chain(manifest.app.global_skills.iter()).map(|s| &**s),
+                &mut reachable,
+            );
+            AgentTables {
+                initial,
+                reachable,
+                prefix: OnceLock::new(),
+            }
+        })
+        .collect()
+}
+
+/// The input schema of a declared tool without an implementation: any object.
+fn open_schema() -> Value {
+    json!({"type": "object", "additionalProperties": true})
+}

@@ -1,0 +1,282 @@
+//! [`Carnet`]: the immutable engine built from a manifest and the tool implementations,
+//! shared by every session. Its tables are built once by [`CarnetBuilder::build`] and read by
+//! every session through typed indices.
+
+mod builder;
+mod options;
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use crate::dispatch::ToolImpl;
+use crate::hook::Hook;
+use crate::index::{AgentIx, SkillIx, ToolIx, ToolsetIx};
+use crate::manifest::{Agent, Manifest, Skill, Toolset};
+use crate::session::MetaTool;
+use crate::tool::ToolSpec;
+use crate::variables::Variables;
+
+pub use builder::CarnetBuilder;
+pub use options::{BuildError, ExposureMode, Naming, Preset, PromptOptions};
+
+/// An agent's place in the engine's tables.
+#[derive(Debug)]
+pub(crate) struct AgentTables {
+    /// Initial skills (agent's, then global initial ones), deduplicated.
+    pub(crate) initial: Vec<SkillIx>,
+    /// Every skill the agent may load (initial, on demand, global), deduplicated, in order.
+    pub(crate) reachable: Vec<SkillIx>,
+    /// Sections 1-4 of the system prompt, built once.
+    pub(crate) prefix: OnceLock<String>,
+}
+
+/// A domain tool: its toolset, what the model sees of it, and its code.
+pub(crate) struct DomainTool {
+    pub(crate) toolset: ToolsetIx,
+    pub(crate) spec: ToolSpec,
+    pub(crate) implementation: Option<ToolImpl>,
+}
+
+/// Which calls a hook wraps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HookScope {
+    /// Every call, meta-tools included.
+    All,
+    /// Calls of the tool (domain or meta) with this canonical name.
+    Tool(String),
+    /// Calls of this toolset's tools.
+    Toolset(ToolsetIx),
+}
+
+pub(crate) struct ScopedHook {
+    pub(crate) scope: HookScope,
+    pub(crate) hook: Arc<dyn Hook>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) manifest: Manifest,
+    pub(crate) variables: Variables,
+    pub(crate) meta: Vec<MetaTool>,
+    pub(crate) meta_specs: Vec<ToolSpec>,
+    pub(crate) naming: Naming,
+    pub(crate) mode: ExposureMode,
+    pub(crate) prompt: PromptOptions,
+    pub(crate) hooks: Vec<ScopedHook>,
+    pub(crate) state: Box<dyn Any + Send + Sync>,
+    pub(crate) agents: Vec<AgentTables>,
+    /// Skill → the toolsets it brings.
+    pub(crate) skill_toolsets: Vec<Vec<ToolsetIx>>,
+    /// Toolset → its first tool (the tools of toolset `t` are `first[t]..first[t+1]`).
+    pub(crate) toolset_first_tool: Vec<u32>,
+    /// Every domain tool, toolset by toolset in manifest order.
+    pub(crate) tools: Vec<DomainTool>,
+    /// Canonical name and provider alias → tools.
+    pub(crate) tool_names: HashMap<String, Vec<ToolIx>>,
+    /// Prompts and tool lists by session state, shared by every session.
+    pub(crate) state_cache: StateCache,
+}
+
+/// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool
+/// list on the exposed tools. Conversations tend to reach the same few states (the initial
+/// one above all), so the engine keeps one copy of each: a session gets an `Arc`, and a new
+/// session in a known state builds nothing. Bounded: past `STATE_CACHE_LIMIT` entries the
+/// cache starts over (entries are cheap to rebuild; sessions keep their own `Arc`s).
+#[derive(Default)]
+pub(crate) struct StateCache {
+    prompts: Mutex<HashMap<PromptKey, Arc<str>>>,
+    tools: Mutex<HashMap<ToolsKey, Arc<[ToolSpec]>>>,
+}
+
+/// Agent, loaded skills (in load order), exposed tools (in exposure order).
+pub(crate) type PromptKey = (AgentIx, Box<[SkillIx]>, Box<[ToolIx]>);
+
+/// Exposed tools, in exposure order.
+pub(crate) type ToolsKey = Box<[ToolIx]>;
+
+const STATE_CACHE_LIMIT: usize = 4096;
+
+impl StateCache {
+    pub(crate) fn prompt(&self, key: PromptKey, build: impl FnOnce() -> Arc<str>) -> Arc<str> {
+        cached(&self.prompts, key, build)
+    }
+
+    pub(crate) fn tools(&self, key: ToolsKey, build: impl FnOnce() -> Arc<[ToolSpec]>) -> Arc<[ToolSpec]> {
+        cached(&self.tools, key, build)
+    }
+}
+
+fn cached<K: Eq + std::hash::Hash, V: ?Sized>(
+    map: &Mutex<HashMap<K, Arc<V>>>,
+    key: K,
+    build: impl FnOnce() -> Arc<V>,
+) -> Arc<V> {
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(value) = map.get(&key) {
+        return Arc::clone(value);
+    }
+    let value = build();
+    if map.len() >= STATE_CACHE_LIMIT {
+        map.clear();
+    }
+    map.insert(key, Arc::clone(&value));
+    value
+}
+
+/// The engine: a manifest, the tool implementations, variables and options. Immutable,
+/// `Send + Sync` and cheap to clone (an `Arc`): share one across threads and make a
+/// [`crate::Session`] per conversation.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::{Carnet, Manifest};
+///
+/// let manifest = Manifest::from_json(r#"{
+///     "agents": { "helper": { "name": "helper", "description": "Helps", "skills": ["notes"], "prompt": "Be kind." } },
+///     "skills": { "notes": { "name": "notes", "description": "Take notes", "content": "Write it down." } },
+///     "toolsets": {}
+/// }"#)?;
+/// let carnet = Carnet::builder(&manifest).build()?;
+/// let mut session = carnet.session("helper")?;
+/// assert!(session.system_prompt().starts_with("Be kind."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Carnet {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Carnet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Carnet")
+            .field("agents", &self.inner.manifest.agents.len())
+            .field("skills", &self.inner.manifest.skills.len())
+            .field("tools", &self.inner.tools.len())
+            .field("mode", &self.inner.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Carnet {
+    /// Starts building an engine over `manifest` (cloning a generated `'static` manifest
+    /// copies a few pointers, nothing more).
+    #[must_use]
+    pub fn builder(manifest: &Manifest) -> CarnetBuilder {
+        CarnetBuilder::new(manifest.clone())
+    }
+
+    /// The manifest.
+    #[must_use]
+    pub fn manifest(&self) -> &Manifest {
+        &self.inner.manifest
+    }
+
+    /// The exposure mode.
+    #[must_use]
+    pub fn mode(&self) -> ExposureMode {
+        self.inner.mode
+    }
+
+    /// The meta-tools offered, in order.
+    #[must_use]
+    pub fn meta_tools(&self) -> &[MetaTool] {
+        &self.inner.meta
+    }
+
+    /// The variables (environment snapshot, manifest defaults and builder ones, layered).
+    #[must_use]
+    pub fn variables(&self) -> &Variables {
+        &self.inner.variables
+    }
+
+    /// The spec of every domain tool named `name` (canonical name or provider alias).
+    pub fn domain_tools_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a ToolSpec> + 'a {
+        self.inner
+            .tool_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&id| &self.inner.tool(id).spec)
+    }
+}
+
+/// Binary search in a list sorted by name.
+fn position<T>(items: &[T], name: &str, key: impl Fn(&T) -> &str) -> Option<usize> {
+    items.binary_search_by(|item| key(item).cmp(name)).ok()
+}
+
+impl Inner {
+    pub(crate) fn agent_index(&self, name: &str) -> Option<AgentIx> {
+        position(&self.manifest.agents, name, |a| &a.name).map(AgentIx::new)
+    }
+
+    pub(crate) fn skill_index(&self, name: &str) -> Option<SkillIx> {
+        position(&self.manifest.skills, name, |s| &s.name).map(SkillIx::new)
+    }
+
+    pub(crate) fn toolset_index(&self, name: &str) -> Option<ToolsetIx> {
+        position(&self.manifest.toolsets, name, |t| &t.name).map(ToolsetIx::new)
+    }
+
+    pub(crate) fn agent(&self, agent: AgentIx) -> &Agent {
+        &self.manifest.agents[agent.get()]
+    }
+
+    pub(crate) fn agent_tables(&self, agent: AgentIx) -> &AgentTables {
+        &self.agents[agent.get()]
+    }
+
+    pub(crate) fn skill(&self, skill: SkillIx) -> &Skill {
+        &self.manifest.skills[skill.get()]
+    }
+
+    pub(crate) fn skill_toolsets(&self, skill: SkillIx) -> &[ToolsetIx] {
+        &self.skill_toolsets[skill.get()]
+    }
+
+    pub(crate) fn toolset(&self, toolset: ToolsetIx) -> &Toolset {
+        &self.manifest.toolsets[toolset.get()]
+    }
+
+    pub(crate) fn tool(&self, tool: ToolIx) -> &DomainTool {
+        &self.tools[tool.get()]
+    }
+
+    /// The tools a toolset declares, in declaration order.
+    pub(crate) fn toolset_tools(&self, toolset: ToolsetIx) -> impl Iterator<Item = ToolIx> + use<> {
+        let first = self.toolset_first_tool[toolset.get()] as usize;
+        let end = self.toolset_first_tool[toolset.get() + 1] as usize;
+        (first..end).map(ToolIx::new)
+    }
+
+    pub(crate) fn meta_name(&self, meta: MetaTool) -> &'static str {
+        meta.name(self.naming)
+    }
+
+    pub(crate) fn meta_by_name(&self, name: &str) -> Option<MetaTool> {
+        self.meta.iter().copied().find(|m| m.name(self.naming) == name)
+    }
+
+    pub(crate) fn has_meta(&self, meta: MetaTool) -> bool {
+        self.meta.contains(&meta)
+    }
+
+    /// The hooks wrapping a call of `tool` (canonical name; `toolset` for domain tools), in
+    /// the order they were added.
+    pub(crate) fn hooks_for<'a>(
+        &'a self,
+        tool: &'a str,
+        toolset: Option<ToolsetIx>,
+    ) -> impl Iterator<Item = &'a dyn Hook> + 'a {
+        self.hooks
+            .iter()
+            .filter(move |h| match &h.scope {
+                HookScope::All => true,
+                HookScope::Tool(name) => name == tool,
+                HookScope::Toolset(t) => Some(*t) == toolset,
+            })
+            .map(|h| &*h.hook)
+    }
+}

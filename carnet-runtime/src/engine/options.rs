@@ -1,0 +1,145 @@
+//! The engine's options: which meta-tools, how they are named, how domain tools reach the
+//! model, which prompt sections; and why an engine could not be built.
+
+use crate::session::MetaTool;
+
+/// Which meta-tools the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Preset {
+    /// All six: `listAvailableSkills`, `loadSkill`, `listSkillToolsets`, `loadToolset`,
+    /// `loadTool`, `loadSkillFile`.
+    #[default]
+    Full,
+    /// `loadSkill` and `loadSkillFile` only (TS Carnet's set).
+    Minimal,
+}
+
+impl Preset {
+    /// The meta-tools of the preset, in the order they are offered.
+    #[must_use]
+    pub fn meta_tools(self) -> &'static [MetaTool] {
+        match self {
+            Preset::Full => &MetaTool::ALL[..6],
+            Preset::Minimal => &[MetaTool::LoadSkill, MetaTool::LoadSkillFile],
+        }
+    }
+}
+
+/// How meta-tools and their parameters are named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Naming {
+    /// `loadSkill {skillName}` (TS Carnet's names).
+    #[default]
+    CamelCase,
+    /// `load_skill {skill_name}`.
+    SnakeCase,
+}
+
+/// How domain tools reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExposureMode {
+    /// The tool list grows as skills load: loaded tools are real tools.
+    #[default]
+    Dynamic,
+    /// The tool list never changes (meta-tools + `callTool {name, arguments}`); loaded tools'
+    /// schemas arrive in `loadSkill`/`loadToolset` results. Keeps a provider's prompt cache
+    /// valid and suits clients that cache their tool list.
+    Dispatcher,
+}
+
+/// Which sections the system prompt has, in this order (stable ones first, so a provider's
+/// prefix cache survives skill loads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // one switch per section
+pub struct PromptOptions {
+    /// The agent's prompt.
+    pub agent_prompt: bool,
+    /// The full content of the initial (and global initial) skills.
+    pub initial_skills: bool,
+    /// The catalog of skills that can be loaded.
+    pub catalog: bool,
+    /// How to load skills, naming the meta-tools enabled.
+    pub instructions: bool,
+    /// The skills loaded during the session.
+    pub loaded_skills: bool,
+    /// The domain tools currently available.
+    pub available_tools: bool,
+    /// Caps the catalog to about this many tokens (estimated as characters / 4); the rest
+    /// is reachable through `listAvailableSkills`.
+    pub catalog_token_budget: Option<usize>,
+}
+
+impl Default for PromptOptions {
+    fn default() -> Self {
+        PromptOptions {
+            agent_prompt: true,
+            initial_skills: true,
+            catalog: true,
+            instructions: true,
+            loaded_skills: true,
+            available_tools: true,
+            catalog_token_budget: None,
+        }
+    }
+}
+
+/// Why a [`Carnet`](crate::Carnet) could not be built: the build-time binding checks, at run time.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// Implementations given for a toolset the manifest does not have.
+    #[error("unknown toolset `{toolset}`{}", hint(.similar.as_ref()))]
+    UnknownToolset {
+        /// The name given.
+        toolset: String,
+        /// The closest existing name.
+        similar: Option<String>,
+    },
+    /// A hook registered for a tool that is neither a domain tool nor a meta-tool.
+    #[error("unknown tool `{tool}`{}", hint(.similar.as_ref()))]
+    UnknownTool {
+        /// The name given.
+        tool: String,
+        /// The closest existing name.
+        similar: Option<String>,
+    },
+    /// An implementation for a tool the toolset does not declare.
+    #[error("toolset `{toolset}` declares no tool `{tool}` (it declares: {})", .declared.join(", "))]
+    UndeclaredTool {
+        /// The toolset.
+        toolset: String,
+        /// The implemented tool.
+        tool: String,
+        /// What the toolset declares.
+        declared: Vec<String>,
+    },
+    /// Two implementations of one tool.
+    #[error("tool `{tool}` of toolset `{toolset}` is implemented twice")]
+    DuplicateTool {
+        /// The toolset.
+        toolset: String,
+        /// The tool.
+        tool: String,
+    },
+    /// Declared tools without an implementation (see [`CarnetBuilder::allow_unimplemented`](crate::CarnetBuilder::allow_unimplemented)).
+    #[error("{} declared tool(s) have no implementation: {}", .tools.len(), .tools.join(", "))]
+    MissingTools {
+        /// `toolset/tool` for each.
+        tools: Vec<String>,
+    },
+    /// A variable name that no placeholder can reference.
+    #[error("invalid variable name `{name}`: names are `[A-Za-z_][A-Za-z0-9_]*`")]
+    InvalidVariable {
+        /// The name given.
+        name: String,
+    },
+    /// A tool's input schema is not an object schema.
+    #[error("the input schema of tool `{tool}` must be an object schema")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+    },
+}
+
+fn hint(similar: Option<&String>) -> String {
+    similar.map(|s| format!(": did you mean `{s}`?")).unwrap_or_default()
+}

@@ -1,0 +1,277 @@
+//! The call pipeline: resolve the name, check exposure and arguments, run the hooks and the
+//! tool, turn every failure into a result the model can read. See [`crate::hook`] for the
+//! order of the steps.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::explain::not_exposed;
+use super::meta::{self, MetaTool, param};
+use super::{Loaded, Session};
+use crate::dispatch::{BoxFuture, CatchUnwind, Context, ToolOutput};
+use crate::engine::{Carnet, Inner};
+use crate::extensions::Extensions;
+use crate::hook::{Before, CallInfo, Hook};
+use crate::index::ToolIx;
+use crate::schema;
+
+impl Session {
+    /// Calls a tool (meta or domain) with JSON arguments given as text, as providers send
+    /// them. Malformed JSON is an error result, not a failure.
+    pub async fn call_json(&mut self, name: &str, arguments: &str) -> ToolOutput {
+        let arguments = if arguments.trim().is_empty() {
+            Ok(json!({}))
+        } else {
+            serde_json::from_str(arguments)
+        };
+        match arguments {
+            Ok(value) => self.call(name, value).await,
+            Err(e) => ToolOutput::error(
+                format!("the arguments of `{name}` are not valid JSON: {e}"),
+                json!({"tool": name}),
+            ),
+        }
+    }
+
+    /// Calls a tool (meta or domain). Every failure — unknown or not-yet-exposed tool,
+    /// arguments not matching the schema (the field is named), a hook's refusal, the tool's
+    /// `Err`, a panic — is a structured error result the model can read; the session stays
+    /// consistent.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> ToolOutput {
+        match self.carnet.inner.meta_by_name(name) {
+            Some(MetaTool::CallTool) => self.call_tool(&arguments).await,
+            Some(meta) => self.meta_call(meta, name, arguments),
+            None => self.domain_future(name, arguments).await,
+        }
+    }
+
+    /// Starts a call that reads nothing of the session once started: a domain tool, directly
+    /// or through `callTool`. The future owns what it needs, so the session can serve other
+    /// calls (or be locked by nobody) while it runs; this is how `carnet::mcp` runs one
+    /// connection's tool calls side by side. `None` for the other meta-tools, which read or
+    /// change the session: call them with [`Session::call`].
+    ///
+    /// What the future returns is what [`Session::call`] would have: the same checks against
+    /// the session as it is now, the same hooks, the same structured errors.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, ToolImpl, ToolsetImpl, block_on};
+    /// # use serde_json::json;
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "initialSkills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "toolsets": ["t"], "content": ""}}, "toolsets": {"t": {"name": "t", "description": "T",
+    /// #   "content": "", "tools": [{"name": "echo", "description": "Echo"}]}}}"#)?;
+    /// # let echo = ToolImpl::from_fn("echo", json!({"type": "object"}), |args| async move { Ok(args) });
+    /// # let carnet = Carnet::builder(&manifest).toolset(ToolsetImpl::new("t", [echo])).build()?;
+    /// let session = carnet.session("a")?;
+    /// let first = session.call_detached("echo", &json!({"n": 1})).expect("a domain tool");
+    /// let second = session.call_detached("echo", &json!({"n": 2})).expect("a domain tool");
+    /// assert!(session.call_detached("loadSkill", &json!({"skillName": "s"})).is_none());
+    /// assert_eq!(block_on(second).value, json!({"n": 2}));
+    /// assert_eq!(block_on(first).value, json!({"n": 1}));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn call_detached(&self, name: &str, arguments: &Value) -> Option<BoxFuture<'static, ToolOutput>> {
+        match self.carnet.inner.meta_by_name(name) {
+            Some(MetaTool::CallTool) => Some(self.call_tool(arguments)),
+            Some(_) => None,
+            None => Some(self.domain_future(name, arguments.clone())),
+        }
+    }
+
+    fn meta_call(&mut self, meta: MetaTool, name: &str, arguments: Value) -> ToolOutput {
+        let inner = &*self.carnet.inner;
+        let agent = &*inner.agent(self.loaded.agent).name;
+        let hooks: Vec<&dyn Hook> = inner.hooks_for(name, None).collect();
+        let call = Call {
+            agent,
+            tool: name,
+            toolset: None,
+            meta: true,
+            extensions: &self.extensions,
+        };
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        if let Err(output) = meta::check_arguments(meta, inner.naming, name, &arguments) {
+            return call.after(&hooks, &arguments, output);
+        }
+        let arguments = match call.before(&hooks, arguments, &meta.input_schema(inner.naming)) {
+            Ok(arguments) => arguments,
+            Err((arguments, output)) => return call.after(&hooks, &arguments, output),
+        };
+        let (output, changed) = meta::run(meta, inner, &mut self.loaded, &arguments);
+        if changed {
+            self.prompt_cache.take();
+            self.tools_cache.take();
+        }
+        call.after(&hooks, &arguments, output)
+    }
+
+    fn call_tool(&self, arguments: &Value) -> BoxFuture<'static, ToolOutput> {
+        let inner = &*self.carnet.inner;
+        let call_name = inner.meta_name(MetaTool::CallTool);
+        if let Err(e) = schema::validate(arguments, &MetaTool::CallTool.input_schema(inner.naming)) {
+            let output = ToolOutput::error(
+                format!("invalid arguments for `{call_name}`: {e}"),
+                json!({"field": e.path}),
+            );
+            return Box::pin(std::future::ready(output));
+        }
+        let name = arguments[param(inner.naming, "name")].as_str().unwrap_or_default();
+        if inner.meta_by_name(name).is_some() {
+            let output = ToolOutput::error(
+                format!("`{name}` is a meta-tool: call it directly, not through `{call_name}`"),
+                json!({"tool": name}),
+            );
+            return Box::pin(std::future::ready(output));
+        }
+        self.domain_future(name, arguments[param(inner.naming, "arguments")].clone())
+    }
+
+    /// A domain call: checked against the session now (exposure, implementation,
+    /// arguments), run by the returned future, which owns everything it needs.
+    fn domain_future(&self, name: &str, arguments: Value) -> BoxFuture<'static, ToolOutput> {
+        // No arguments at all is an empty object (some models send `null` for no-argument tools).
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let checked = check_domain_call(&self.carnet.inner, &self.loaded, name, &arguments);
+        let carnet = Carnet::clone(&self.carnet);
+        let extensions = Arc::clone(&self.extensions);
+        let skills = self.loaded.skills.clone();
+        let agent = self.loaded.agent;
+        let name = name.to_owned();
+        Box::pin(async move {
+            let inner = &*carnet.inner;
+            let (id, toolset) = match checked {
+                Ok(id) => (Some(id), Some(inner.tool(id).toolset)),
+                Err(_) => (None, None),
+            };
+            let canonical = id.map_or(name.as_str(), |id| inner.tool(id).spec.name.as_str());
+            let hooks: Vec<&dyn Hook> = inner.hooks_for(canonical, toolset).collect();
+            let call = Call {
+                agent: &inner.agent(agent).name,
+                tool: canonical,
+                toolset: toolset.map(|t| &*inner.toolset(t).name),
+                meta: false,
+                extensions: &extensions,
+            };
+            let id = match checked {
+                Ok(id) => id,
+                Err(output) => return call.after(&hooks, &arguments, output),
+            };
+            let tool = inner.tool(id);
+            let arguments = match call.before(&hooks, arguments, &tool.spec.input_schema) {
+                Ok(arguments) => arguments,
+                Err((arguments, output)) => return call.after(&hooks, &arguments, output),
+            };
+            let Some(implementation) = &tool.implementation else {
+                unreachable!("checked before the hooks")
+            };
+            let context = Context {
+                state: inner.state.as_ref(),
+                extensions: &extensions,
+                agent: &inner.agent(agent).name,
+                loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
+                tool: &tool.spec.name,
+            };
+            let future = implementation.handler.call(&context, arguments.clone());
+            let output = match CatchUnwind(future).await {
+                Ok(Ok(value)) => ToolOutput::ok(value),
+                Ok(Err(e)) => e.into_output(canonical),
+                Err(panic) => ToolOutput::error(
+                    format!("tool `{canonical}` panicked: {panic}"),
+                    json!({"tool": canonical}),
+                ),
+            };
+            call.after(&hooks, &arguments, output)
+        })
+    }
+}
+
+/// The checks before the hooks: the tool is exposed, has an implementation, and the
+/// arguments match its schema.
+fn check_domain_call(inner: &Inner, loaded: &Loaded, name: &str, arguments: &Value) -> Result<ToolIx, ToolOutput> {
+    let id = loaded
+        .exposed_named(inner, name)
+        .ok_or_else(|| not_exposed(inner, loaded, name))?;
+    let tool = inner.tool(id);
+    let name = &tool.spec.name;
+    if tool.implementation.is_none() {
+        return Err(ToolOutput::error(
+            format!("tool `{name}` has no implementation in this program"),
+            json!({"tool": name, "toolset": tool.spec.toolset}),
+        ));
+    }
+    schema::validate(arguments, &tool.spec.input_schema)
+        .map_err(|e| invalid_arguments(name, &e, &tool.spec.input_schema, ""))?;
+    Ok(id)
+}
+
+fn invalid_arguments(name: &str, e: &schema::SchemaError, input_schema: &Value, after: &str) -> ToolOutput {
+    ToolOutput::error(
+        format!("invalid arguments for `{name}`{after}: {e}"),
+        json!({"tool": name, "field": e.path, "inputSchema": input_schema}),
+    )
+}
+
+/// One call as its hooks see it, less the arguments (which hooks may rewrite).
+struct Call<'a> {
+    agent: &'a str,
+    tool: &'a str,
+    toolset: Option<&'a str>,
+    meta: bool,
+    extensions: &'a Extensions,
+}
+
+impl Call<'_> {
+    fn info<'b>(&'b self, arguments: &'b Value) -> CallInfo<'b> {
+        CallInfo {
+            agent: self.agent,
+            tool: self.tool,
+            toolset: self.toolset,
+            arguments,
+            meta: self.meta,
+            extensions: self.extensions,
+        }
+    }
+
+    /// Runs the before hooks on valid arguments: the arguments to call with (rewritten and
+    /// checked against `input_schema` again if a hook rewrote them), or the output that
+    /// ends the call.
+    fn before(
+        &self,
+        hooks: &[&dyn Hook],
+        mut arguments: Value,
+        input_schema: &Value,
+    ) -> Result<Value, (Value, ToolOutput)> {
+        let mut rewritten = false;
+        for hook in hooks {
+            match hook.before(&self.info(&arguments)) {
+                Before::Continue => {}
+                Before::Rewrite(new) => {
+                    arguments = new;
+                    rewritten = true;
+                }
+                Before::Deny(reason) => {
+                    let output = ToolOutput::error(reason, json!({"tool": self.tool, "denied": true}));
+                    return Err((arguments, output));
+                }
+                Before::Respond(output) => return Err((arguments, output)),
+            }
+        }
+        if rewritten && let Err(e) = schema::validate(&arguments, input_schema) {
+            let output = invalid_arguments(self.tool, &e, input_schema, " after a hook rewrote them");
+            return Err((arguments, output));
+        }
+        Ok(arguments)
+    }
+
+    fn after(&self, hooks: &[&dyn Hook], arguments: &Value, mut output: ToolOutput) -> ToolOutput {
+        for hook in hooks {
+            hook.after(&self.info(arguments), &mut output);
+        }
+        output
+    }
+}

@@ -1,0 +1,400 @@
+//! The meta-tools, in one place: their names, descriptions and input schemas, and what each
+//! returns (results, errors and the suggestions in them).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::reach::Loaded;
+use crate::dispatch::ToolOutput;
+use crate::engine::{ExposureMode, Inner, Naming};
+use crate::index::{SkillIx, ToolIx};
+use crate::schema;
+use crate::suggest::similar;
+use crate::tool::{ToolKind, ToolSpec};
+
+/// Names of carnet's meta-tools, camelCase (the default naming), in [`MetaTool::ALL`] order.
+pub const META_TOOLS: [&str; 7] = [
+    "listAvailableSkills",
+    "loadSkill",
+    "listSkillToolsets",
+    "loadToolset",
+    "loadTool",
+    "loadSkillFile",
+    "callTool",
+];
+
+/// Names of carnet's meta-tools, `snake_case` (the snake naming option).
+pub const META_TOOLS_SNAKE: [&str; 7] = [
+    "list_available_skills",
+    "load_skill",
+    "list_skill_toolsets",
+    "load_toolset",
+    "load_tool",
+    "load_skill_file",
+    "call_tool",
+];
+
+/// A meta-tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MetaTool {
+    /// `listAvailableSkills {query?}`.
+    ListAvailableSkills,
+    /// `loadSkill {skillName}`.
+    LoadSkill,
+    /// `listSkillToolsets {skillName}`.
+    ListSkillToolsets,
+    /// `loadToolset {toolsetName}`.
+    LoadToolset,
+    /// `loadTool {toolName}`.
+    LoadTool,
+    /// `loadSkillFile {skillName, path}`.
+    LoadSkillFile,
+    /// `callTool {name, arguments}` (dispatcher mode only).
+    CallTool,
+}
+
+impl MetaTool {
+    /// Every meta-tool, in the order they are offered.
+    pub const ALL: [MetaTool; 7] = [
+        MetaTool::ListAvailableSkills,
+        MetaTool::LoadSkill,
+        MetaTool::ListSkillToolsets,
+        MetaTool::LoadToolset,
+        MetaTool::LoadTool,
+        MetaTool::LoadSkillFile,
+        MetaTool::CallTool,
+    ];
+
+    /// The tool's name under `naming`.
+    #[must_use]
+    pub fn name(self, naming: Naming) -> &'static str {
+        let index = self as usize;
+        match naming {
+            Naming::CamelCase => META_TOOLS[index],
+            Naming::SnakeCase => META_TOOLS_SNAKE[index],
+        }
+    }
+
+    /// The description the model reads.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            MetaTool::ListAvailableSkills => {
+                "List the skills you can load, with their descriptions; `query` filters them"
+            }
+            MetaTool::LoadSkill => "Load a skill by name to get its full content and capabilities",
+            MetaTool::ListSkillToolsets => "List the toolsets of a skill with their descriptions and tool counts",
+            MetaTool::LoadToolset => "Load a toolset's documentation and make its tools available",
+            MetaTool::LoadTool => "Load one tool's documentation and input schema and make the tool available",
+            MetaTool::LoadSkillFile => "Load the content of a file from a previously loaded skill",
+            MetaTool::CallTool => "Call a loaded domain tool by name with its arguments",
+        }
+    }
+
+    /// The tool as the model sees it, under `naming`.
+    #[must_use]
+    pub fn spec(self, naming: Naming) -> ToolSpec {
+        ToolSpec {
+            name: self.name(naming).to_owned(),
+            description: self.description().to_owned(),
+            input_schema: Arc::new(self.input_schema(naming)),
+            kind: ToolKind::Meta,
+            toolset: None,
+        }
+    }
+
+    /// The input schema under `naming`.
+    #[must_use]
+    pub fn input_schema(self, naming: Naming) -> Value {
+        let p = |camel: &'static str| param(naming, camel);
+        let string = |description: &str| json!({"type": "string", "description": description});
+        let (properties, required): (Vec<(&str, Value)>, Vec<&str>) = match self {
+            MetaTool::ListAvailableSkills => (
+                vec![(
+                    p("query"),
+                    string("Words that the skill's name or description must contain"),
+                )],
+                vec![],
+            ),
+            MetaTool::LoadSkill => (
+                vec![(p("skillName"), string("The name of the skill to load"))],
+                vec![p("skillName")],
+            ),
+            MetaTool::ListSkillToolsets => (
+                vec![(p("skillName"), string("The name of the skill"))],
+                vec![p("skillName")],
+            ),
+            MetaTool::LoadToolset => (
+                vec![(p("toolsetName"), string("The name of the toolset to load"))],
+                vec![p("toolsetName")],
+            ),
+            MetaTool::LoadTool => (
+                vec![(p("toolName"), string("The name of the tool to load"))],
+                vec![p("toolName")],
+            ),
+            MetaTool::LoadSkillFile => (
+                vec![
+                    (p("skillName"), string("The name of the skill that contains the file")),
+                    (p("path"), string("The path of the file to load (from the files array)")),
+                ],
+                vec![p("skillName"), p("path")],
+            ),
+            MetaTool::CallTool => (
+                vec![
+                    (p("name"), string("The name of the loaded tool to call")),
+                    (
+                        p("arguments"),
+                        json!({"type": "object", "description": "The tool's arguments, as its input schema describes"}),
+                    ),
+                ],
+                vec![p("name"), p("arguments")],
+            ),
+        };
+        json!({
+            "type": "object",
+            "properties": properties.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<serde_json::Map<_, _>>(),
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+}
+
+/// A meta-tool parameter's name under `naming`.
+pub(crate) fn param(naming: Naming, camel: &'static str) -> &'static str {
+    match (naming, camel) {
+        (Naming::SnakeCase, "skillName") => "skill_name",
+        (Naming::SnakeCase, "toolsetName") => "toolset_name",
+        (Naming::SnakeCase, "toolName") => "tool_name",
+        _ => camel,
+    }
+}
+
+/// Validates a meta-tool call's arguments.
+pub(crate) fn check_arguments(meta: MetaTool, naming: Naming, name: &str, arguments: &Value) -> Result<(), ToolOutput> {
+    match schema::validate(arguments, &meta.input_schema(naming)) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(ToolOutput::error(
+            format!("invalid arguments for `{name}`: {e}"),
+            json!({"field": e.path}),
+        )),
+    }
+}
+
+/// Runs a meta-tool other than `callTool` on valid arguments; returns its result and
+/// whether the session changed.
+pub(crate) fn run(meta: MetaTool, inner: &Inner, loaded: &mut Loaded, arguments: &Value) -> (ToolOutput, bool) {
+    let arg = |camel: &'static str| {
+        arguments
+            .get(param(inner.naming, camel))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    match meta {
+        MetaTool::ListAvailableSkills => (list_available_skills(inner, loaded, arg("query")), false),
+        MetaTool::LoadSkill => load_skill(inner, loaded, arg("skillName")),
+        MetaTool::ListSkillToolsets => (list_skill_toolsets(inner, loaded, arg("skillName")), false),
+        MetaTool::LoadToolset => load_toolset(inner, loaded, arg("toolsetName")),
+        MetaTool::LoadTool => load_tool(inner, loaded, arg("toolName")),
+        MetaTool::LoadSkillFile => (load_skill_file(inner, loaded, arg("skillName"), arg("path")), false),
+        MetaTool::CallTool => unreachable!("callTool is dispatched as a domain call"),
+    }
+}
+
+/// The error for a skill the agent cannot load, with the skills it can.
+pub(crate) fn skill_not_available(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOutput {
+    let reachable: Vec<&str> = loaded
+        .reachable_skills(inner)
+        .iter()
+        .map(|&s| &*inner.skill(s).name)
+        .collect();
+    let message = if inner.skill_index(name).is_some() {
+        format!(
+            "skill `{name}` is not available to agent `{}`",
+            inner.agent(loaded.agent).name
+        )
+    } else {
+        format!("Skill not found: {name}")
+    };
+    ToolOutput::error(
+        message,
+        json!({"available": reachable, "similar": similar(name, reachable.iter().copied(), 3)}),
+    )
+}
+
+fn list_available_skills(inner: &Inner, loaded: &Loaded, query: &str) -> ToolOutput {
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let mut reachable = loaded.reachable_skills(inner).to_vec();
+    reachable.sort_unstable();
+    let skills: Vec<Value> = reachable
+        .iter()
+        .map(|&s| (s, inner.skill(s)))
+        .filter(|(_, skill)| {
+            let haystack = format!("{} {}", skill.name, skill.description).to_lowercase();
+            words.iter().all(|w| haystack.contains(w.as_str()))
+        })
+        .map(|(s, skill)| {
+            json!({
+                "name": skill.name,
+                "description": skill.description,
+                "toolsets": skill.toolsets,
+                "loaded": loaded.skills.contains(&s),
+            })
+        })
+        .collect();
+    ToolOutput::ok(json!({"success": true, "skills": skills}))
+}
+
+/// Full specs of tools, for dispatcher mode where loaded tools are not in the tool list.
+fn tool_specs(inner: &Inner, ids: &[ToolIx]) -> Value {
+    ids.iter()
+        .map(|&id| {
+            let spec = &inner.tool(id).spec;
+            json!({"name": spec.name, "description": spec.description, "inputSchema": *spec.input_schema})
+        })
+        .collect()
+}
+
+fn load_skill(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bool) {
+    let Some(s) = loaded.reachable_skill(inner, name) else {
+        return (skill_not_available(inner, loaded, name), false);
+    };
+    let changed = loaded.load_skill(s);
+    (skill_loaded(inner, s, !changed), changed)
+}
+
+/// `loadSkill`'s result for skill `s`.
+pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutput {
+    let skill = inner.skill(s);
+    let tool_ids: Vec<ToolIx> = inner
+        .skill_toolsets(s)
+        .iter()
+        .flat_map(|&t| inner.toolset_tools(t))
+        .collect();
+    let files: Vec<Value> = skill
+        .files
+        .iter()
+        .map(|f| {
+            let mut v = json!({"path": f.path, "mediaType": f.media_type, "size": f.data.len()});
+            if let Some(d) = &f.description {
+                v["description"] = json!(d);
+            }
+            v
+        })
+        .collect();
+    let mut value = json!({
+        "success": true,
+        "content": inner.variables.inject(&skill.content),
+        "metadata": {"name": skill.name, "description": skill.description, "toolsets": skill.toolsets},
+        "files": files,
+        "tools": tool_ids.iter().map(|&id| &inner.tool(id).spec.name).collect::<Vec<_>>(),
+    });
+    if already {
+        value["alreadyLoaded"] = json!(true);
+    }
+    if inner.mode == ExposureMode::Dispatcher {
+        value["toolSpecs"] = tool_specs(inner, &tool_ids);
+    }
+    ToolOutput::ok(value)
+}
+
+fn list_skill_toolsets(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOutput {
+    let Some(s) = loaded.reachable_skill(inner, name) else {
+        return skill_not_available(inner, loaded, name);
+    };
+    let toolsets: Vec<Value> = inner
+        .skill_toolsets(s)
+        .iter()
+        .map(|&t| {
+            let toolset = inner.toolset(t);
+            let all_exposed = inner.toolset_tools(t).all(|id| loaded.is_exposed(inner, id));
+            json!({"name": toolset.name, "description": toolset.description, "toolCount": toolset.tools.len(), "loaded": all_exposed})
+        })
+        .collect();
+    ToolOutput::ok(json!({"success": true, "skill": name, "toolsets": toolsets}))
+}
+
+fn load_toolset(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bool) {
+    let Some(t) = loaded.reachable_toolset(inner, name) else {
+        let names: Vec<&str> = loaded
+            .reachable_toolsets(inner)
+            .iter()
+            .map(|&t| &*inner.toolset(t).name)
+            .collect();
+        let output = ToolOutput::error(
+            format!("Toolset not found: {name}"),
+            json!({"available": names, "similar": similar(name, names.iter().copied(), 3)}),
+        );
+        return (output, false);
+    };
+    let changed = loaded.load_toolset(t);
+    let toolset = inner.toolset(t);
+    let ids: Vec<ToolIx> = inner.toolset_tools(t).collect();
+    let mut value = json!({
+        "success": true,
+        "name": toolset.name,
+        "description": toolset.description,
+        "content": inner.variables.inject(&toolset.content),
+        "tools": ids.iter().map(|&id| {
+            let spec = &inner.tool(id).spec;
+            json!({"name": spec.name, "description": spec.description})
+        }).collect::<Vec<_>>(),
+    });
+    if inner.mode == ExposureMode::Dispatcher {
+        value["toolSpecs"] = tool_specs(inner, &ids);
+    }
+    (ToolOutput::ok(value), changed)
+}
+
+fn load_tool(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bool) {
+    let Some(id) = loaded.reachable_tool(inner, name) else {
+        return (super::explain::not_exposed(inner, loaded, name), false);
+    };
+    let changed = loaded.load_tool(inner, id);
+    let tool = inner.tool(id);
+    let toolset = inner.toolset(tool.toolset);
+    let declared = toolset.tools.iter().find(|t| t.name == tool.spec.name);
+    let output = ToolOutput::ok(json!({
+        "success": true,
+        "name": tool.spec.name,
+        "description": tool.spec.description,
+        "toolset": toolset.name,
+        "content": declared.map(|t| inner.variables.inject(&t.content).into_owned()).unwrap_or_default(),
+        "inputSchema": *tool.spec.input_schema,
+    }));
+    (output, changed)
+}
+
+fn load_skill_file(inner: &Inner, loaded: &Loaded, skill_name: &str, path: &str) -> ToolOutput {
+    let Some(s) = loaded.reachable_skill(inner, skill_name) else {
+        let mut output = skill_not_available(inner, loaded, skill_name);
+        output.value["path"] = json!(path);
+        return output;
+    };
+    if !loaded.skills.contains(&s) {
+        return ToolOutput::error(
+            format!(
+                "skill `{skill_name}` is not loaded: call `{}` first",
+                inner.meta_name(MetaTool::LoadSkill)
+            ),
+            json!({"path": path}),
+        );
+    }
+    let skill = inner.skill(s);
+    let Some(file) = skill.file(path.trim_start_matches("./")) else {
+        let paths: Vec<&str> = skill.files.iter().map(|f| &*f.path).collect();
+        return ToolOutput::error(
+            "File not found in skill",
+            json!({"path": path, "available": paths, "similar": similar(path, paths.iter().copied(), 3)}),
+        );
+    };
+    let mut value = json!({"success": true, "path": file.path, "mediaType": file.media_type});
+    if let Some(text) = file.text() {
+        value["content"] = json!(text);
+    } else {
+        use base64::Engine as _;
+        value["content"] = json!(base64::engine::general_purpose::STANDARD.encode(&file.data));
+        value["encoding"] = json!("base64");
+    }
+    ToolOutput::ok(value)
+}

@@ -1,0 +1,283 @@
+//! [`Session`]: one conversation's progressive-loading state, its prompt and tools.
+//!
+//! One job per file: [`state`] opens, saves and resumes sessions; `reach` knows what the
+//! agent can load and what is exposed; `call` is the call pipeline; [`meta`] is everything
+//! about the meta-tools; [`explain`] says why a tool is or is not exposed.
+
+mod call;
+pub mod explain;
+pub mod meta;
+mod reach;
+pub mod state;
+
+use std::cell::OnceCell;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::dispatch::ToolOutput;
+use crate::engine::{Carnet, ExposureMode};
+use crate::extensions::Extensions;
+use crate::index::ToolIx;
+use crate::prompt;
+use crate::tool::ToolSpec;
+use crate::variables::Variables;
+
+pub use explain::{Baseline, Explanation};
+pub use meta::MetaTool;
+pub(crate) use reach::Loaded;
+pub use state::{SessionAgent, SessionError, SessionState};
+
+/// One conversation: which skills are loaded, hence the system prompt and the tools the
+/// model gets, and the conversation's own values ([`Extensions`]: the user, their
+/// permissions) that its tools and hooks read. Sessions are independent values; the
+/// [`Carnet`] they come from holds no per-conversation state. The prompt and tool list are
+/// cached until the session changes.
+pub struct Session {
+    carnet: Carnet,
+    loaded: Loaded,
+    extensions: Arc<Extensions>,
+    prompt_cache: OnceCell<Arc<str>>,
+    tools_cache: OnceCell<Arc<[ToolSpec]>>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("agent", &self.agent())
+            .field("skills", &self.loaded_skills().collect::<Vec<_>>())
+            .field("exposed", &self.exposed_tools().collect::<Vec<_>>())
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    fn new(carnet: Carnet, loaded: Loaded) -> Self {
+        Session {
+            carnet,
+            loaded,
+            extensions: Arc::default(),
+            prompt_cache: OnceCell::new(),
+            tools_cache: OnceCell::new(),
+        }
+    }
+
+    /// The engine this session runs on.
+    #[must_use]
+    pub fn carnet(&self) -> &Carnet {
+        &self.carnet
+    }
+
+    /// The session's agent.
+    #[must_use]
+    pub fn agent(&self) -> &str {
+        &self.carnet.inner.agent(self.loaded.agent).name
+    }
+
+    /// The loaded skills, in load order (initial ones first).
+    pub fn loaded_skills(&self) -> impl Iterator<Item = &str> + '_ {
+        let inner = &*self.carnet.inner;
+        self.loaded.skills.iter().map(move |&s| &*inner.skill(s).name)
+    }
+
+    /// The exposed domain tools, in the order they became available.
+    pub fn exposed_tools(&self) -> impl Iterator<Item = &str> + '_ {
+        let inner = &*self.carnet.inner;
+        self.loaded
+            .exposed(inner)
+            .into_iter()
+            .map(move |id| inner.tool(id).spec.name.as_str())
+    }
+
+    /// Whether skill `name` is loaded.
+    #[must_use]
+    pub fn is_loaded(&self, skill: &str) -> bool {
+        self.carnet
+            .inner
+            .skill_index(skill)
+            .is_some_and(|s| self.loaded.skills.contains(&s))
+    }
+
+    /// Whether domain tool `name` is exposed.
+    #[must_use]
+    pub fn is_exposed(&self, tool: &str) -> bool {
+        self.loaded.exposed_named(&self.carnet.inner, tool).is_some()
+    }
+
+    /// Why tool `name` is or is not exposed.
+    #[must_use]
+    pub fn explain(&self, tool: &str) -> Explanation {
+        explain::explain(&self.carnet.inner, &self.loaded, tool)
+    }
+
+    /// The conversation's values, which tools ([`crate::Context::extension`]) and hooks
+    /// ([`crate::CallInfo::extension`]) read.
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The conversation's values, to change. Calls already started keep the values they
+    /// started with.
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        Arc::make_mut(&mut self.extensions)
+    }
+
+    /// Sets the conversation's value of type `T` (the user, their permissions, a request
+    /// id); returns whether it replaced one.
+    pub fn insert<T: std::any::Any + Send + Sync>(&mut self, value: T) -> bool {
+        self.extensions_mut().insert(value)
+    }
+
+    /// The session with the conversation's value of type `T` set.
+    #[must_use]
+    pub fn with<T: std::any::Any + Send + Sync>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    fn changed(&mut self) {
+        self.prompt_cache.take();
+        self.tools_cache.take();
+    }
+
+    /// Back to the initial state: the initial and global initial skills loaded, nothing else.
+    /// The extensions stay.
+    pub fn reset(&mut self) {
+        self.loaded = Loaded::initial(&self.carnet.inner, self.loaded.agent);
+        self.changed();
+    }
+
+    /// Loads skill `name` as `loadSkill` would; returns the tools it exposed.
+    ///
+    /// # Errors
+    ///
+    /// The meta-tool's error result when the agent cannot load the skill.
+    pub fn load_skill(&mut self, name: &str) -> Result<Vec<String>, ToolOutput> {
+        let inner = &*self.carnet.inner;
+        let Some(s) = self.loaded.reachable_skill(inner, name) else {
+            return Err(meta::skill_not_available(inner, &self.loaded, name));
+        };
+        let before = self.loaded.exposed(inner);
+        if !self.loaded.load_skill(s) {
+            return Ok(Vec::new());
+        }
+        let added: Vec<String> = self
+            .loaded
+            .exposed(inner)
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .map(|id| inner.tool(id).spec.name.clone())
+            .collect();
+        self.changed();
+        Ok(added)
+    }
+
+    /// Unloads skill `name`; its tools stay exposed only if another loaded skill (or a
+    /// direct load) brings them. Returns whether it was loaded.
+    pub fn unload_skill(&mut self, name: &str) -> bool {
+        let Some(s) = self.carnet.inner.skill_index(name) else {
+            return false;
+        };
+        let changed = self.loaded.unload_skill(s);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// Unloads toolset `name` loaded with `loadToolset`, and the tools of it loaded one by
+    /// one with `loadTool` (TS Carnet's `unloadToolset`). Its tools stay exposed while a
+    /// loaded skill brings the toolset: unload the skill for that. Returns whether anything
+    /// was unloaded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, block_on};
+    /// # use serde_json::json;
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "skills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "toolsets": ["t"], "content": ""}}, "toolsets": {"t": {"name": "t", "description": "T",
+    /// #   "content": "", "tools": [{"name": "echo", "description": "Echo"}]}}}"#)?;
+    /// # let carnet = Carnet::builder(&manifest).allow_unimplemented().build()?;
+    /// let mut session = carnet.session("a")?;
+    /// block_on(session.call("loadToolset", json!({"toolsetName": "t"})));
+    /// assert!(session.is_exposed("echo"));
+    /// assert!(session.unload_toolset("t"));
+    /// assert!(!session.is_exposed("echo"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn unload_toolset(&mut self, name: &str) -> bool {
+        let inner = &*self.carnet.inner;
+        let Some(t) = inner.toolset_index(name) else {
+            return false;
+        };
+        let changed = self.loaded.unload_toolset(inner, t);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// The system prompt. Cached: calling it again on an unchanged session returns the same
+    /// string without work.
+    #[must_use]
+    pub fn system_prompt(&self) -> &str {
+        self.prompt_cache.get_or_init(|| {
+            let inner = &*self.carnet.inner;
+            let agent = self.loaded.agent;
+            let exposed = self.loaded.exposed(inner);
+            let key = (
+                agent,
+                self.loaded.skills.clone().into_boxed_slice(),
+                exposed.clone().into_boxed_slice(),
+            );
+            inner.state_cache.prompt(key, || {
+                let prefix = inner
+                    .agent_tables(agent)
+                    .prefix
+                    .get_or_init(|| prompt::prefix(inner, agent, None));
+                let suffix = prompt::suffix(inner, agent, &self.loaded.skills, &exposed);
+                join(prefix, &suffix).into()
+            })
+        })
+    }
+
+    /// The system prompt with per-call variables over the engine's (not cached).
+    #[must_use]
+    pub fn system_prompt_with(&self, variables: &Variables) -> String {
+        let inner = &*self.carnet.inner;
+        let agent = self.loaded.agent;
+        let prefix = prompt::prefix(inner, agent, Some(variables));
+        join(
+            &prefix,
+            &prompt::suffix(inner, agent, &self.loaded.skills, &self.loaded.exposed(inner)),
+        )
+    }
+
+    /// The tools to offer the model: the meta-tools, then (in dynamic mode) the exposed
+    /// domain tools in the order they became available. Cached like the prompt.
+    #[must_use]
+    pub fn tools(&self) -> &[ToolSpec] {
+        self.tools_cache.get_or_init(|| {
+            let inner = &*self.carnet.inner;
+            let exposed: Vec<ToolIx> = self.loaded.exposed(inner);
+            inner.state_cache.tools(exposed.clone().into_boxed_slice(), || {
+                let mut tools = inner.meta_specs.clone();
+                if inner.mode == ExposureMode::Dynamic {
+                    tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));
+                }
+                tools.into()
+            })
+        })
+    }
+}
+
+fn join(prefix: &str, suffix: &str) -> String {
+    match (prefix.is_empty(), suffix.is_empty()) {
+        (_, true) => prefix.to_owned(),
+        (true, false) => suffix.to_owned(),
+        (false, false) => format!("{prefix}{}{suffix}", prompt::SEPARATOR),
+    }
+}
