@@ -13,11 +13,14 @@
 //! | --- | --- |
 //! | [`manifest`] | the manifest types, typed ids, [`manifest::ManifestError`] |
 //! | [`engine`] | [`Carnet`], its builder and options ([`engine::Preset`], [`engine::Naming`], [`engine::PromptOptions`], ...) |
-//! | [`session`] | [`Session`], its state and errors, [`session::Explanation`], [`session::Baseline`] |
-//! | [`tools`] | implementing and calling tools: [`tools::ToolImpl`], [`tools::ToolSpec`], hooks, [`tools::block_on`] |
+//! | [`session`] | [`Session`], its state and errors, [`session::MetaTool`], [`session::Explanation`], [`session::Baseline`] |
+//! | [`tools`] | implementing and calling tools: [`tools::ToolImpl`], [`tools::ToolSpec`], [`tools::block_on`] |
+//! | [`hook`] | [`Hook`]s around calls: [`Before`], [`CallInfo`] |
+//! | [`extensions`] | a conversation's own typed values, [`extensions::Extensions`] |
 //! | [`variables`] | `{{ NAME }}` placeholders |
 //! | [`providers`] | tool lists and calls in OpenAI, Anthropic, Gemini and MCP formats |
 //! | [`names`] | meta-tool names and provider-safe aliases |
+//! | [`suggest`] | did-you-mean suggestions |
 //! | [`schema`] | tool arguments checked against the input schema |
 //! | [`chat`] | the provider-agnostic agent loop |
 //! | [`media_type`] | media types of skill files |
@@ -42,7 +45,7 @@ pub use carnet_runtime::{
 pub use carnet_runtime::mcp;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
-pub use carnet_runtime::{chat, media_type, names, providers, schema, variables};
+pub use carnet_runtime::{chat, extensions, hook, media_type, names, providers, schema, session, suggest, variables};
 
 pub mod manifest {
     //! The manifest: every agent, skill, toolset and tool of a carnet directory, as the
@@ -56,30 +59,21 @@ pub mod engine {
     //! The [`Carnet`] engine: built once from a manifest and the toolsets' implementations,
     //! shared by every conversation; its builder and options.
 
-    pub use carnet_runtime::{
-        BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, Preset, PromptOptions,
-    };
-}
-
-pub mod session {
-    //! [`Session`]s: one per conversation, which skills are loaded, hence the system prompt
-    //! and the tools the model gets; their serialisable state.
-
-    pub use carnet_runtime::{Baseline, Explanation, Session, SessionError, SessionState};
+    pub use carnet_runtime::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
 }
 
 pub mod tools {
     //! Tools: implementing them at run time ([`ToolImpl`], [`ToolsetImpl`]), what they see and
-    //! return, hooks around calls, tools as the model sees them ([`ToolSpec`]) and calls as
-    //! it makes them ([`ToolCall`]).
+    //! return, tools as the model sees them ([`ToolSpec`]) and calls as it makes them
+    //! ([`ToolCall`]). Hooks around calls are in [`hook`](crate::hook).
     //!
     //! `#[carnet::toolset]` generates the [`BoundToolset`] of a compiled manifest's toolset;
     //! [`ToolImpl`] and [`ToolsetImpl`] are for content read at run time.
 
     pub use carnet_runtime::tool::*;
     pub use carnet_runtime::{
-        Before, BoundToolset, BoxFuture, CallInfo, Context, Hook, ToolError, ToolHandler, ToolImpl, ToolOutput,
-        ToolsetImpl, block_on, toolset_id,
+        BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
+        toolset_id,
     };
 }
 

@@ -37,6 +37,9 @@ const ROOT: &[&str] = &[
     "engine",
     "session",
     "tools",
+    "hook",
+    "extensions",
+    "suggest",
     "variables",
     "providers",
     "names",
@@ -137,16 +140,19 @@ fn every_runtime_item_is_reachable_from_the_facade() {
 #[test]
 #[allow(unused_imports)]
 fn modules_hold_the_rest() {
-    use carnet::engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, MetaTool, Naming, Preset, PromptOptions};
+    use carnet::engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
+    use carnet::extensions::Extensions;
+    use carnet::hook::{Before, CallInfo, Hook};
     use carnet::manifest::{
         Agent, AgentId, App, Bytes, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, ManifestError, Skill,
         SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId, fnv1a64,
     };
     use carnet::names::{META_TOOLS, alias, is_meta_tool};
-    use carnet::session::{Baseline, Explanation, Session, SessionError, SessionState};
+    use carnet::session::{Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState};
+    use carnet::suggest::{closest, similar};
     use carnet::tools::{
-        Before, BoundToolset, BoxFuture, CallInfo, Context, Hook, ToolCall, ToolError, ToolHandler, ToolImpl, ToolKind,
-        ToolOutput, ToolSpec, ToolsetImpl, block_on, toolset_id,
+        BoundToolset, BoxFuture, Context, ToolCall, ToolError, ToolHandler, ToolImpl, ToolKind, ToolOutput, ToolSpec,
+        ToolsetImpl, block_on, toolset_id,
     };
     use carnet::variables::Variables;
     use carnet::{chat, media_type, providers, schema};
