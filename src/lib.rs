@@ -1,16 +1,85 @@
 #![doc = include_str!("../README.md")]
 //!
+//! # The API
+//!
+//! The crate root holds what an agent author names every day: the attributes
+//! [`toolset`](macro@toolset) and [`tool`](macro@tool), [`include_manifest!`], the
+//! [`Carnet`] engine and its [`Session`]s, the [`Manifest`], what a tool sees and returns
+//! ([`Context`], [`ToolOutput`], [`ToolError`]) and the call [`Hook`]s. Everything else
+//! lives in a module named after its topic; each module lists its whole topic, root items
+//! included:
+//!
+//! | module | holds |
+//! | --- | --- |
+//! | [`manifest`] | the manifest types, typed ids, [`manifest::ManifestError`] |
+//! | [`engine`] | [`Carnet`], its builder and options ([`engine::Preset`], [`engine::Naming`], [`engine::PromptOptions`], ...) |
+//! | [`session`] | [`Session`], its state and errors, [`session::MetaTool`], [`session::Explanation`], [`session::Baseline`] |
+//! | [`tools`] | implementing and calling tools: [`tools::ToolImpl`], [`tools::ToolSpec`], [`tools::block_on`] |
+//! | [`hook`] | [`Hook`]s around calls: [`Before`], [`CallInfo`] |
+//! | [`extensions`] | a conversation's own typed values, [`extensions::Extensions`] |
+//! | [`variables`] | `{{ NAME }}` placeholders |
+//! | [`providers`] | tool lists and calls in OpenAI, Anthropic, Gemini and MCP formats |
+//! | [`names`] | meta-tool names and provider-safe aliases |
+//! | [`suggest`] | did-you-mean suggestions |
+//! | [`schema`] | tool arguments checked against the input schema |
+//! | [`chat`] | the provider-agnostic agent loop |
+//! | [`media_type`] | media types of skill files |
+//! | `tokens` | token counts (feature `tokens`) |
+//! | `mcp` | an agent as an MCP server (feature `mcp`) |
+//!
 //! # Crate features
 //!
 //! - `tokens`: `carnet::tokens`, token counts (o200k_base) of prompts and tool lists.
 //! - `load`: `carnet::load_dir`, reading content at run time with every build-time check.
+//! - `mcp`: `carnet::mcp`, an agent served over the Model Context Protocol (stdio, HTTP).
 
+// The root: what an agent author uses daily. `tests/api.rs` pins this list; a new root item
+// goes there too, everything else into a module below.
 pub use carnet_macros::{tool, toolset};
-pub use carnet_runtime::*;
+pub use carnet_runtime::{
+    Before, BuildError, CallInfo, Carnet, CarnetBuilder, Context, ExposureMode, Hook, Manifest, Session, SessionError,
+    SessionState, ToolError, ToolOutput,
+};
+
+#[cfg(feature = "mcp")]
+pub use carnet_runtime::mcp;
+#[cfg(feature = "tokens")]
+pub use carnet_runtime::tokens;
+pub use carnet_runtime::{chat, extensions, hook, media_type, names, providers, schema, session, suggest, variables};
+
+pub mod manifest {
+    //! The manifest: every agent, skill, toolset and tool of a carnet directory, as the
+    //! generated code's `'static` data or read with [`Manifest::from_json`].
+
+    pub use carnet_runtime::ManifestError;
+    pub use carnet_runtime::manifest::*;
+}
+
+pub mod engine {
+    //! The [`Carnet`] engine: built once from a manifest and the toolsets' implementations,
+    //! shared by every conversation; its builder and options.
+
+    pub use carnet_runtime::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
+}
+
+pub mod tools {
+    //! Tools: implementing them at run time ([`ToolImpl`], [`ToolsetImpl`]), what they see and
+    //! return, tools as the model sees them ([`ToolSpec`]) and calls as it makes them
+    //! ([`ToolCall`]). Hooks around calls are in [`hook`](crate::hook).
+    //!
+    //! `#[carnet::toolset]` generates the [`BoundToolset`] of a compiled manifest's toolset;
+    //! [`ToolImpl`] and [`ToolsetImpl`] are for content read at run time.
+
+    pub use carnet_runtime::tool::*;
+    pub use carnet_runtime::{
+        BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
+        toolset_id,
+    };
+}
 
 /// Reads and validates a carnet directory at run time (feature `load`), with every check of
-/// the build step; bind its tools with [`ToolImpl`] and [`CarnetBuilder::toolset`], whose
-/// checks return [`BuildError`]s.
+/// the build step; bind its tools with [`tools::ToolImpl`] and [`CarnetBuilder::toolset`],
+/// whose checks return [`BuildError`]s.
 ///
 /// # Errors
 ///

@@ -1,7 +1,8 @@
 //! `carnet::load_dir` (feature `load`): content read at run time, checked like at build time.
 #![cfg(feature = "load")]
 
-use carnet::{BuildError, Carnet, ToolImpl, ToolsetImpl, block_on};
+use carnet::tools::{ToolImpl, ToolsetImpl, block_on};
+use carnet::{BuildError, Carnet};
 use serde_json::json;
 
 #[test]

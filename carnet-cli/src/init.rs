@@ -172,7 +172,7 @@ fn main() {
         ("addNote", r#"{"title": "Groceries", "body": "eggs, milk", "tags": ["home"]}"#),
         ("searchNotes", r#"{"keywords": ["milk"]}"#),
     ] {
-        let output = carnet::block_on(session.call_json(tool, arguments));
+        let output = carnet::tools::block_on(session.call_json(tool, arguments));
         println!("{tool} {arguments}\n  -> {}", output.to_text());
     }
 }

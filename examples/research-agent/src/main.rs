@@ -6,9 +6,10 @@
 // Token counts stay far below 2^52.
 #![allow(clippy::cast_precision_loss)]
 
+use carnet::Carnet;
 use carnet::chat::{self, Step};
 use carnet::tokens;
-use carnet::{Carnet, block_on};
+use carnet::tools::block_on;
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::policy::{ScriptedResearcher, question};
 use research_agent::tools;

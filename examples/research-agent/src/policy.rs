@@ -3,9 +3,9 @@
 //! It stands in for a provider client behind [`ChatModel`]; swap in a real one and nothing
 //! else changes.
 
-use carnet::BoxFuture;
+use carnet::ToolOutput;
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError};
-use carnet::{ToolCall, ToolOutput};
+use carnet::tools::{BoxFuture, ToolCall};
 use serde_json::{Value, json};
 
 /// Researches battery storage news and the bundled 2024 sales, then writes a brief.

@@ -2,8 +2,9 @@
 //! at each turn, the refused call before `dataAnalysis` loads, and a final answer built
 //! from the tool results.
 
+use carnet::Carnet;
 use carnet::chat;
-use carnet::{Carnet, block_on};
+use carnet::tools::block_on;
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::policy::{ScriptedResearcher, question};
 use research_agent::tools;

@@ -1,7 +1,7 @@
 //! Every tool of the example, bound with `#[carnet::toolset]`, called through the runtime
 //! with JSON arguments, as a model would.
 
-use carnet::block_on;
+use carnet::tools::{ToolKind, block_on};
 use carnet::{Carnet, Session, ToolOutput};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
@@ -203,7 +203,7 @@ fn schema_snapshots() {
     let schemas: serde_json::Map<String, Value> = session
         .tools()
         .iter()
-        .filter(|t| t.kind == carnet::ToolKind::Domain)
+        .filter(|t| t.kind == ToolKind::Domain)
         .map(|t| (t.name.clone(), (*t.input_schema).clone()))
         .collect();
     assert_eq!(schemas.len(), 11);
