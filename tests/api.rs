@@ -145,7 +145,7 @@ fn modules_hold_the_rest() {
     use carnet::hook::{Before, CallInfo, Hook};
     use carnet::manifest::{
         Agent, AgentId, App, Bytes, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, ManifestError, Skill,
-        SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId, fnv1a64,
+        SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
     };
     use carnet::names::{META_TOOLS, alias, is_meta_tool};
     use carnet::session::{Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState};
