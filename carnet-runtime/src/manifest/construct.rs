@@ -1,0 +1,273 @@
+//! The hidden `const` constructors the generated code calls (`Skill::__new(..)`): the
+//! structs are `#[non_exhaustive]`, so fields can change without breaking generated code.
+
+use std::borrow::Cow;
+
+use super::{Agent, App, Bytes, List, Manifest, Skill, SkillFile, Text, Tool, Toolset};
+
+impl Manifest {
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __new(
+        version: u32,
+        app: App,
+        agents: &'static [Agent],
+        skills: &'static [Skill],
+        toolsets: &'static [Toolset],
+        variables: &'static [(Text, Text)],
+        env_prefixes: &'static [Text],
+        fingerprint: u64,
+    ) -> Self {
+        Self::__from_parts(
+            version,
+            app,
+            Cow::Borrowed(agents),
+            Cow::Borrowed(skills),
+            Cow::Borrowed(toolsets),
+            Cow::Borrowed(variables),
+            Cow::Borrowed(env_prefixes),
+            fingerprint,
+        )
+    }
+
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __from_parts(
+        version: u32,
+        app: App,
+        agents: List<Agent>,
+        skills: List<Skill>,
+        toolsets: List<Toolset>,
+        variables: List<(Text, Text)>,
+        env_prefixes: List<Text>,
+        fingerprint: u64,
+    ) -> Self {
+        Manifest {
+            version,
+            app,
+            agents,
+            skills,
+            toolsets,
+            variables,
+            env_prefixes,
+            fingerprint,
+        }
+    }
+}
+
+impl App {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(global_initial_skills: &'static [Text], global_skills: &'static [Text]) -> Self {
+        Self::__from_parts(Cow::Borrowed(global_initial_skills), Cow::Borrowed(global_skills))
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(global_initial_skills: List<Text>, global_skills: List<Text>) -> Self {
+        App {
+            global_initial_skills,
+            global_skills,
+        }
+    }
+}
+
+impl Agent {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        name: &'static str,
+        description: &'static str,
+        initial_skills: &'static [Text],
+        skills: &'static [Text],
+        prompt: &'static str,
+        extra: &'static str,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(name),
+            Cow::Borrowed(description),
+            Cow::Borrowed(initial_skills),
+            Cow::Borrowed(skills),
+            Cow::Borrowed(prompt),
+            Cow::Borrowed(extra),
+        )
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(
+        name: Text,
+        description: Text,
+        initial_skills: List<Text>,
+        skills: List<Text>,
+        prompt: Text,
+        extra: Text,
+    ) -> Self {
+        Agent {
+            name,
+            description,
+            initial_skills,
+            skills,
+            prompt,
+            extra,
+        }
+    }
+}
+
+impl Skill {
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __new(
+        name: &'static str,
+        description: &'static str,
+        toolsets: &'static [Text],
+        files: &'static [SkillFile],
+        content: &'static str,
+        license: Option<&'static str>,
+        compatibility: Option<&'static str>,
+        allowed_tools: &'static [Text],
+        metadata: &'static str,
+        extra: &'static str,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(name),
+            Cow::Borrowed(description),
+            Cow::Borrowed(toolsets),
+            Cow::Borrowed(files),
+            Cow::Borrowed(content),
+            borrowed(license),
+            borrowed(compatibility),
+            Cow::Borrowed(allowed_tools),
+            Cow::Borrowed(metadata),
+            Cow::Borrowed(extra),
+        )
+    }
+
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)] // one per field
+    #[must_use]
+    pub const fn __from_parts(
+        name: Text,
+        description: Text,
+        toolsets: List<Text>,
+        files: List<SkillFile>,
+        content: Text,
+        license: Option<Text>,
+        compatibility: Option<Text>,
+        allowed_tools: List<Text>,
+        metadata: Text,
+        extra: Text,
+    ) -> Self {
+        Skill {
+            name,
+            description,
+            toolsets,
+            files,
+            content,
+            license,
+            compatibility,
+            allowed_tools,
+            metadata,
+            extra,
+        }
+    }
+}
+
+impl SkillFile {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        path: &'static str,
+        description: Option<&'static str>,
+        media_type: &'static str,
+        is_text: bool,
+        data: &'static [u8],
+        digest: Option<&'static str>,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(path),
+            borrowed(description),
+            Cow::Borrowed(media_type),
+            is_text,
+            Cow::Borrowed(data),
+            borrowed(digest),
+        )
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(
+        path: Text,
+        description: Option<Text>,
+        media_type: Text,
+        is_text: bool,
+        data: Bytes,
+        digest: Option<Text>,
+    ) -> Self {
+        SkillFile {
+            path,
+            description,
+            media_type,
+            is_text,
+            data,
+            digest,
+        }
+    }
+}
+
+impl Toolset {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        name: &'static str,
+        description: &'static str,
+        tools: &'static [Tool],
+        content: &'static str,
+    ) -> Self {
+        Self::__from_parts(
+            Cow::Borrowed(name),
+            Cow::Borrowed(description),
+            Cow::Borrowed(tools),
+            Cow::Borrowed(content),
+        )
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(name: Text, description: Text, tools: List<Tool>, content: Text) -> Self {
+        Toolset {
+            name,
+            description,
+            tools,
+            content,
+        }
+    }
+}
+
+impl Tool {
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(name: &'static str, description: &'static str, content: &'static str) -> Self {
+        Self::__from_parts(Cow::Borrowed(name), Cow::Borrowed(description), Cow::Borrowed(content))
+    }
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __from_parts(name: Text, description: Text, content: Text) -> Self {
+        Tool {
+            name,
+            description,
+            content,
+        }
+    }
+}
+
+const fn borrowed(s: Option<&'static str>) -> Option<Text> {
+    match s {
+        Some(s) => Some(Cow::Borrowed(s)),
+        None => None,
+    }
+}

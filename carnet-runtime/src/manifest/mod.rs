@@ -1,0 +1,182 @@
+//! The manifest: every agent, skill, toolset and tool of a carnet directory.
+//!
+//! A [`Manifest`] comes from one of two places:
+//!
+//! - the code `carnet_codegen` generates in `build.rs`, where every string and list is
+//!   `'static` data borrowed from the binary (no parsing, no allocation at start-up);
+//! - [`Manifest::from_json`], for programs that read a manifest at run time (ours, or one
+//!   written by TS Carnet's `carnet build`).
+//!
+//! Both are the same type: text is [`Text`] (`Cow<'static, str>`) and lists are
+//! [`List`] (`Cow<'static, [T]>`), borrowed in the first case and owned in the second.
+//! Entities are kept sorted by name, so lookups are binary searches and every output
+//! derived from a manifest has a deterministic order.
+
+use std::borrow::Cow;
+
+/// Text in a manifest: borrowed from the binary for generated manifests, owned otherwise.
+pub type Text = Cow<'static, str>;
+
+/// A list in a manifest: borrowed from the binary for generated manifests, owned otherwise.
+pub type List<T> = Cow<'static, [T]>;
+
+/// Bytes in a manifest (the data of a skill file).
+pub type Bytes = Cow<'static, [u8]>;
+
+/// The version of the manifest format this crate writes.
+pub const MANIFEST_VERSION: u32 = 1;
+
+/// Environment variable prefixes allowed to be injected as variables when the content does
+/// not configure its own (`envPrefix` in `carnet.config.json`).
+pub const DEFAULT_ENV_PREFIXES: [&str; 2] = ["CARNET_", "PUBLIC_"];
+
+/// Every agent, skill, toolset and tool of a carnet directory, validated.
+///
+/// Entity lists are sorted by name and names are unique within a kind; a manifest produced
+/// by `carnet_codegen` or accepted by [`Manifest::from_json`] also has every reference
+/// resolved (agent → skill → toolset).
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::Manifest;
+///
+/// let manifest = Manifest::from_json(r#"{
+///     "agents": { "helper": { "name": "helper", "description": "Helps", "skills": ["notes"], "prompt": "Be kind." } },
+///     "skills": { "notes": { "name": "notes", "description": "Take notes", "content": "Write it down." } },
+///     "toolsets": {}
+/// }"#)?;
+/// assert_eq!(manifest.agent("helper").unwrap().skills[0], "notes");
+/// # Ok::<(), carnet_runtime::ManifestError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Manifest {
+    /// Format version (`1`).
+    pub version: u32,
+    /// Application-wide settings (global skills).
+    pub app: App,
+    /// Agents, sorted by name.
+    pub agents: List<Agent>,
+    /// Skills, sorted by name.
+    pub skills: List<Skill>,
+    /// Toolsets, sorted by name.
+    pub toolsets: List<Toolset>,
+    /// Default variables (`variables` in `carnet.config.json`), sorted by name.
+    pub variables: List<(Text, Text)>,
+    /// Environment variable prefixes allowed for variable injection (`envPrefix`).
+    pub env_prefixes: List<Text>,
+    /// Hash of the manifest's canonical JSON ([`Manifest::compute_fingerprint`]): identifies
+    /// the content a session state was produced against.
+    pub fingerprint: u64,
+}
+
+/// Application-wide settings of a manifest (`app` in `carnet.config.json`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct App {
+    /// Skills loaded for every agent from the first turn.
+    pub global_initial_skills: List<Text>,
+    /// Skills every agent may load on demand.
+    pub global_skills: List<Text>,
+}
+
+/// An agent (`agents/**/AGENT.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Agent {
+    /// The agent's name (frontmatter `name`).
+    pub name: Text,
+    /// What the agent is for.
+    pub description: Text,
+    /// Skills loaded from the first turn, in declaration order.
+    pub initial_skills: List<Text>,
+    /// Skills the agent may load on demand, in declaration order.
+    pub skills: List<Text>,
+    /// The agent's prompt (the markdown body).
+    pub prompt: Text,
+    /// Frontmatter keys carnet does not know, as a JSON object (`{}` when there are none).
+    pub extra: Text,
+}
+
+/// A skill (`skills/**/SKILL.md`), also a valid [Agent Skills](https://agentskills.io) skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skill {
+    /// The skill's name.
+    pub name: Text,
+    /// What the skill does and when to use it (shown in the catalog).
+    pub description: Text,
+    /// Toolsets whose tools become callable when the skill is loaded.
+    pub toolsets: List<Text>,
+    /// Every file of the skill's folder, sorted by path.
+    pub files: List<SkillFile>,
+    /// The skill's instructions (the markdown body).
+    pub content: Text,
+    /// Agent Skills `license`.
+    pub license: Option<Text>,
+    /// Agent Skills `compatibility`.
+    pub compatibility: Option<Text>,
+    /// Agent Skills `allowed-tools`.
+    pub allowed_tools: List<Text>,
+    /// Agent Skills `metadata`, as a JSON object (`{}` when absent).
+    pub metadata: Text,
+    /// Frontmatter keys carnet does not know, as a JSON object (`{}` when there are none).
+    pub extra: Text,
+}
+
+/// A file of a skill's folder, loadable with `loadSkillFile`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkillFile {
+    /// Path relative to the skill's folder, with `/` separators.
+    pub path: Text,
+    /// The description given in the skill's `files` list, if the file is listed there.
+    pub description: Option<Text>,
+    /// The media type guessed from the file's extension.
+    pub media_type: Text,
+    /// Whether the data is UTF-8 text (otherwise it is served base64-encoded).
+    pub is_text: bool,
+    /// The file's bytes.
+    pub data: Bytes,
+    /// `sha256:` and the 64 lowercase hex digits of the SHA-256 of [`SkillFile::data`],
+    /// computed by `carnet_codegen` at build time (`None` in manifests written without it).
+    pub digest: Option<Text>,
+}
+
+/// A toolset (`toolsets/**/TOOLSET.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Toolset {
+    /// The toolset's name.
+    pub name: Text,
+    /// What the toolset offers.
+    pub description: Text,
+    /// The tools it declares, in declaration order.
+    pub tools: List<Tool>,
+    /// Usage documentation (the markdown body, served by `loadToolset`).
+    pub content: Text,
+}
+
+/// A tool declared by a toolset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Tool {
+    /// The tool's canonical name.
+    pub name: Text,
+    /// What the tool does, as the model sees it.
+    pub description: Text,
+    /// Longer documentation (the body of the tool's markdown file, served by `loadTool`).
+    pub content: Text,
+}
+
+// Hidden constructors, so code outside this crate never names the fields: the structs are
+// `#[non_exhaustive]` and fields can be added or made private without breaking generated
+// code. `__new` takes `'static` data (what `carnet_codegen` generates: `const`, no
+// allocation, for `static MANIFEST`); `__from_parts` takes owned or borrowed data.
+
+mod construct;
+mod ids;
+mod lookup;
+
+pub use ids::{AgentId, SkillId, ToolId, ToolsetId};
