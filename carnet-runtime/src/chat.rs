@@ -16,6 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::dispatch::{BoxFuture, ToolOutput};
+use crate::engine::ExposureMode;
 use crate::session::Session;
 use crate::tool::{ToolCall, ToolSpec};
 
@@ -49,6 +50,11 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [Message],
     /// The tools offered, as of this step.
     pub tools: &'a [ToolSpec],
+    /// How the session discloses tools: renderers mark deferred tools
+    /// ([`ExposureMode::Deferred`]) or restrict the model ([`ExposureMode::AllowedTools`]).
+    pub mode: ExposureMode,
+    /// The tools the model may call now (meta-tools and exposed domain tools).
+    pub callable: &'a [String],
 }
 
 /// What the model answers.
@@ -124,11 +130,14 @@ pub async fn run(
     for _ in 0..max_steps {
         let system = session.system_prompt().to_owned();
         let tools = session.tools().to_vec();
+        let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
         let response = model
             .complete(ChatRequest {
                 system: &system,
                 messages,
                 tools: &tools,
+                mode: session.carnet().mode(),
+                callable: &callable,
             })
             .await?;
         match response {

@@ -28,13 +28,22 @@ pub struct ToolOutput {
     pub value: Value,
     /// Whether the call failed (MCP's `isError`, Anthropic's `is_error`).
     pub is_error: bool,
+    /// The domain tools this call made callable (canonical names): a load's tools. In
+    /// [`ExposureMode::Deferred`](crate::ExposureMode::Deferred) providers render them in
+    /// their reference form (Anthropic `tool_reference` blocks, an `OpenAI` `additional_tools`
+    /// item).
+    pub exposes: Vec<String>,
 }
 
 impl ToolOutput {
     /// A successful result.
     #[must_use]
     pub fn ok(value: Value) -> Self {
-        ToolOutput { value, is_error: false }
+        ToolOutput {
+            value,
+            is_error: false,
+            exposes: Vec::new(),
+        }
     }
 
     /// A failed call: `{"success": false, "error": message}` plus `extra`'s fields.
@@ -44,7 +53,18 @@ impl ToolOutput {
         if let (Some(object), Value::Object(extra)) = (value.as_object_mut(), extra) {
             object.extend(extra);
         }
-        ToolOutput { value, is_error: true }
+        ToolOutput {
+            value,
+            is_error: true,
+            exposes: Vec::new(),
+        }
+    }
+
+    /// The output with the tools it made callable (see [`ToolOutput::exposes`]).
+    #[must_use]
+    pub fn exposing(mut self, tools: Vec<String>) -> Self {
+        self.exposes = tools;
+        self
     }
 
     /// The error message of a failed call.

@@ -115,6 +115,9 @@ fn instructions(inner: &Inner) -> String {
     );
     match inner.mode {
         ExposureMode::Dynamic => out.push_str("3. All associated toolsets and tools are automatically loaded\n"),
+        ExposureMode::Deferred | ExposureMode::AllowedTools => out.push_str(
+            "3. Its tools, listed among your tools already, become callable; calling one before loading its skill fails\n",
+        ),
         ExposureMode::Dispatcher => {
             let _ = writeln!(
                 out,

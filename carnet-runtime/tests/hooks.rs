@@ -391,6 +391,7 @@ fn a_typed_tool_error_reaches_the_result_with_its_code_and_data() {
                 "data": {"path": "b.txt", "candidates": ["a.txt"]},
             }),
             is_error: true,
+            exposes: Vec::new(),
         }
     );
     let plain = ToolError::new("plain");

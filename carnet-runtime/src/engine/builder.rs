@@ -459,6 +459,7 @@ fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
                 initial,
                 reachable,
                 prefix: OnceLock::new(),
+                all_tools: OnceLock::new(),
             }
         })
         .collect()

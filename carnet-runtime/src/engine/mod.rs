@@ -30,6 +30,9 @@ pub(crate) struct AgentTables {
     pub(crate) reachable: Vec<SkillIx>,
     /// Sections 1-4 of the system prompt, built once.
     pub(crate) prefix: OnceLock<String>,
+    /// The full tool list of the modes that keep the prefix: meta-tools, then every domain
+    /// tool the agent can reach, sorted by name. Built once.
+    pub(crate) all_tools: OnceLock<Arc<[ToolSpec]>>,
 }
 
 /// A domain tool: its toolset, what the model sees of it, and its code.

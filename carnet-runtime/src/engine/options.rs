@@ -45,6 +45,63 @@ pub enum ExposureMode {
     /// schemas arrive in `loadSkill`/`loadToolset` results. Keeps a provider's prompt cache
     /// valid and suits clients that cache their tool list.
     Dispatcher,
+    /// Every tool the agent can reach is sent on every turn (meta-tools, then domain tools
+    /// sorted by name), the domain tools marked deferred in the provider's own way
+    /// (Anthropic `defer_loading`, `OpenAI` Responses namespaces of deferred functions); a load
+    /// answers with the provider's reference form (Anthropic `tool_reference` blocks, an
+    /// `OpenAI` `additional_tools` item). The system prompt and the tools array stay
+    /// byte-identical all conversation long, so the provider's prompt cache only grows.
+    /// Providers without deferral (Chat Completions, Gemini) get the full list as it is.
+    Deferred,
+    /// Every tool the agent can reach is sent on every turn, as in [`ExposureMode::Deferred`],
+    /// and the provider's own switch restricts the model to the exposed ones (`tool_choice`
+    /// `allowed_tools` for `OpenAI`, `allowedFunctionNames` for Gemini). The system prompt and
+    /// the tools array stay byte-identical; only the switch changes.
+    AllowedTools,
+}
+
+impl ExposureMode {
+    /// Every mode, in declaration order.
+    pub const ALL: [ExposureMode; 4] = [
+        ExposureMode::Dynamic,
+        ExposureMode::Dispatcher,
+        ExposureMode::Deferred,
+        ExposureMode::AllowedTools,
+    ];
+
+    /// Whether the system prompt and the tool list stay the same all conversation long
+    /// ([`ExposureMode::Deferred`] and [`ExposureMode::AllowedTools`]): the prompt then leaves
+    /// out the sections about loaded skills and tools (the load results in the conversation
+    /// say it), so a provider's cached prefix is never invalidated.
+    #[must_use]
+    pub fn keeps_prefix(self) -> bool {
+        matches!(self, ExposureMode::Deferred | ExposureMode::AllowedTools)
+    }
+
+    /// The mode's name on the command line and in configuration: `dynamic`, `dispatcher`,
+    /// `deferred`, `allowed-tools`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ExposureMode::Dynamic => "dynamic",
+            ExposureMode::Dispatcher => "dispatcher",
+            ExposureMode::Deferred => "deferred",
+            ExposureMode::AllowedTools => "allowed-tools",
+        }
+    }
+}
+
+impl std::str::FromStr for ExposureMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ExposureMode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            format!(
+                "unknown exposure mode `{s}`: expected one of {}",
+                ExposureMode::ALL.map(ExposureMode::name).join(", ")
+            )
+        })
+    }
 }
 
 /// Which sections the system prompt has, in this order (stable ones first, so a provider's

@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 use super::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
 use crate::tool::{ToolCall, ToolSpec};
 
+pub use super::conversation::{AnthropicOptions as RequestOptions, anthropic_request as request};
+
 /// The `tools` of a Messages request (`POST /v1/messages`):
 /// `[{"name", "description", "input_schema"}]`, `name` being the alias.
 ///

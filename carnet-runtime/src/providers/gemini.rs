@@ -42,6 +42,8 @@
 
 use serde_json::{Map, Value, json};
 
+pub use super::conversation::gemini_tool_config as tool_config;
+
 use super::schema::{self, push};
 use super::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
 use crate::tool::{ToolCall, ToolSpec};

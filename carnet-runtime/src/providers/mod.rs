@@ -8,6 +8,11 @@
 //! | Gemini (`generateContent`) | [`gemini::tools`], [`gemini::tools_json_schema`] | [`gemini::parse_tool_calls`] |
 //! | MCP (`tools/list`, `tools/call`) | [`mcp::tools`] | [`mcp::parse_call`] |
 //!
+//! Whole request bodies from a [`ChatRequest`](crate::chat::ChatRequest), in every exposure
+//! mode: [`anthropic::request`], [`openai::chat_request`], [`openai::responses_request`];
+//! Gemini's allow-list: [`gemini::tool_config`]. The module `conversation` below says how each
+//! mode is sent to each API.
+//!
 //! # Names
 //!
 //! Canonical tool names may contain `.` (`file.read`), which `OpenAI` and Anthropic reject.
@@ -78,6 +83,7 @@ use crate::names::{self, AliasError};
 use crate::tool::ToolSpec;
 
 pub mod anthropic;
+mod conversation;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
@@ -395,4 +401,13 @@ fn call_location(list: &str, index: usize, id: Option<&str>) -> String {
         Some(id) => format!("tool call `{id}` (`{list}[{index}]`)"),
         None => format!("`{list}[{index}]`"),
     }
+}
+
+/// The name a provider knows a tool by: its alias among `aliases`, else its own alias (a
+/// call in the history to a tool no longer listed), else the name as it is.
+fn wire_name(aliases: &Aliases, name: &str) -> String {
+    if let Some(alias) = aliases.alias(name) {
+        return alias.to_owned();
+    }
+    names::alias(name).map_or_else(|_| name.to_owned(), std::borrow::Cow::into_owned)
 }

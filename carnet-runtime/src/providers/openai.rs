@@ -17,6 +17,9 @@ use serde_json::{Map, Value, json};
 use super::{Aliases, ProviderError, aliased, array_field, call_location, string_arguments, string_field};
 use crate::tool::{ToolCall, ToolSpec};
 
+pub use super::conversation::{
+    OpenAiOptions as RequestOptions, openai_chat_request as chat_request, openai_responses_request as responses_request,
+};
 pub use super::strict::{StrictError, drop_strict_nulls, strict_schema};
 
 /// How tools are rendered for `OpenAI`.

@@ -296,7 +296,11 @@ pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutp
     if inner.mode == ExposureMode::Dispatcher {
         value["toolSpecs"] = tool_specs(inner, &tool_ids);
     }
-    ToolOutput::ok(value)
+    ToolOutput::ok(value).exposing(names(inner, &tool_ids))
+}
+
+fn names(inner: &Inner, ids: &[ToolIx]) -> Vec<String> {
+    ids.iter().map(|&id| inner.tool(id).spec.name.clone()).collect()
 }
 
 fn list_skill_toolsets(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOutput {
@@ -344,7 +348,7 @@ fn load_toolset(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, 
     if inner.mode == ExposureMode::Dispatcher {
         value["toolSpecs"] = tool_specs(inner, &ids);
     }
-    (ToolOutput::ok(value), changed)
+    (ToolOutput::ok(value).exposing(names(inner, &ids)), changed)
 }
 
 fn load_tool(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bool) {
@@ -362,7 +366,8 @@ fn load_tool(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, boo
         "toolset": toolset.name,
         "content": declared.map(|t| inner.variables.inject(&t.content).into_owned()).unwrap_or_default(),
         "inputSchema": *tool.spec.input_schema,
-    }));
+    }))
+    .exposing(vec![tool.spec.name.clone()]);
     (output, changed)
 }
 

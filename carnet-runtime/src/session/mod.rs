@@ -98,6 +98,17 @@ impl Session {
             .is_some_and(|s| self.loaded.skills.contains(&s))
     }
 
+    /// The names of the tools the model may call now: the meta-tools and the exposed domain
+    /// tools. In [`ExposureMode::AllowedTools`] this is the provider's allow-list.
+    pub fn callable_tools(&self) -> impl Iterator<Item = &str> + '_ {
+        let inner = &*self.carnet.inner;
+        inner
+            .meta_specs
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(self.exposed_tools())
+    }
+
     /// Whether domain tool `name` is exposed.
     #[must_use]
     pub fn is_exposed(&self, tool: &str) -> bool {
@@ -238,6 +249,9 @@ impl Session {
                     .agent_tables(agent)
                     .prefix
                     .get_or_init(|| prompt::prefix(inner, agent, None));
+                if inner.mode.keeps_prefix() {
+                    return prefix.as_str().into();
+                }
                 let suffix = prompt::suffix(inner, agent, &self.loaded.skills, &exposed);
                 join(prefix, &suffix).into()
             })
@@ -250,18 +264,40 @@ impl Session {
         let inner = &*self.carnet.inner;
         let agent = self.loaded.agent;
         let prefix = prompt::prefix(inner, agent, Some(variables));
+        if inner.mode.keeps_prefix() {
+            return prefix;
+        }
         join(
             &prefix,
             &prompt::suffix(inner, agent, &self.loaded.skills, &self.loaded.exposed(inner)),
         )
     }
 
-    /// The tools to offer the model: the meta-tools, then (in dynamic mode) the exposed
-    /// domain tools in the order they became available. Cached like the prompt.
+    /// The tools to offer the model: the meta-tools, then the domain tools the mode sends:
+    /// in [`ExposureMode::Dynamic`] the exposed ones in the order they became available; in
+    /// [`ExposureMode::Dispatcher`] none (`callTool` is among the meta-tools); in
+    /// [`ExposureMode::Deferred`] and [`ExposureMode::AllowedTools`] every one the agent can
+    /// reach, sorted by name, the same list all conversation long (see
+    /// [`Session::exposed_tools`] for which of them the model may call). Cached like the
+    /// prompt.
     #[must_use]
     pub fn tools(&self) -> &[ToolSpec] {
         self.tools_cache.get_or_init(|| {
             let inner = &*self.carnet.inner;
+            if inner.mode.keeps_prefix() {
+                let tables = inner.agent_tables(self.loaded.agent);
+                return Arc::clone(tables.all_tools.get_or_init(|| {
+                    let mut domain: Vec<ToolSpec> = self
+                        .loaded
+                        .reachable_toolsets(inner)
+                        .into_iter()
+                        .flat_map(|t| inner.toolset_tools(t))
+                        .map(|id| inner.tool(id).spec.clone())
+                        .collect();
+                    domain.sort_by(|a, b| a.name.cmp(&b.name));
+                    inner.meta_specs.iter().cloned().chain(domain).collect()
+                }));
+            }
             let exposed: Vec<ToolIx> = self.loaded.exposed(inner);
             inner.state_cache.tools(exposed.clone().into_boxed_slice(), || {
                 let mut tools = inner.meta_specs.clone();

@@ -34,7 +34,9 @@ impl ScriptedResearcher {
     fn decide(&mut self, request: &ChatRequest<'_>) -> ChatResponse {
         let results: Vec<(&ToolCall, &ToolOutput)> = chat::tool_results(request.messages).collect();
         let last = |name: &str| results.iter().find(|(c, _)| c.name == name).map(|(_, o)| *o);
-        let visible = |name: &str| request.tools.iter().any(|t| t.name == name);
+        // What the model may call now: in the modes that send every tool, a tool listed is
+        // not necessarily callable yet.
+        let visible = |name: &str| request.callable.iter().any(|t| t == name);
 
         let Some(search) = last("basicSearch") else {
             return self.calls(

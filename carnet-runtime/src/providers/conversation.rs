@@ -1,0 +1,345 @@
+//! Whole request bodies: a [`ChatRequest`] (system prompt, conversation, tools, exposure
+//! mode) in each provider's wire format, for clients to send as they are.
+//!
+//! The exposure modes, per API:
+//!
+//! | mode | Anthropic Messages | `OpenAI` Responses | `OpenAI` Chat Completions |
+//! | --- | --- | --- | --- |
+//! | `Dynamic`, `Dispatcher` | the session's tools | the session's tools | the session's tools |
+//! | `Deferred` | every tool; domain tools `defer_loading: true`; a load's result carries `tool_reference` blocks | meta-tools as functions, one `namespace` of deferred functions per toolset; a load's output is followed by an `additional_tools` item | no deferral: every tool, as `AllowedTools` without the switch |
+//! | `AllowedTools` | no allow-list switch: every tool (the session refuses unexposed ones) | every tool, `tool_choice: {type: allowed_tools}` | every tool, `tool_choice: {type: allowed_tools}` |
+//!
+//! `OpenAI` Responses answers a load with an `additional_tools` input item rather than the
+//! client-executed `tool_search` flow: `loadSkill` stays an ordinary function whose output
+//! carries the skill's instructions (a `tool_search_output` can carry tool definitions only),
+//! and the same meta-tool works with every provider.
+//!
+//! Gemini has neither deferral nor a message format here; [`super::gemini::tool_config`]
+//! gives its `allowedFunctionNames` switch.
+//!
+//! In the modes that keep the prefix, the system prompt and the tools array are the same
+//! bytes on every turn, so the provider's prompt cache covers them and grows with the
+//! conversation.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{Aliases, ProviderError, openai, wire_name};
+use crate::chat::{ChatRequest, Message};
+use crate::engine::ExposureMode;
+use crate::tool::{ToolKind, ToolSpec};
+
+/// What an Anthropic Messages request needs beside the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnthropicOptions {
+    /// The model (`claude-…`).
+    pub model: String,
+    /// `max_tokens` (required by the API).
+    pub max_tokens: u32,
+}
+
+/// What an `OpenAI` request needs beside the conversation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenAiOptions {
+    /// The model.
+    pub model: String,
+    /// Strict function schemas (see [`openai::Options::strict`]).
+    pub strict: bool,
+    /// Descriptions of the Responses namespaces in [`ExposureMode::Deferred`], by toolset
+    /// name (a toolset missing here is described by its name).
+    pub namespaces: BTreeMap<String, String>,
+}
+
+/// A call's id as sent: the model's, else one made from its place in the conversation.
+fn call_id(id: Option<&String>, index: usize, prefix: &str) -> String {
+    id.cloned().unwrap_or_else(|| format!("{prefix}{index}"))
+}
+
+/// The body of `POST /v1/messages`.
+///
+/// # Errors
+///
+/// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
+pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) -> Result<Value, ProviderError> {
+    let aliases = Aliases::new(request.tools)?;
+    let mut tools = super::anthropic::tools(request.tools)?;
+    if request.mode == ExposureMode::Deferred {
+        for (tool, spec) in tools.as_array_mut().into_iter().flatten().zip(request.tools) {
+            if spec.kind == ToolKind::Domain {
+                tool["defer_loading"] = Value::Bool(true);
+            }
+        }
+    }
+    let mut messages: Vec<Value> = Vec::new();
+    for (index, message) in request.messages.iter().enumerate() {
+        match message {
+            Message::User(text) => messages.push(json!({"role": "user", "content": text})),
+            Message::Assistant { text, tool_calls } => {
+                let mut content: Vec<Value> = Vec::new();
+                if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
+                    content.push(json!({"type": "text", "text": text}));
+                }
+                for (n, call) in tool_calls.iter().enumerate() {
+                    let input = if call.arguments.is_object() {
+                        call.arguments.clone()
+                    } else {
+                        json!({})
+                    };
+                    content.push(json!({
+                        "type": "tool_use",
+                        "id": call_id(call.id.as_ref(), index * 1000 + n, "toolu_"),
+                        "name": wire_name(&aliases, &call.name),
+                        "input": input,
+                    }));
+                }
+                messages.push(json!({"role": "assistant", "content": content}));
+            }
+            Message::Tool { call, output } => {
+                let content = if request.mode == ExposureMode::Deferred && !output.exposes.is_empty() {
+                    let mut blocks = vec![json!({"type": "text", "text": output.to_text()})];
+                    blocks.extend(
+                        output
+                            .exposes
+                            .iter()
+                            .map(|t| json!({"type": "tool_reference", "tool_name": wire_name(&aliases, t)})),
+                    );
+                    Value::Array(blocks)
+                } else {
+                    Value::String(output.to_text())
+                };
+                let id = call_id(call.id.as_ref(), tool_use_index(request.messages, index), "toolu_");
+                let block =
+                    json!({"type": "tool_result", "tool_use_id": id, "content": content, "is_error": output.is_error});
+                // The results of one step go back together, in one user message.
+                match messages.last_mut() {
+                    Some(last) if last["role"] == "user" && last["content"].is_array() => {
+                        last["content"].as_array_mut().expect("an array").push(block);
+                    }
+                    _ => messages.push(json!({"role": "user", "content": [block]})),
+                }
+            }
+        }
+    }
+    let mut body = json!({
+        "model": options.model,
+        "max_tokens": options.max_tokens,
+        "system": request.system,
+        "messages": messages,
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = tools;
+    }
+    Ok(body)
+}
+
+/// For a tool result without a call id: the made-up id of its call (same numbering as the
+/// assistant message's `tool_use` blocks).
+fn tool_use_index(messages: &[Message], result: usize) -> usize {
+    let Message::Tool { call, .. } = &messages[result] else {
+        return result;
+    };
+    for (index, message) in messages[..result].iter().enumerate().rev() {
+        if let Message::Assistant { tool_calls, .. } = message
+            && let Some(n) = tool_calls.iter().position(|c| c == call)
+        {
+            return index * 1000 + n;
+        }
+    }
+    result
+}
+
+fn openai_tools_options(options: &OpenAiOptions) -> openai::Options {
+    openai::Options { strict: options.strict }
+}
+
+/// `tool_choice` restricting the model to the callable tools, Chat Completions' form.
+fn chat_allowed_tools(request: &ChatRequest<'_>, aliases: &Aliases) -> Value {
+    let tools: Vec<Value> = request
+        .callable
+        .iter()
+        .map(|name| json!({"type": "function", "function": {"name": wire_name(aliases, name)}}))
+        .collect();
+    json!({"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": tools}})
+}
+
+/// The body of `POST /v1/chat/completions`. Chat Completions has no deferral: in
+/// [`ExposureMode::Deferred`] every tool is sent as it is.
+///
+/// # Errors
+///
+/// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
+pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -> Result<Value, ProviderError> {
+    let aliases = Aliases::new(request.tools)?;
+    let mut messages = vec![json!({"role": "system", "content": request.system})];
+    for (index, message) in request.messages.iter().enumerate() {
+        match message {
+            Message::User(text) => messages.push(json!({"role": "user", "content": text})),
+            Message::Assistant { text, tool_calls } => {
+                let mut m = json!({"role": "assistant", "content": text});
+                if !tool_calls.is_empty() {
+                    let calls: Vec<Value> = tool_calls
+                        .iter()
+                        .enumerate()
+                        .map(|(n, call)| {
+                            json!({
+                                "id": call_id(call.id.as_ref(), index * 1000 + n, "call_"),
+                                "type": "function",
+                                "function": {"name": wire_name(&aliases, &call.name), "arguments": call.arguments.to_string()},
+                            })
+                        })
+                        .collect();
+                    m["tool_calls"] = Value::Array(calls);
+                }
+                messages.push(m);
+            }
+            Message::Tool { call, output } => messages.push(json!({
+                "role": "tool",
+                "tool_call_id": call_id(call.id.as_ref(), tool_use_index(request.messages, index), "call_"),
+                "content": output.to_text(),
+            })),
+        }
+    }
+    let mut body = json!({"model": options.model, "messages": messages});
+    if !request.tools.is_empty() {
+        body["tools"] = openai::chat_tools(request.tools, &openai_tools_options(options))?;
+        if request.mode == ExposureMode::AllowedTools {
+            body["tool_choice"] = chat_allowed_tools(request, &aliases);
+        }
+    }
+    Ok(body)
+}
+
+/// A Responses function tool; `defer_loading` for the deferred ones.
+fn responses_function(spec: &ToolSpec, alias: &str, options: &openai::Options, deferred: bool) -> Value {
+    let mut tool = openai::responses_tools(std::slice::from_ref(spec), options)
+        .ok()
+        .and_then(|tools| tools.as_array().and_then(|t| t.first().cloned()))
+        .unwrap_or_else(|| json!({"type": "function"}));
+    tool["name"] = Value::String(alias.to_owned());
+    if deferred {
+        tool["defer_loading"] = Value::Bool(true);
+    }
+    tool
+}
+
+/// Domain tools grouped in one namespace per toolset, in the order of `specs`.
+fn namespaces(specs: &[&ToolSpec], aliases: &Aliases, options: &OpenAiOptions, deferred: bool) -> Vec<Value> {
+    let tool_options = openai_tools_options(options);
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    for spec in specs {
+        let toolset = spec.toolset.clone().unwrap_or_default();
+        let function = responses_function(spec, &wire_name(aliases, &spec.name), &tool_options, deferred);
+        match groups.iter_mut().find(|(name, _)| *name == toolset) {
+            Some((_, tools)) => tools.push(function),
+            None => groups.push((toolset, vec![function])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(toolset, tools)| {
+            let description = options
+                .namespaces
+                .get(&toolset)
+                .cloned()
+                .unwrap_or_else(|| format!("Tools of toolset {toolset}"));
+            let name = crate::names::alias(&toolset).map_or_else(|_| toolset.clone(), std::borrow::Cow::into_owned);
+            json!({"type": "namespace", "name": name, "description": description, "tools": tools})
+        })
+        .collect()
+}
+
+/// The body of `POST /v1/responses` (stateless: the whole conversation in `input`).
+///
+/// # Errors
+///
+/// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
+pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -> Result<Value, ProviderError> {
+    let aliases = Aliases::new(request.tools)?;
+    let tool_options = openai_tools_options(options);
+    let deferred = request.mode == ExposureMode::Deferred;
+    let tools: Vec<Value> = if deferred {
+        let (meta, domain): (Vec<&ToolSpec>, Vec<&ToolSpec>) =
+            request.tools.iter().partition(|t| t.kind == ToolKind::Meta);
+        meta.iter()
+            .map(|spec| responses_function(spec, &wire_name(&aliases, &spec.name), &tool_options, false))
+            .chain(namespaces(&domain, &aliases, options, true))
+            .collect()
+    } else {
+        openai::responses_tools(request.tools, &tool_options)?
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut input: Vec<Value> = Vec::new();
+    for (index, message) in request.messages.iter().enumerate() {
+        match message {
+            Message::User(text) => input.push(json!({"role": "user", "content": text})),
+            Message::Assistant { text, tool_calls } => {
+                if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
+                    input.push(json!({"role": "assistant", "content": text}));
+                }
+                for (n, call) in tool_calls.iter().enumerate() {
+                    input.push(json!({
+                        "type": "function_call",
+                        "call_id": call_id(call.id.as_ref(), index * 1000 + n, "call_"),
+                        "name": wire_name(&aliases, &call.name),
+                        "arguments": call.arguments.to_string(),
+                    }));
+                }
+            }
+            Message::Tool { call, output } => {
+                input.push(json!({
+                    "type": "function_call_output",
+                    "call_id": call_id(call.id.as_ref(), tool_use_index(request.messages, index), "call_"),
+                    "output": output.to_text(),
+                }));
+                if deferred && !output.exposes.is_empty() {
+                    let loaded: Vec<&ToolSpec> = output
+                        .exposes
+                        .iter()
+                        .filter_map(|name| request.tools.iter().find(|t| t.name == *name))
+                        .collect();
+                    input.push(json!({
+                        "type": "additional_tools",
+                        "role": "developer",
+                        "tools": namespaces(&loaded, &aliases, options, false),
+                    }));
+                }
+            }
+        }
+    }
+    let mut body = json!({"model": options.model, "instructions": request.system, "input": input});
+    if !tools.is_empty() {
+        body["tools"] = Value::Array(tools);
+        if request.mode == ExposureMode::AllowedTools {
+            let allowed: Vec<Value> = request
+                .callable
+                .iter()
+                .map(|name| json!({"type": "function", "name": wire_name(&aliases, name)}))
+                .collect();
+            body["tool_choice"] = json!({"type": "allowed_tools", "mode": "auto", "tools": allowed});
+        }
+    }
+    Ok(body)
+}
+
+/// Gemini's `toolConfig` restricting the model to the callable tools
+/// (`allowedFunctionNames`, with mode `VALIDATED`, which still lets the model answer in
+/// text), for [`ExposureMode::AllowedTools`]; `None` in the other modes. Gemini has no
+/// deferral: in [`ExposureMode::Deferred`] it gets every tool as it is.
+///
+/// # Errors
+///
+/// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
+pub fn gemini_tool_config(request: &ChatRequest<'_>) -> Result<Option<Value>, ProviderError> {
+    if request.mode != ExposureMode::AllowedTools {
+        return Ok(None);
+    }
+    let aliases = Aliases::new(request.tools)?;
+    let names: Vec<String> = request.callable.iter().map(|n| wire_name(&aliases, n)).collect();
+    let mut config = Map::new();
+    config.insert("mode".to_owned(), json!("VALIDATED"));
+    config.insert("allowedFunctionNames".to_owned(), json!(names));
+    Ok(Some(json!({"functionCallingConfig": config})))
+}
