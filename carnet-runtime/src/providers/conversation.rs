@@ -1,25 +1,7 @@
 //! Whole request bodies: a [`ChatRequest`] (system prompt, conversation, tools, exposure
 //! mode) in each provider's wire format, for clients to send as they are.
 //!
-//! The exposure modes, per API:
-//!
-//! | mode | Anthropic Messages | `OpenAI` Responses | `OpenAI` Chat Completions |
-//! | --- | --- | --- | --- |
-//! | `Dynamic`, `Dispatcher` | the session's tools | the session's tools | the session's tools |
-//! | `Deferred` | every tool; domain tools `defer_loading: true`; a load's result carries `tool_reference` blocks | meta-tools as functions, one `namespace` of deferred functions per toolset; a load's output is followed by an `additional_tools` item | no deferral: every tool, as `AllowedTools` without the switch |
-//! | `AllowedTools` | no allow-list switch: every tool (the session refuses unexposed ones) | every tool, `tool_choice: {type: allowed_tools}` | every tool, `tool_choice: {type: allowed_tools}` |
-//!
-//! `OpenAI` Responses answers a load with an `additional_tools` input item rather than the
-//! client-executed `tool_search` flow: `loadSkill` stays an ordinary function whose output
-//! carries the skill's instructions (a `tool_search_output` can carry tool definitions only),
-//! and the same meta-tool works with every provider.
-//!
-//! Gemini has neither deferral nor a message format here; [`super::gemini::tool_config`]
-//! gives its `allowedFunctionNames` switch.
-//!
-//! In the modes that keep the prefix, the system prompt and the tools array are the same
-//! bytes on every turn, so the provider's prompt cache covers them and grows with the
-//! conversation.
+//! See the module docs of [`super`] for how each exposure mode is sent to each API.
 
 use std::collections::BTreeMap;
 
@@ -112,11 +94,13 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
                 let block =
                     json!({"type": "tool_result", "tool_use_id": id, "content": content, "is_error": output.is_error});
                 // The results of one step go back together, in one user message.
-                match messages.last_mut() {
-                    Some(last) if last["role"] == "user" && last["content"].is_array() => {
-                        last["content"].as_array_mut().expect("an array").push(block);
-                    }
-                    _ => messages.push(json!({"role": "user", "content": [block]})),
+                let previous = messages
+                    .last_mut()
+                    .filter(|last| last["role"] == "user")
+                    .and_then(|last| last["content"].as_array_mut());
+                match previous {
+                    Some(blocks) => blocks.push(block),
+                    None => messages.push(json!({"role": "user", "content": [block]})),
                 }
             }
         }
@@ -211,8 +195,8 @@ pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -
 }
 
 /// A Responses function tool; `defer_loading` for the deferred ones.
-fn responses_function(spec: &ToolSpec, alias: &str, options: &openai::Options, deferred: bool) -> Value {
-    let mut tool = openai::responses_tools(std::slice::from_ref(spec), options)
+fn responses_function(spec: &ToolSpec, alias: &str, options: openai::Options, deferred: bool) -> Value {
+    let mut tool = openai::responses_tools(std::slice::from_ref(spec), &options)
         .ok()
         .and_then(|tools| tools.as_array().and_then(|t| t.first().cloned()))
         .unwrap_or_else(|| json!({"type": "function"}));
@@ -229,7 +213,7 @@ fn namespaces(specs: &[&ToolSpec], aliases: &Aliases, options: &OpenAiOptions, d
     let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
     for spec in specs {
         let toolset = spec.toolset.clone().unwrap_or_default();
-        let function = responses_function(spec, &wire_name(aliases, &spec.name), &tool_options, deferred);
+        let function = responses_function(spec, &wire_name(aliases, &spec.name), tool_options, deferred);
         match groups.iter_mut().find(|(name, _)| *name == toolset) {
             Some((_, tools)) => tools.push(function),
             None => groups.push((toolset, vec![function])),
@@ -262,7 +246,7 @@ pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptio
         let (meta, domain): (Vec<&ToolSpec>, Vec<&ToolSpec>) =
             request.tools.iter().partition(|t| t.kind == ToolKind::Meta);
         meta.iter()
-            .map(|spec| responses_function(spec, &wire_name(&aliases, &spec.name), &tool_options, false))
+            .map(|spec| responses_function(spec, &wire_name(&aliases, &spec.name), tool_options, false))
             .chain(namespaces(&domain, &aliases, options, true))
             .collect()
     } else {

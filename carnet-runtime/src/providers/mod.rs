@@ -10,8 +10,27 @@
 //!
 //! Whole request bodies from a [`ChatRequest`](crate::chat::ChatRequest), in every exposure
 //! mode: [`anthropic::request`], [`openai::chat_request`], [`openai::responses_request`];
-//! Gemini's allow-list: [`gemini::tool_config`]. The module `conversation` below says how each
-//! mode is sent to each API.
+//! Gemini's allow-list: [`gemini::tool_config`].
+//!
+//! # Exposure modes, per API
+//!
+//! | mode | Anthropic Messages | `OpenAI` Responses | `OpenAI` Chat Completions |
+//! | --- | --- | --- | --- |
+//! | `Dynamic`, `Dispatcher` | the session's tools | the session's tools | the session's tools |
+//! | `Deferred` | every tool; domain tools `defer_loading: true`; a load's result carries `tool_reference` blocks | meta-tools as functions, one `namespace` of deferred functions per toolset; a load's output is followed by an `additional_tools` item | no deferral: every tool, as `AllowedTools` without the switch |
+//! | `AllowedTools` | no allow-list switch: every tool (the session refuses unexposed ones) | every tool, `tool_choice: {type: allowed_tools}` | every tool, `tool_choice: {type: allowed_tools}` |
+//!
+//! `OpenAI` Responses answers a load with an `additional_tools` input item rather than the
+//! client-executed `tool_search` flow: `loadSkill` stays an ordinary function whose output
+//! carries the skill's instructions (a `tool_search_output` can carry tool definitions only),
+//! and the same meta-tool works with every provider.
+//!
+//! Gemini has neither deferral nor a message format here; [`super::gemini::tool_config`]
+//! gives its `allowedFunctionNames` switch.
+//!
+//! In the modes that keep the prefix, the system prompt and the tools array are the same
+//! bytes on every turn, so the provider's prompt cache covers them and grows with the
+//! conversation.
 //!
 //! # Names
 //!

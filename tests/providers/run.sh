@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The official SDKs judge the request bodies carnet renders: the example conversation in
+# every exposure mode, rendered for Anthropic Messages, OpenAI Chat Completions and OpenAI
+# Responses at every step (examples/research-agent/tests/disclosure.rs), each body checked
+# against the SDKs' request types with unknown keys refused (tests/providers/validate.py).
+#
+# Creates target/sdk-venv with the pinned SDKs if needed. PYTHON: interpreter for the venv.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+VENV="$ROOT/target/sdk-venv"
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "creating $VENV" >&2
+    "${PYTHON:-python3}" -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c 'import openai, anthropic, pydantic; assert openai.__version__ == "3.54.0" and anthropic.__version__ == "2.12.0"' 2>/dev/null; then
+    echo "installing openai==3.54.0 anthropic==2.12.0 into $VENV" >&2
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "openai==3.54.0" "anthropic==2.12.0"
+fi
+
+OUT="$ROOT/target/provider-requests"
+rm -rf "$OUT"
+CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p research-agent --test disclosure
+"$VENV/bin/python" tests/providers/validate.py "$OUT"
