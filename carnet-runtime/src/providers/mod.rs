@@ -25,7 +25,7 @@
 //! carries the skill's instructions (a `tool_search_output` can carry tool definitions only),
 //! and the same meta-tool works with every provider.
 //!
-//! Gemini has neither deferral nor a message format here; [`super::gemini::tool_config`]
+//! Gemini has neither deferral nor a message format here; [`gemini::tool_config`]
 //! gives its `allowedFunctionNames` switch.
 //!
 //! In the modes that keep the prefix, the system prompt and the tools array are the same

@@ -17,7 +17,7 @@ use crate::tool::ToolSpec;
 
 use super::SessionAgent;
 
-/// Why a tool is or is not exposed in a session (see [`Session::explain`]).
+/// Why a tool is or is not exposed in a session (see [`Session::explain`](super::Session::explain)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Explanation {
     /// One of the meta-tools offered.
