@@ -17,6 +17,7 @@ macro_rules! out {
     };
 }
 
+mod call;
 mod init;
 mod list;
 mod prompt;
@@ -125,6 +126,23 @@ enum Command {
         /// OpenAI strict mode (`additionalProperties: false`, every field required, optional ones nullable).
         #[arg(long)]
         strict: bool,
+    },
+    /// Call a meta-tool of AGENT's session and print its result exactly as the model receives
+    /// it: a way to see what the model reads, without a model. Exit status 1 when the result
+    /// is an error result (an unknown skill, bad arguments, ...).
+    Call {
+        /// The agent.
+        agent: String,
+        /// The meta-tool: `loadSkill`, `listAvailableSkills`, `loadSkillFile`, ...
+        tool: String,
+        /// Its arguments, as JSON (default `{}`).
+        arguments: Option<String>,
+        /// Load this skill first (repeatable).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+        /// How domain tools are exposed (dispatcher results carry the tools' schemas).
+        #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
+        mode: tools::Mode,
     },
     /// Context tokens (o200k_base) per turn, progressive against everything up front, and
     /// the cost of loading each skill.
@@ -365,6 +383,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         } => {
             let (_, manifest) = checked(cli)?;
             tools::run(&manifest, agent, load, *provider, *mode, *strict)
+        }
+        Command::Call {
+            agent,
+            tool,
+            arguments,
+            load,
+            mode,
+        } => {
+            let (_, manifest) = checked(cli)?;
+            call::run(&manifest, agent, tool, arguments.as_deref(), load, *mode)
         }
         Command::Stats {
             agent,

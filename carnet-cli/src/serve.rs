@@ -19,10 +19,7 @@ pub(crate) fn run(
     http: Option<&str>,
     vars: &[(String, String)],
 ) -> Result<(), Failure> {
-    let mode = match mode {
-        Mode::Dynamic => ExposureMode::Dynamic,
-        Mode::Dispatcher => ExposureMode::Dispatcher,
-    };
+    let mode = ExposureMode::from(mode);
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
         .variables(vars.iter().cloned())

@@ -1,5 +1,6 @@
 //! `carnet tools`: the tool list an agent's model receives, in a provider's wire format.
 
+use carnet_runtime::chat::ChatRequest;
 use carnet_runtime::providers::{anthropic, gemini, mcp, openai};
 use carnet_runtime::{ExposureMode, Manifest, ToolKind};
 use clap::ValueEnum;
@@ -27,6 +28,21 @@ pub(crate) enum Mode {
     Dynamic,
     /// A fixed list: meta-tools and `callTool`.
     Dispatcher,
+    /// Every tool, domain tools deferred the provider's way (Anthropic, OpenAI Responses).
+    Deferred,
+    /// Every tool, restricted to the exposed ones by the provider's switch (OpenAI, Gemini).
+    AllowedTools,
+}
+
+impl From<Mode> for ExposureMode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Dynamic => ExposureMode::Dynamic,
+            Mode::Dispatcher => ExposureMode::Dispatcher,
+            Mode::Deferred => ExposureMode::Deferred,
+            Mode::AllowedTools => ExposureMode::AllowedTools,
+        }
+    }
 }
 
 pub(crate) fn run(
@@ -37,13 +53,18 @@ pub(crate) fn run(
     mode: Mode,
     strict: bool,
 ) -> Result<(), Failure> {
-    let mode = match mode {
-        Mode::Dynamic => ExposureMode::Dynamic,
-        Mode::Dispatcher => ExposureMode::Dispatcher,
-    };
+    let mode = ExposureMode::from(mode);
     let session = crate::prompt::session(manifest, agent, load, |b| b.mode(mode))?;
     let specs = session.tools();
     let options = openai::Options { strict };
+    if mode.keeps_prefix() && provider.is_some_and(|p| p != Provider::Mcp) {
+        return print(&with_disclosure(
+            manifest,
+            &session,
+            provider.expect("checked"),
+            strict,
+        )?);
+    }
     let rendered = match provider {
         None => Ok(Value::Array(
             specs
@@ -66,9 +87,66 @@ pub(crate) fn run(
         Some(Provider::Mcp) => mcp::tools(specs),
     }
     .map_err(|e| Failure::content(format!("error: {e}")))?;
+    print(&rendered)
+}
+
+fn print(value: &Value) -> Result<(), Failure> {
     outln!(
         "{}",
-        serde_json::to_string_pretty(&rendered).expect("JSON values serialise")
+        serde_json::to_string_pretty(value).expect("JSON values serialise")
     );
     Ok(())
+}
+
+/// In the modes that send every tool, the tools as a request carries them (deferred the
+/// provider's way), and the provider's switch restricting the model (`tool_choice`,
+/// Gemini's `toolConfig`) when it has one: `{"tools": ..., "tool_choice": ...}`.
+fn with_disclosure(
+    manifest: &Manifest,
+    session: &carnet_runtime::Session,
+    provider: Provider,
+    strict: bool,
+) -> Result<Value, Failure> {
+    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
+    let request = ChatRequest {
+        system: "",
+        messages: &[],
+        tools: session.tools(),
+        mode: session.carnet().mode(),
+        callable: &callable,
+    };
+    let openai_options = openai::RequestOptions {
+        model: String::new(),
+        strict,
+        namespaces: manifest
+            .toolsets
+            .iter()
+            .map(|t| (t.name.to_string(), t.description.to_string()))
+            .collect(),
+    };
+    let fail = |e: carnet_runtime::providers::ProviderError| Failure::content(format!("error: {e}"));
+    let body = match provider {
+        Provider::Openai => openai::chat_request(&request, &openai_options).map_err(fail)?,
+        Provider::OpenaiResponses => openai::responses_request(&request, &openai_options).map_err(fail)?,
+        Provider::Anthropic => {
+            let options = anthropic::RequestOptions {
+                model: String::new(),
+                max_tokens: 1,
+            };
+            anthropic::request(&request, &options).map_err(fail)?
+        }
+        Provider::Gemini => {
+            let mut body = json!({"tools": gemini::tools(request.tools).map_err(fail)?});
+            if let Some(config) = gemini::tool_config(&request).map_err(fail)? {
+                body["toolConfig"] = config;
+            }
+            return Ok(body);
+        }
+        Provider::Mcp => unreachable!("MCP has no deferral"),
+    };
+    let mut out = json!({"tools": body["tools"]});
+    if let Some(choice) = body.get("tool_choice") {
+        out["tool_choice"] = choice.clone();
+    }
+    Ok(out)
 }

@@ -585,3 +585,136 @@ fn serve_mcp_prints_the_http_endpoint_and_refuses_unknown_agents_and_remote_addr
         stderr(&remote)
     );
 }
+
+#[test]
+fn tools_in_the_modes_that_send_every_tool() {
+    let dir = example();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = carnet(args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str(&stdout(&out)).unwrap()
+    };
+    // Anthropic, deferred: every tool, the domain ones `defer_loading`; the same list
+    // whatever is loaded.
+    let deferred = json(&[
+        "--dir",
+        &dir,
+        "tools",
+        "researcher",
+        "--provider",
+        "anthropic",
+        "--mode",
+        "deferred",
+    ]);
+    let loaded = json(&[
+        "--dir",
+        &dir,
+        "tools",
+        "researcher",
+        "--provider",
+        "anthropic",
+        "--mode",
+        "deferred",
+        "--load",
+        "dataAnalysis",
+    ]);
+    assert_eq!(deferred, loaded);
+    let tools = deferred["tools"].as_array().unwrap();
+    let find = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap();
+    assert_eq!(find("loadSkill").get("defer_loading"), None);
+    assert_eq!(find("analyzeStatistics")["defer_loading"], true);
+    assert_eq!(deferred.get("tool_choice"), None);
+
+    // OpenAI, allowed-tools: the same list, and the switch names what is loaded.
+    let allowed = |load: &[&str]| {
+        let mut args = vec![
+            "--dir",
+            dir.as_str(),
+            "tools",
+            "researcher",
+            "--provider",
+            "openai",
+            "--mode",
+            "allowed-tools",
+        ];
+        for skill in load {
+            args.extend(["--load", skill]);
+        }
+        json(&args)
+    };
+    let (before, after) = (allowed(&[]), allowed(&["dataAnalysis"]));
+    assert_eq!(before["tools"], after["tools"]);
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["tool_choice"]["allowed_tools"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(!names(&before).contains(&"analyzeStatistics".to_owned()));
+    assert!(names(&after).contains(&"analyzeStatistics".to_owned()));
+}
+
+#[test]
+fn call_prints_a_meta_tools_result_as_the_model_receives_it() {
+    let dir = example();
+    let out = carnet(&[
+        "--dir",
+        &dir,
+        "call",
+        "researcher",
+        "loadSkill",
+        r#"{"skillName": "dataAnalysis"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(result["success"], true);
+    assert!(result["content"].as_str().unwrap().starts_with("# Data analysis"));
+    assert!(result.get("toolSpecs").is_none());
+
+    let dispatcher = carnet(&[
+        "--dir",
+        &dir,
+        "call",
+        "researcher",
+        "loadSkill",
+        r#"{"skillName": "dataAnalysis"}"#,
+        "--mode",
+        "dispatcher",
+    ]);
+    let result: serde_json::Value = serde_json::from_str(&stdout(&dispatcher)).unwrap();
+    assert!(result["toolSpecs"].is_array(), "dispatcher results carry the schemas");
+
+    // An error result is printed too, with status 1.
+    let out = carnet(&[
+        "--dir",
+        &dir,
+        "call",
+        "researcher",
+        "loadSkill",
+        r#"{"skillName": "dataAnalyss"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let result: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(result["similar"], serde_json::json!(["dataAnalysis"]));
+    let out = carnet(&["--dir", &dir, "call", "researcher", "loadSkill", "{not json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("not valid JSON"), "{}", stdout(&out));
+
+    // Files of a loaded skill; a domain tool is a usage error.
+    let out = carnet(&[
+        "--dir",
+        &dir,
+        "call",
+        "researcher",
+        "loadSkillFile",
+        r#"{"skillName": "dataAnalysis", "path": "templates/report.md"}"#,
+        "--load",
+        "dataAnalysis",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = carnet(&["--dir", &dir, "call", "researcher", "basicSearch"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("`carnet call` runs meta-tools"));
+}

@@ -1,0 +1,36 @@
+//! `carnet call`: a meta-tool's result exactly as the model receives it.
+
+use carnet_runtime::{ExposureMode, Manifest, ToolKind, block_on};
+
+use crate::{Failure, tools};
+
+pub(crate) fn run(
+    manifest: &Manifest,
+    agent: &str,
+    tool: &str,
+    arguments: Option<&str>,
+    load: &[String],
+    mode: tools::Mode,
+) -> Result<(), Failure> {
+    let mut session = crate::prompt::session(manifest, agent, load, |b| b.mode(ExposureMode::from(mode)))?;
+    let meta: Vec<&str> = session
+        .tools()
+        .iter()
+        .filter(|t| t.kind == ToolKind::Meta)
+        .map(|t| t.name.as_str())
+        .collect();
+    if !meta.contains(&tool) {
+        let mut failure = crate::unknown("meta-tool", tool, meta.iter());
+        failure
+            .message
+            .push_str("\n  = note: `carnet call` runs meta-tools; domain tools have no implementation here");
+        return Err(failure);
+    }
+    let output = block_on(session.call_json(tool, arguments.unwrap_or("{}")));
+    outln!("{}", output.to_text());
+    if output.is_error {
+        // The result is the report; the status says it is an error result.
+        return Err(Failure::content(""));
+    }
+    Ok(())
+}
