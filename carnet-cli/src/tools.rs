@@ -90,12 +90,11 @@ pub(crate) fn run(
     print(&rendered)
 }
 
-fn print(value: &Value) -> Result<(), Failure> {
+fn print(value: &Value) {
     outln!(
         "{}",
         serde_json::to_string_pretty(value).expect("JSON values serialise")
     );
-    Ok(())
 }
 
 /// In the modes that send every tool, the tools as a request carries them (deferred the
