@@ -57,13 +57,9 @@ pub(crate) fn run(
     let session = crate::prompt::session(manifest, agent, load, |b| b.mode(mode))?;
     let specs = session.tools();
     let options = openai::Options { strict };
-    if mode.keeps_prefix() && provider.is_some_and(|p| p != Provider::Mcp) {
-        return print(&with_disclosure(
-            manifest,
-            &session,
-            provider.expect("checked"),
-            strict,
-        )?);
+    if let Some(provider) = provider.filter(|&p| mode.keeps_prefix() && p != Provider::Mcp) {
+        print(&with_disclosure(manifest, &session, provider, strict)?);
+        return Ok(());
     }
     let rendered = match provider {
         None => Ok(Value::Array(
@@ -87,7 +83,8 @@ pub(crate) fn run(
         Some(Provider::Mcp) => mcp::tools(specs),
     }
     .map_err(|e| Failure::content(format!("error: {e}")))?;
-    print(&rendered)
+    print(&rendered);
+    Ok(())
 }
 
 fn print(value: &Value) {
