@@ -10,56 +10,11 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use carnet_runtime::{Manifest, Text};
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::quote;
 
 use crate::project::Project;
-
-/// The Rust constant name for a content name: `dataAnalysis` → `DATA_ANALYSIS`,
-/// `search-tools` → `SEARCH_TOOLS`, `file.read` → `FILE_READ`. Characters that cannot be in
-/// an identifier separate words; a leading digit gets a `_` prefix.
-pub(crate) fn const_ident(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let chars: Vec<char> = name.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_alphanumeric() {
-            let prev = i.checked_sub(1).map(|j| chars[j]);
-            let next = chars.get(i + 1).copied();
-            let boundary = c.is_ascii_uppercase()
-                && prev.is_some_and(|p| {
-                    p.is_ascii_lowercase()
-                        || p.is_ascii_digit()
-                        || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
-                });
-            if boundary && !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
-            }
-            out.push(c.to_ascii_uppercase());
-        } else if !out.is_empty() && !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    while out.ends_with('_') {
-        out.pop();
-    }
-    if out.is_empty() {
-        return "_".to_owned();
-    }
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    out
-}
-
-/// The Rust module or field name for a content name: `search-tools` → `search_tools`.
-pub(crate) fn snake_ident(name: &str) -> Ident {
-    let snake = const_ident(name).to_ascii_lowercase();
-    match snake.as_str() {
-        "self" | "super" | "crate" | "_" => format_ident!("{}_", snake),
-        s if syn::parse_str::<Ident>(s).is_err() => Ident::new_raw(s, Span::call_site()),
-        s => Ident::new(s, Span::call_site()),
-    }
-}
+use crate::typed_id;
 
 fn text(s: &str) -> TokenStream {
     let lit = Literal::string(s);
@@ -256,16 +211,9 @@ fn module(project: &Project, manifest: &Manifest, options: &Options<'_>) -> Toke
 /// `Toolsets`: one field per toolset that declares tools, each typed by the toolset's
 /// identity, so forgetting a toolset is a missing field and swapping two is a type error.
 fn toolsets_struct(manifest: &Manifest) -> TokenStream {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for t in &*manifest.toolsets {
-        *counts.entry(snake_ident(&t.name).to_string()).or_default() += 1;
-    }
-    let bound: Vec<(&str, Ident)> = manifest
-        .toolsets
-        .iter()
-        .filter(|t| !t.tools.is_empty())
-        .map(|t| (&*t.name, snake_ident(&t.name)))
-        .filter(|(_, ident)| counts[&ident.to_string()] == 1)
+    let bound: Vec<(&str, Ident)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
+        .into_iter()
+        .filter(|(name, _)| manifest.toolset(name).is_some_and(|t| !t.tools.is_empty()))
         .collect();
     let fields = bound.iter().map(|(name, ident)| {
         let id = Literal::u64_suffixed(carnet_runtime::toolset_id(name));
@@ -298,17 +246,6 @@ fn first_line(s: &str) -> &str {
 
 /// Typed ids. A name whose constant collides with another's gets none (`W0009` says so).
 fn ids(manifest: &Manifest) -> TokenStream {
-    fn unique<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, Ident)> {
-        let all: Vec<&str> = names.collect();
-        let mut count: BTreeMap<String, usize> = BTreeMap::new();
-        for n in &all {
-            *count.entry(const_ident(n)).or_default() += 1;
-        }
-        all.into_iter()
-            .filter(|n| count[&const_ident(n)] == 1 && const_ident(n) != "_")
-            .map(|n| (n, format_ident!("{}", const_ident(n))))
-            .collect()
-    }
     let describe = |kind: &str, name: &str, description: &str| {
         let line = first_line(description);
         if line.is_empty() {
@@ -318,15 +255,15 @@ fn ids(manifest: &Manifest) -> TokenStream {
         }
     };
 
-    let agents = unique(manifest.agents.iter().map(|a| &*a.name)).into_iter().map(|(name, ident)| {
+    let agents = typed_id::consts(manifest.agents.iter().map(|a| &*a.name)).into_iter().map(|(name, ident)| {
         let doc = describe("Agent", name, manifest.agent(name).map_or("", |a| &a.description));
         quote!(#[doc = #doc] pub const #ident: ::carnet::__private::AgentId = ::carnet::__private::AgentId::__new(#name);)
     });
-    let skills = unique(manifest.skills.iter().map(|s| &*s.name)).into_iter().map(|(name, ident)| {
+    let skills = typed_id::consts(manifest.skills.iter().map(|s| &*s.name)).into_iter().map(|(name, ident)| {
         let doc = describe("Skill", name, manifest.skill(name).map_or("", |s| &s.description));
         quote!(#[doc = #doc] pub const #ident: ::carnet::__private::SkillId = ::carnet::__private::SkillId::__new(#name);)
     });
-    let toolsets = unique(manifest.toolsets.iter().map(|t| &*t.name)).into_iter().map(|(name, ident)| {
+    let toolsets = typed_id::consts(manifest.toolsets.iter().map(|t| &*t.name)).into_iter().map(|(name, ident)| {
         let doc = describe("Toolset", name, manifest.toolset(name).map_or("", |t| &t.description));
         quote!(#[doc = #doc] pub const #ident: ::carnet::__private::ToolsetId = ::carnet::__private::ToolsetId::__new(#name);)
     });
@@ -338,14 +275,13 @@ fn ids(manifest: &Manifest) -> TokenStream {
             *owners.entry(&tool.name).or_default() += 1;
         }
     }
-    let mut modules: BTreeMap<String, usize> = BTreeMap::new();
-    for t in &*manifest.toolsets {
-        *modules.entry(snake_ident(&t.name).to_string()).or_default() += 1;
-    }
+    let modules: BTreeMap<&str, Ident> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
+        .into_iter()
+        .collect();
     let mut top = Vec::new();
     let mut per_toolset = Vec::new();
     for t in manifest.toolsets.iter().filter(|t| !t.tools.is_empty()) {
-        let tool_consts: Vec<TokenStream> = unique(t.tools.iter().map(|tool| &*tool.name))
+        let tool_consts: Vec<TokenStream> = typed_id::consts(t.tools.iter().map(|tool| &*tool.name))
             .into_iter()
             .map(|(name, ident)| {
                 let toolset = &*t.name;
@@ -353,15 +289,14 @@ fn ids(manifest: &Manifest) -> TokenStream {
                 quote!(#[doc = #doc] pub const #ident: ::carnet::__private::ToolId = ::carnet::__private::ToolId::__new(#toolset, #name);)
             })
             .collect();
-        for (tool, ident) in unique(t.tools.iter().map(|tool| &*tool.name)) {
+        for (tool, ident) in typed_id::consts(t.tools.iter().map(|tool| &*tool.name)) {
             if owners[tool] == 1 {
                 let toolset = &*t.name;
                 let doc = describe("Tool", tool, t.tool(tool).map_or("", |x| &x.description));
                 top.push((ident.to_string(), quote!(#[doc = #doc] pub const #ident: ::carnet::__private::ToolId = ::carnet::__private::ToolId::__new(#toolset, #tool);)));
             }
         }
-        let module = snake_ident(&t.name);
-        if modules[&module.to_string()] == 1 {
+        if let Some(module) = modules.get(&*t.name) {
             let doc = format!(" Tools of toolset `{}`.", t.name);
             per_toolset.push(quote!(#[doc = #doc] pub mod #module { #(#tool_consts)* }));
         }
@@ -395,26 +330,6 @@ fn ids(manifest: &Manifest) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn const_idents() {
-        assert_eq!(const_ident("dataAnalysis"), "DATA_ANALYSIS");
-        assert_eq!(const_ident("search-tools"), "SEARCH_TOOLS");
-        assert_eq!(const_ident("basicSearch"), "BASIC_SEARCH");
-        assert_eq!(const_ident("HTTPServer"), "HTTP_SERVER");
-        assert_eq!(const_ident("file.read"), "FILE_READ");
-        assert_eq!(const_ident("3d-art"), "_3D_ART");
-        assert_eq!(const_ident("analyzeStatistics2"), "ANALYZE_STATISTICS2");
-        assert_eq!(const_ident("My Agent!"), "MY_AGENT");
-        assert_eq!(const_ident("é"), "_");
-    }
-
-    #[test]
-    fn snake_idents() {
-        assert_eq!(snake_ident("search-tools").to_string(), "search_tools");
-        assert_eq!(snake_ident("type").to_string(), "r#type");
-        assert_eq!(snake_ident("self").to_string(), "self_");
-    }
 
     #[test]
     fn relative_paths() {

@@ -42,6 +42,7 @@ mod output;
 mod project;
 mod settings;
 mod source;
+mod typed_id;
 mod validate;
 
 use std::fmt;

@@ -1,7 +1,9 @@
 //! A loaded carnet directory: discovery, reading and parsing, before validation.
 
+use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::{Component, Path, PathBuf};
 
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::discover::{self, Discovered, Filter, SkillDir};
@@ -22,13 +24,179 @@ pub(crate) struct ResolvedFile {
     pub(crate) is_text: bool,
 }
 
+/// A file of a skill's folder as `load` found it; validation judges it.
+#[derive(Debug)]
+pub(crate) enum FolderFile {
+    /// A symbolic link whose target lies outside the skill's folder: not read.
+    Escapes,
+    /// A symbolic link to a directory: not followed.
+    DirLink,
+    Read(Vec<u8>),
+    Unreadable(io::Error),
+}
+
+/// What the path of a `files` entry leads to, as `load` found it; validation judges it.
+#[derive(Debug)]
+pub(crate) enum ListedFile {
+    Missing,
+    /// It, or a link on the way, leaves the skill's folder.
+    Escapes,
+    Directory,
+    /// A file of the folder, already read with the others.
+    InFolder,
+    Read(Vec<u8>),
+    Unreadable(io::Error),
+}
+
 /// A skill with its folder's files.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Skill {
     pub(crate) def: SkillDef,
     pub(crate) folder: SkillDir,
+    /// One per entry of `folder.files`, in the same order.
+    pub(crate) folder_files: Vec<FolderFile>,
+    /// One per entry of `def.files`, in the same order: where it points and what is there;
+    /// `None` when the path is invalid or listed before (validation says why).
+    pub(crate) listed_files: Vec<Option<(PathBuf, ListedFile)>>,
     /// Filled by validation: every file of the folder plus the listed ones, sorted by path.
     pub(crate) files: Vec<ResolvedFile>,
+}
+
+/// Where a `files` entry points, judged from its text alone.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ListedPath<'a> {
+    /// `./x`: `rest` is `x`.
+    DotSlash {
+        rest: &'a str,
+    },
+    Absolute,
+    /// Climbs above the skill's folder.
+    Outside,
+    /// The skill's folder itself.
+    SkillFolder,
+    /// A path inside the folder, by components.
+    Inside(Vec<String>),
+}
+
+impl<'a> ListedPath<'a> {
+    pub(crate) fn parse(path: &'a str) -> Self {
+        if let Some(rest) = path.strip_prefix("./").or_else(|| path.strip_prefix(".\\")) {
+            return ListedPath::DotSlash { rest };
+        }
+        if is_absolute(path) {
+            return ListedPath::Absolute;
+        }
+        match normalise(path) {
+            None => ListedPath::Outside,
+            Some(parts) if parts.is_empty() => ListedPath::SkillFolder,
+            Some(parts) => ListedPath::Inside(parts),
+        }
+    }
+}
+
+/// Normalises a relative path by components; `None` when it climbs above its start.
+pub(crate) fn normalise(path: &str) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = Vec::new();
+    for component in Path::new(&path.replace('\\', "/")).components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts)
+}
+
+fn is_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    path.starts_with('/')
+        || path.starts_with('\\')
+        || Path::new(path).is_absolute()
+        || (bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic())
+}
+
+/// Whether `path` (after following every link) stays inside `folder`. A link whose target
+/// does not exist is judged by its target's path, so a dangling link inside the folder is
+/// an unreadable file, not an escape.
+fn stays_inside(path: &Path, folder: &Path) -> bool {
+    let Ok(folder) = fs::canonicalize(folder) else {
+        return false;
+    };
+    if let Ok(path) = fs::canonicalize(path) {
+        return path.starts_with(&folder);
+    }
+    let Ok(target) = fs::read_link(path) else { return false };
+    let base = path.parent().and_then(|p| fs::canonicalize(p).ok()).unwrap_or_default();
+    let mut resolved = PathBuf::new();
+    for component in base.join(target).components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved.starts_with(&folder)
+}
+
+/// Reads the files of a skill's folder and looks up the ones its `files` entries name.
+/// Every file it touches goes into `read_files`.
+fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut Vec<PathBuf>) {
+    let folder = root.join(&skill.def.dir);
+    skill.folder_files = skill
+        .folder
+        .files
+        .iter()
+        .map(|(_, entry)| {
+            read_files.push(entry.path.clone());
+            if entry.symlink && !stays_inside(&entry.path, &folder) {
+                FolderFile::Escapes
+            } else if entry.dir_link {
+                FolderFile::DirLink
+            } else {
+                fs::read(&entry.path).map_or_else(FolderFile::Unreadable, FolderFile::Read)
+            }
+        })
+        .collect();
+    let read_in_folder: BTreeSet<&str> = skill
+        .folder
+        .files
+        .iter()
+        .zip(&skill.folder_files)
+        .filter(|(_, file)| matches!(file, FolderFile::Read(_)))
+        .map(|((relative, _), _)| relative.as_str())
+        .collect();
+    let mut seen = BTreeSet::new();
+    skill.listed_files = skill
+        .def
+        .files
+        .iter()
+        .map(|file_ref| {
+            let ListedPath::Inside(parts) = ListedPath::parse(file_ref.path.as_str()) else {
+                return None;
+            };
+            let key = parts.join("/");
+            if !seen.insert(key.clone()) {
+                return None;
+            }
+            let full: PathBuf = parts.iter().fold(folder.clone(), |p, part| p.join(part));
+            read_files.push(full.clone());
+            let found = match fs::symlink_metadata(&full) {
+                Err(_) => ListedFile::Missing,
+                Ok(meta) if (meta.file_type().is_symlink() || full.exists()) && !stays_inside(&full, &folder) => {
+                    ListedFile::Escapes
+                }
+                Ok(_) if full.is_dir() => ListedFile::Directory,
+                Ok(_) if read_in_folder.contains(key.as_str()) => ListedFile::InFolder,
+                Ok(_) => fs::read(&full).map_or_else(ListedFile::Unreadable, ListedFile::Read),
+            };
+            Some((full, found))
+        })
+        .collect();
 }
 
 /// Everything read from a carnet directory.
@@ -186,6 +354,8 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
             project.skills.push(Skill {
                 def,
                 folder,
+                folder_files: Vec::new(),
+                listed_files: Vec::new(),
                 files: Vec::new(),
             });
         }
@@ -259,6 +429,9 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
             }
         }
         project.toolsets.push(toolset);
+    }
+    for skill in &mut project.skills {
+        read_skill_files(&project.root, skill, &mut project.read_files);
     }
     project
 }

@@ -1,16 +1,17 @@
 //! Validation: one function per rule, each reporting every violation it finds.
+//! Validation does no I/O: `project::load` read every file, and a rule judges what it found.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use carnet_runtime::names;
 
 use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
 use crate::messages;
 use crate::model::Spanned;
-use crate::project::{Project, ResolvedFile, Skill};
+use crate::project::{FolderFile, ListedFile, ListedPath, Project, ResolvedFile, Skill, normalise};
 use crate::source::Span;
+use crate::typed_id;
 
 /// Files larger than this get a warning: they are embedded in the binary and the manifest.
 pub(crate) const LARGE_FILE: usize = 4 * 1024 * 1024;
@@ -274,70 +275,21 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
     }
 }
 
-/// Normalises a relative path by components; `None` when it climbs above its start.
-fn normalise(path: &str) -> Option<Vec<String>> {
-    let mut parts: Vec<String> = Vec::new();
-    for component in Path::new(&path.replace('\\', "/")).components() {
-        match component {
-            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop()?;
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(parts)
-}
-
-fn is_absolute(path: &str) -> bool {
-    let bytes = path.as_bytes();
-    path.starts_with('/')
-        || path.starts_with('\\')
-        || Path::new(path).is_absolute()
-        || (bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic())
-}
-
-fn read_file(path: &Path, relative: String, description: Option<String>) -> std::io::Result<ResolvedFile> {
-    let data = fs::read(path)?;
+fn resolved(path: &str, source: &Path, description: Option<String>, data: Vec<u8>) -> ResolvedFile {
     let is_text = !data.contains(&0) && std::str::from_utf8(&data).is_ok();
-    Ok(ResolvedFile {
-        path: relative,
-        source: path.to_path_buf(),
+    ResolvedFile {
+        path: path.to_owned(),
+        source: source.to_path_buf(),
         description,
         data,
         is_text,
-    })
+    }
 }
 
-/// Whether `path` (after following every link) stays inside `folder`. A link whose target
-/// does not exist is judged by its target's path, so a dangling link inside the folder is
-/// an unreadable file, not an escape.
-fn stays_inside(path: &Path, folder: &Path) -> bool {
-    let Ok(folder) = fs::canonicalize(folder) else {
-        return false;
-    };
-    if let Ok(path) = fs::canonicalize(path) {
-        return path.starts_with(&folder);
-    }
-    let Ok(target) = fs::read_link(path) else { return false };
-    let base = path.parent().and_then(|p| fs::canonicalize(p).ok()).unwrap_or_default();
-    let mut resolved = PathBuf::new();
-    for component in base.join(target).components() {
-        match component {
-            Component::ParentDir => {
-                resolved.pop();
-            }
-            Component::CurDir => {}
-            other => resolved.push(other),
-        }
-    }
-    resolved.starts_with(&folder)
-}
-
+/// Judges what `load` found for each skill's files (the folder's and the listed ones) and
+/// keeps those that can be embedded.
 fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
     let root = project.root.clone();
-    let mut read_files = Vec::new();
     for skill in &mut project.skills {
         let folder = root.join(&skill.def.dir);
         let name = skill.def.name.value.clone();
@@ -350,29 +302,21 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
             .map(|p| p.join("/"))
             .collect();
         // Every file of the folder.
-        for (relative, entry) in &skill.folder.files {
-            read_files.push(entry.path.clone());
-            if entry.symlink && !stays_inside(&entry.path, &folder) {
-                if listed_paths.contains(relative) {
-                    continue; // reported below, at the `files` entry
-                }
-                diags.push(
+        for ((relative, entry), found) in skill.folder.files.iter().zip(std::mem::take(&mut skill.folder_files)) {
+            match found {
+                FolderFile::Escapes if listed_paths.contains(relative) => {} // reported at the `files` entry
+                FolderFile::Escapes => diags.push(
                     Builder::new(Code::SymlinkEscape, messages::symlink_escape(relative, &name))
                         .at(skill.def.name.span)
                         .label(messages::IN_THIS_SKILL)
                         .note(messages::is_a_symbolic_link(&entry.path))
                         .help(messages::COPY_INSTEAD_OF_LINKING),
-                );
-                continue;
-            }
-            if entry.dir_link {
-                continue;
-            }
-            match read_file(&entry.path, relative.clone(), None) {
-                Ok(file) => {
-                    files.insert(relative.clone(), file);
+                ),
+                FolderFile::DirLink => {}
+                FolderFile::Read(data) => {
+                    files.insert(relative.clone(), resolved(relative, &entry.path, None, data));
                 }
-                Err(e) => diags.push(
+                FolderFile::Unreadable(e) => diags.push(
                     Builder::new(
                         Code::FileUnreadable,
                         messages::unreadable_skill_file(relative, &name, &e),
@@ -383,39 +327,42 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
         }
         // The files the frontmatter lists.
         let mut listed: BTreeMap<String, Span> = BTreeMap::new();
-        for file_ref in &skill.def.files {
+        for (file_ref, found) in skill.def.files.iter().zip(std::mem::take(&mut skill.listed_files)) {
             let path = file_ref.path.as_str();
             let span = file_ref.path.span;
             let error = |code, message: String| Builder::new(code, message).at(span);
-            if let Some(rest) = path.strip_prefix("./").or_else(|| path.strip_prefix(".\\")) {
-                diags.push(
-                    error(Code::FileDotSlash, messages::path_starts_with_dot_slash(path))
-                        .label(messages::RELATIVE_TO_SKILL_FOLDER)
-                        .help(messages::write_path(rest)),
-                );
-                continue;
-            }
-            if is_absolute(path) {
-                diags.push(
-                    error(Code::FileAbsolute, messages::path_is_absolute(path)).label(messages::MUST_BE_RELATIVE),
-                );
-                continue;
-            }
-            let Some(parts) = normalise(path) else {
-                diags.push(
-                    error(Code::FileOutsideSkill, messages::path_outside_skill(path, &name))
-                        .label(messages::LEAVES_SKILL_FOLDER)
-                        .note(messages::skill_folder_is(&folder)),
-                );
-                continue;
+            let parts = match ListedPath::parse(path) {
+                ListedPath::DotSlash { rest } => {
+                    diags.push(
+                        error(Code::FileDotSlash, messages::path_starts_with_dot_slash(path))
+                            .label(messages::RELATIVE_TO_SKILL_FOLDER)
+                            .help(messages::write_path(rest)),
+                    );
+                    continue;
+                }
+                ListedPath::Absolute => {
+                    diags.push(
+                        error(Code::FileAbsolute, messages::path_is_absolute(path)).label(messages::MUST_BE_RELATIVE),
+                    );
+                    continue;
+                }
+                ListedPath::Outside => {
+                    diags.push(
+                        error(Code::FileOutsideSkill, messages::path_outside_skill(path, &name))
+                            .label(messages::LEAVES_SKILL_FOLDER)
+                            .note(messages::skill_folder_is(&folder)),
+                    );
+                    continue;
+                }
+                ListedPath::SkillFolder => {
+                    diags.push(
+                        error(Code::FileIsDirectory, messages::path_is_skill_folder(path))
+                            .label(messages::LIST_FILES_INSIDE),
+                    );
+                    continue;
+                }
+                ListedPath::Inside(parts) => parts,
             };
-            if parts.is_empty() {
-                diags.push(
-                    error(Code::FileIsDirectory, messages::path_is_skill_folder(path))
-                        .label(messages::LIST_FILES_INSIDE),
-                );
-                continue;
-            }
             let key = parts.join("/");
             if let Some(first) = listed.get(&key) {
                 diags.push(
@@ -426,40 +373,34 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                 continue;
             }
             listed.insert(key.clone(), span);
-            let full: PathBuf = parts.iter().fold(folder.clone(), |p, part| p.join(part));
-            read_files.push(full.clone());
-            let Ok(meta) = fs::symlink_metadata(&full) else {
-                let available: Vec<&String> = skill.folder.files.iter().map(|(p, _)| p).collect();
-                diags.push(
-                    error(Code::FileNotFound, messages::file_not_found(&name, path))
-                        .label(messages::NO_SUCH_FILE)
-                        .note(messages::expected_at(&full))
-                        .help_opt(suggest(path, available)),
-                );
-                continue;
-            };
-            if (meta.file_type().is_symlink() || full.exists()) && !stays_inside(&full, &folder) {
-                diags.push(
+            let (full, found) = found.expect("`load` looked up every valid, first-listed path");
+            match found {
+                ListedFile::Missing => {
+                    let available: Vec<&String> = skill.folder.files.iter().map(|(p, _)| p).collect();
+                    diags.push(
+                        error(Code::FileNotFound, messages::file_not_found(&name, path))
+                            .label(messages::NO_SUCH_FILE)
+                            .note(messages::expected_at(&full))
+                            .help_opt(suggest(path, available)),
+                    );
+                }
+                ListedFile::Escapes => diags.push(
                     error(Code::SymlinkEscape, messages::listed_file_symlink_escape(path, &name))
                         .label(messages::LINK_LEAVES_FOLDER),
-                );
-                continue;
-            }
-            if full.is_dir() {
-                diags.push(
+                ),
+                ListedFile::Directory => diags.push(
                     error(Code::FileIsDirectory, messages::path_is_directory(path)).label(messages::LIST_FILES_INSIDE),
-                );
-                continue;
-            }
-            if let Some(file) = files.get_mut(&key) {
-                file.description = Some(file_ref.description.clone());
-                continue;
-            }
-            match read_file(&full, key.clone(), Some(file_ref.description.clone())) {
-                Ok(file) => {
+                ),
+                ListedFile::InFolder => {
+                    if let Some(file) = files.get_mut(&key) {
+                        file.description = Some(file_ref.description.clone());
+                    }
+                }
+                ListedFile::Read(data) => {
+                    let file = resolved(&key, &full, Some(file_ref.description.clone()), data);
                     files.insert(key, file);
                 }
-                Err(e) => diags.push(
+                ListedFile::Unreadable(e) => diags.push(
                     error(Code::FileUnreadable, messages::unreadable_listed_file(path, &name, &e))
                         .label(messages::UNREADABLE),
                 ),
@@ -479,7 +420,6 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
         }
         skill.files = files.into_values().collect();
     }
-    project.read_files.extend(read_files);
     for skill in &project.skills {
         let text = &project.sources.get(skill.def.file).text;
         if text.len() > LARGE_FILE {
@@ -593,24 +533,16 @@ fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
 
 fn check_ident_collisions(project: &Project, diags: &mut Diagnostics) {
     let mut check = |kind: &str, names: Vec<&Spanned<String>>| {
-        let mut seen: BTreeMap<String, &Spanned<String>> = BTreeMap::new();
-        for name in names {
-            let ident = crate::generate::const_ident(name.as_str());
-            match seen.get(&ident) {
-                Some(first) if first.value != name.value => diags.push(
-                    Builder::new(
-                        Code::IdentCollision,
-                        messages::ident_collision(kind, &first.value, &name.value, &ident),
-                    )
-                    .at(name.span)
-                    .related(first.span, messages::THE_OTHER_ONE)
-                    .note(messages::NO_TYPED_ID),
-                ),
-                Some(_) => {}
-                None => {
-                    seen.insert(ident, name);
-                }
-            }
+        for (first, name, ident) in typed_id::const_collisions(names) {
+            diags.push(
+                Builder::new(
+                    Code::IdentCollision,
+                    messages::ident_collision(kind, &first.value, &name.value, &ident),
+                )
+                .at(name.span)
+                .related(first.span, messages::THE_OTHER_ONE)
+                .note(messages::NO_TYPED_ID),
+            );
         }
     };
     check("agent", project.agents.iter().map(|a| &a.name).collect());

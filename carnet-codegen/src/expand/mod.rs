@@ -207,120 +207,169 @@ struct ToolFn {
 
 fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>) -> syn::Result<TokenStream> {
     let args: ToolsetArgs = syn::parse2(attr)?;
-    let item: Item = syn::parse2(item)?;
+    let mut item: Item = syn::parse2(item)?;
     let loaded = load(args.name.span(), manifest)?;
-    let manifest = &loaded.manifest;
-    let toolset_name = args.name.value();
-    let Some(toolset) = manifest.toolset(&toolset_name) else {
+    let toolset = find_toolset(&loaded.manifest, &args.name)?;
+    let mut found = collect_tools(&mut item)?;
+    let bindings = bind_tools(&mut found, toolset, &loaded, &args.name);
+    if let Some(error) = std::mem::take(&mut found.errors).into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return Err(error);
+    }
+    Ok(toolset_constructor(item, &found, &bindings, toolset, &loaded.path))
+}
+
+/// The toolset the attribute names, or an error listing the manifest's.
+fn find_toolset<'m>(manifest: &'m Manifest, name: &LitStr) -> syn::Result<&'m carnet_runtime::Toolset> {
+    let toolset_name = name.value();
+    manifest.toolset(&toolset_name).ok_or_else(|| {
         let names: Vec<&str> = manifest.toolsets.iter().map(|t| &*t.name).collect();
         let suggestion = crate::diagnostic::did_you_mean(&toolset_name, names.iter().copied());
-        return Err(syn::Error::new(
-            args.name.span(),
+        syn::Error::new(
+            name.span(),
             messages::unknown_toolset(&toolset_name, suggestion, &names),
-        ));
-    };
+        )
+    })
+}
 
-    let in_impl = matches!(item, Item::Impl(_));
-    let mut item = item;
-    let mut errors: Vec<syn::Error> = Vec::new();
-    let mut tools = Vec::new();
-    let mut imported_attr = false;
-    // Functions that could not be bound: the declared tools they were probably meant for
-    // are not reported missing (one mistake, one error).
-    let mut stray: Vec<String> = Vec::new();
-    {
-        let mut visit = |attrs: &mut Vec<Attribute>, sig: &syn::Signature, errors: &mut Vec<syn::Error>| {
-            let Some(index) = attrs.iter().position(is_tool_attr) else {
-                return;
-            };
-            let attr = attrs.remove(index);
-            // Tools receive owned, deserialized arguments by design.
-            attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
-            if let Some(extra) = attrs.iter().find(|a| is_tool_attr(a)) {
-                errors.push(syn::Error::new_spanned(extra, messages::DUPLICATE_TOOL_ATTRIBUTE));
-            }
-            if attr.path().segments.len() == 1 {
-                imported_attr = true;
-            }
-            let (tool_args, broken) = match tool_args(&attr) {
-                Ok(args) => (args, false),
-                Err(e) => {
-                    errors.push(e);
-                    (attr::ToolArgs::default(), true)
-                }
-            };
-            let signature = analyse(sig, in_impl).map_err(|e| errors.push(e)).ok();
-            tools.push(ToolFn {
-                ident: sig.ident.clone(),
-                rename: tool_args.name,
-                docs: doc_comment(attrs),
-                signature,
-                broken,
-            });
+/// The `#[carnet::tool]` functions of a toolset item, and the problems met finding them.
+#[derive(Default)]
+struct FoundTools {
+    in_impl: bool,
+    tools: Vec<ToolFn>,
+    errors: Vec<syn::Error>,
+    /// Functions that could not be bound: the declared tools they were probably meant for
+    /// are not reported missing (one mistake, one error).
+    stray: Vec<String>,
+    /// `#[tool]` was used through an import, which must be kept used.
+    imported_attr: bool,
+}
+
+impl FoundTools {
+    /// Takes the `#[carnet::tool]` attribute off one function and records the function.
+    fn visit(&mut self, attrs: &mut Vec<Attribute>, sig: &syn::Signature) {
+        let Some(index) = attrs.iter().position(is_tool_attr) else {
+            return;
         };
-        match &mut item {
-            Item::Mod(module) => {
-                let Some((_, items)) = &mut module.content else {
-                    return Err(syn::Error::new(module.ident.span(), messages::TOOLSET_ON_FILE_MODULE));
-                };
-                for item in items.iter_mut() {
-                    match item {
-                        Item::Fn(f) => visit(&mut f.attrs, &f.sig, &mut errors),
-                        Item::Mod(inner) => {
-                            for nested in inner.content.iter_mut().flat_map(|(_, items)| items.iter_mut()) {
-                                if let Item::Fn(f) = nested
-                                    && let Some(index) = f.attrs.iter().position(is_tool_attr)
-                                {
-                                    let attr = f.attrs.remove(index);
-                                    errors.push(syn::Error::new_spanned(
-                                        &attr,
-                                        messages::tool_in_nested_module(&f.sig.ident, &inner.ident),
-                                    ));
-                                    stray.push(f.sig.ident.to_string());
-                                }
-                            }
-                        }
-                        other => {
-                            if let Some(attrs) = item_attrs(other)
-                                && let Some(index) = attrs.iter().position(is_tool_attr)
-                            {
-                                let attr = attrs.remove(index);
-                                errors.push(syn::Error::new_spanned(&attr, messages::TOOL_NOT_ON_FUNCTION));
-                            }
-                        }
-                    }
-                }
+        let attr = attrs.remove(index);
+        // Tools receive owned, deserialized arguments by design.
+        attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
+        if let Some(extra) = attrs.iter().find(|a| is_tool_attr(a)) {
+            self.errors
+                .push(syn::Error::new_spanned(extra, messages::DUPLICATE_TOOL_ATTRIBUTE));
+        }
+        if attr.path().segments.len() == 1 {
+            self.imported_attr = true;
+        }
+        let (tool_args, broken) = match tool_args(&attr) {
+            Ok(args) => (args, false),
+            Err(e) => {
+                self.errors.push(e);
+                (attr::ToolArgs::default(), true)
             }
-            Item::Impl(block) => {
-                if let Some((path, _)) = &block.trait_ {
-                    return Err(syn::Error::new_spanned(path, messages::TOOLSET_ON_TRAIT_IMPL));
-                }
-                if !block.generics.params.is_empty() {
-                    return Err(syn::Error::new_spanned(
-                        &block.generics,
-                        messages::TOOLSET_ON_GENERIC_IMPL,
-                    ));
-                }
-                for item in &mut block.items {
-                    if let syn::ImplItem::Fn(f) = item {
-                        visit(&mut f.attrs, &f.sig, &mut errors);
-                    }
-                }
-            }
-            other => {
-                let message = messages::TOOLSET_PLACEMENT;
-                return Err(match other {
-                    Item::Struct(i) => syn::Error::new_spanned(&i.ident, message),
-                    Item::Enum(i) => syn::Error::new_spanned(&i.ident, message),
-                    Item::Fn(i) => syn::Error::new_spanned(&i.sig.ident, message),
-                    Item::Trait(i) => syn::Error::new_spanned(&i.ident, message),
-                    other => syn::Error::new_spanned(other, message),
-                });
+        };
+        let signature = analyse(sig, self.in_impl).map_err(|e| self.errors.push(e)).ok();
+        self.tools.push(ToolFn {
+            ident: sig.ident.clone(),
+            rename: tool_args.name,
+            docs: doc_comment(attrs),
+            signature,
+            broken,
+        });
+    }
+
+    /// A `#[carnet::tool]` in a module nested in the toolset: reported, not bound.
+    fn visit_nested(&mut self, inner: &mut syn::ItemMod) {
+        for nested in inner.content.iter_mut().flat_map(|(_, items)| items.iter_mut()) {
+            if let Item::Fn(f) = nested
+                && let Some(index) = f.attrs.iter().position(is_tool_attr)
+            {
+                let attr = f.attrs.remove(index);
+                self.errors.push(syn::Error::new_spanned(
+                    &attr,
+                    messages::tool_in_nested_module(&f.sig.ident, &inner.ident),
+                ));
+                self.stray.push(f.sig.ident.to_string());
             }
         }
     }
+}
 
-    // Bind functions to declared tools.
+/// Finds the `#[carnet::tool]` functions of an inline module or inherent impl block,
+/// removing their attributes; an item of another kind is an error.
+fn collect_tools(item: &mut Item) -> syn::Result<FoundTools> {
+    let mut found = FoundTools {
+        in_impl: matches!(item, Item::Impl(_)),
+        ..FoundTools::default()
+    };
+    match item {
+        Item::Mod(module) => {
+            let Some((_, items)) = &mut module.content else {
+                return Err(syn::Error::new(module.ident.span(), messages::TOOLSET_ON_FILE_MODULE));
+            };
+            for item in items.iter_mut() {
+                match item {
+                    Item::Fn(f) => found.visit(&mut f.attrs, &f.sig),
+                    Item::Mod(inner) => found.visit_nested(inner),
+                    other => {
+                        if let Some(attrs) = item_attrs(other)
+                            && let Some(index) = attrs.iter().position(is_tool_attr)
+                        {
+                            let attr = attrs.remove(index);
+                            found
+                                .errors
+                                .push(syn::Error::new_spanned(&attr, messages::TOOL_NOT_ON_FUNCTION));
+                        }
+                    }
+                }
+            }
+        }
+        Item::Impl(block) => {
+            if let Some((path, _)) = &block.trait_ {
+                return Err(syn::Error::new_spanned(path, messages::TOOLSET_ON_TRAIT_IMPL));
+            }
+            if !block.generics.params.is_empty() {
+                return Err(syn::Error::new_spanned(
+                    &block.generics,
+                    messages::TOOLSET_ON_GENERIC_IMPL,
+                ));
+            }
+            for item in &mut block.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    found.visit(&mut f.attrs, &f.sig);
+                }
+            }
+        }
+        other => {
+            let message = messages::TOOLSET_PLACEMENT;
+            return Err(match other {
+                Item::Struct(i) => syn::Error::new_spanned(&i.ident, message),
+                Item::Enum(i) => syn::Error::new_spanned(&i.ident, message),
+                Item::Fn(i) => syn::Error::new_spanned(&i.sig.ident, message),
+                Item::Trait(i) => syn::Error::new_spanned(&i.ident, message),
+                other => syn::Error::new_spanned(other, message),
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// Binds each function to the declared tool it implements (exact name, else the one
+/// declared name equal after [`normalise`]), as `(index in found.tools, tool name)`;
+/// reports unknown, ambiguous and doubly implemented tools, and declared tools without a
+/// function, into `found.errors`.
+fn bind_tools<'t>(
+    found: &mut FoundTools,
+    toolset: &'t carnet_runtime::Toolset,
+    loaded: &Loaded,
+    toolset_lit: &LitStr,
+) -> Vec<(usize, &'t str)> {
+    let toolset_name = toolset_lit.value();
+    let FoundTools {
+        tools, errors, stray, ..
+    } = found;
     let declared: Vec<&str> = toolset.tools.iter().map(|t| &*t.name).collect();
     let mut bound: BTreeMap<&str, (usize, Span)> = BTreeMap::new();
     let mut bindings: Vec<(usize, &str)> = Vec::new();
@@ -396,54 +445,50 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             .and_then(serde_json::Value::as_str)
             .map(|file| (file, entry["tools"][*decl].as_u64().unwrap_or(1)));
         errors.push(syn::Error::new(
-            args.name.span(),
+            toolset_lit.span(),
             messages::missing_function(&toolset_name, decl, site),
         ));
     }
-    if let Some(error) = errors.into_iter().reduce(|mut a, b| {
-        a.combine(b);
-        a
-    }) {
-        return Err(error);
-    }
+    bindings
+}
 
-    let id = proc_macro2::Literal::u64_suffixed(toolset_id(&toolset_name));
-    let manifest_path = loaded.path.to_string_lossy().into_owned();
+/// The item with every tool's entry point and `toolset()`, the constructor of the
+/// toolset's implementations.
+fn toolset_constructor(
+    item: Item,
+    found: &FoundTools,
+    bindings: &[(usize, &str)],
+    toolset: &carnet_runtime::Toolset,
+    manifest_path: &Path,
+) -> TokenStream {
+    let toolset_name = &*toolset.name;
+    let in_impl = found.in_impl;
+    let id = proc_macro2::Literal::u64_suffixed(toolset_id(toolset_name));
+    let manifest_path = manifest_path.to_string_lossy().into_owned();
     let track = quote! {
         // Rebuild when the manifest changes.
         const _: &[u8] = ::core::include_bytes!(#manifest_path);
     };
     let mut entry_points = Vec::new();
     let mut tool_values = Vec::new();
-    for (i, name) in bindings {
-        let tool = &tools[i];
+    for &(i, name) in bindings {
+        let tool = &found.tools[i];
         let signature = tool.signature.as_ref().expect("rejected signatures are reported above");
-        let declared_tool = toolset.tool(name).expect("bound to a declared tool");
+        let declared = toolset.tool(name).expect("bound to a declared tool");
         let call_ident = format_ident!("__carnet_call_{}", tool.ident);
         entry_points.push(entry_point(&tool.ident, signature, &call_ident, in_impl));
-        let description = if declared_tool.description.is_empty() && !tool.docs.is_empty() {
-            let docs = &tool.docs;
-            quote!(::core::option::Option::Some(#docs))
-        } else {
-            quote!(::core::option::Option::None)
-        };
-        let schema = schema(signature);
-        tool_values.push(if in_impl {
-            quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, Self::#call_ident))
-        } else {
-            quote!(::carnet::__private::tool(#name, #description, #schema, #call_ident))
-        });
+        tool_values.push(tool_value(tool, signature, declared, &call_ident, in_impl));
     }
-    let marker = imported_attr.then(|| {
+    let marker = found.imported_attr.then(|| {
         quote!(
             #[tool(__carnet_consumed)]
             const _: () = ();
         )
     });
     let doc = format!(" The implementations of toolset `{toolset_name}`, for the generated `Toolsets` struct.");
-    Ok(match item {
+    match item {
         Item::Mod(mut module) => {
-            let (_, items) = module.content.as_mut().expect("checked above");
+            let (_, items) = module.content.as_mut().expect("checked by collect_tools");
             let generated = quote! {
                 #track
                 #marker
@@ -478,7 +523,31 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
             }
         }
         _ => unreachable!("only modules and impl blocks get here"),
-    })
+    }
+}
+
+/// The expression building one tool's implementation: name, description (the doc
+/// comment only where the manifest has none), input schema and entry point.
+fn tool_value(
+    tool: &ToolFn,
+    signature: &ToolSignature,
+    declared: &carnet_runtime::Tool,
+    call_ident: &Ident,
+    in_impl: bool,
+) -> TokenStream {
+    let name = &*declared.name;
+    let description = if declared.description.is_empty() && !tool.docs.is_empty() {
+        let docs = &tool.docs;
+        quote!(::core::option::Option::Some(#docs))
+    } else {
+        quote!(::core::option::Option::None)
+    };
+    let schema = schema(signature);
+    if in_impl {
+        quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, Self::#call_ident))
+    } else {
+        quote!(::carnet::__private::tool(#name, #description, #schema, #call_ident))
+    }
 }
 
 /// The attributes of items that are not functions or modules (for misplaced `#[carnet::tool]`).

@@ -1,0 +1,141 @@
+//! The typed-id rule, written once: how a content name becomes a Rust identifier
+//! (`dataAnalysis` → `DATA_ANALYSIS`, `search-tools` → `search_tools`), and which names get
+//! one. Generation follows it, and validation warns (`W0009`) where it leaves a name out.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Ident, Span};
+use quote::format_ident;
+
+use crate::model::Spanned;
+
+/// The Rust constant name for a content name: `dataAnalysis` → `DATA_ANALYSIS`,
+/// `search-tools` → `SEARCH_TOOLS`, `file.read` → `FILE_READ`. Characters that cannot be in
+/// an identifier separate words; a leading digit gets a `_` prefix.
+pub(crate) fn const_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            let next = chars.get(i + 1).copied();
+            let boundary = c.is_ascii_uppercase()
+                && prev.is_some_and(|p| {
+                    p.is_ascii_lowercase()
+                        || p.is_ascii_digit()
+                        || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+                });
+            if boundary && !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_uppercase());
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.is_empty() {
+        return "_".to_owned();
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// The Rust module or field name for a content name: `search-tools` → `search_tools`.
+pub(crate) fn snake_ident(name: &str) -> Ident {
+    let snake = const_name(name).to_ascii_lowercase();
+    match snake.as_str() {
+        "self" | "super" | "crate" | "_" => format_ident!("{}_", snake),
+        s if syn::parse_str::<Ident>(s).is_err() => Ident::new_raw(s, Span::call_site()),
+        s => Ident::new(s, Span::call_site()),
+    }
+}
+
+/// The names of one kind that get a constant: those whose constant name no other name of
+/// the kind shares (and is not `_`), with that constant.
+pub(crate) fn consts<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, Ident)> {
+    unique(names, const_name)
+        .into_iter()
+        .filter(|(_, ident)| ident != "_")
+        .map(|(name, ident)| (name, format_ident!("{}", ident)))
+        .collect()
+}
+
+/// The names of one kind that get a module or a field: those whose snake-case name no
+/// other name of the kind shares, with that name.
+pub(crate) fn snake_idents<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, Ident)> {
+    unique(names, |n| snake_ident(n).to_string())
+        .into_iter()
+        .map(|(name, _)| (name, snake_ident(name)))
+        .collect()
+}
+
+/// Pairs of different names of one kind whose constants collide (`W0009`):
+/// `(earlier, later, constant)`.
+pub(crate) fn const_collisions<'a>(
+    names: impl IntoIterator<Item = &'a Spanned<String>>,
+) -> Vec<(&'a Spanned<String>, &'a Spanned<String>, String)> {
+    let mut seen: BTreeMap<String, &Spanned<String>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for name in names {
+        let ident = const_name(name.as_str());
+        match seen.get(&ident) {
+            Some(first) if first.value != name.value => out.push((*first, name, ident)),
+            Some(_) => {}
+            None => {
+                seen.insert(ident, name);
+            }
+        }
+    }
+    out
+}
+
+fn unique<'a>(names: impl IntoIterator<Item = &'a str>, ident: impl Fn(&str) -> String) -> Vec<(&'a str, String)> {
+    let all: Vec<(&str, String)> = names.into_iter().map(|n| (n, ident(n))).collect();
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, ident) in &all {
+        *count.entry(ident).or_default() += 1;
+    }
+    let keep: Vec<bool> = all.iter().map(|(_, ident)| count[ident.as_str()] == 1).collect();
+    all.into_iter()
+        .zip(keep)
+        .filter(|(_, keep)| *keep)
+        .map(|(entry, _)| entry)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn const_names() {
+        assert_eq!(const_name("dataAnalysis"), "DATA_ANALYSIS");
+        assert_eq!(const_name("search-tools"), "SEARCH_TOOLS");
+        assert_eq!(const_name("basicSearch"), "BASIC_SEARCH");
+        assert_eq!(const_name("HTTPServer"), "HTTP_SERVER");
+        assert_eq!(const_name("file.read"), "FILE_READ");
+        assert_eq!(const_name("3d-art"), "_3D_ART");
+        assert_eq!(const_name("analyzeStatistics2"), "ANALYZE_STATISTICS2");
+        assert_eq!(const_name("My Agent!"), "MY_AGENT");
+        assert_eq!(const_name("é"), "_");
+    }
+
+    #[test]
+    fn snake_idents_of_names() {
+        assert_eq!(snake_ident("search-tools").to_string(), "search_tools");
+        assert_eq!(snake_ident("type").to_string(), "r#type");
+        assert_eq!(snake_ident("self").to_string(), "self_");
+    }
+
+    #[test]
+    fn colliding_names_get_no_constant() {
+        let names = ["dataAnalysis", "data-analysis", "search", "é"];
+        let kept: Vec<String> = consts(names).into_iter().map(|(_, i)| i.to_string()).collect();
+        assert_eq!(kept, ["SEARCH"]);
+    }
+}
