@@ -537,7 +537,15 @@ fn check_single_file_skill(
     yaml: &crate::limits::YamlLimits,
     diags: &mut Diagnostics,
 ) {
-    let Ok(data) = budget.read(&entry.path) else { return };
+    let data = match budget.read(&entry.path) {
+        Ok(data) => data,
+        Err(e @ ReadError::NotAFile(_)) => {
+            let id = project.sources.add(project.root.join(&entry.relative), String::new());
+            diags.push(read_error(&e, &entry.relative, Span::file_start(id)));
+            return;
+        }
+        Err(_) => return,
+    };
     let Ok(text) = String::from_utf8(data) else { return };
     let split = crate::frontmatter::split(&text);
     let Some(matter) = split.matter.clone() else { return };
