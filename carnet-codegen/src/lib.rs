@@ -92,6 +92,47 @@ pub fn compile(dir: impl AsRef<Path>) -> Result<(), Error> {
     Config::new().dir(dir).compile()
 }
 
+/// Entry points for the fuzz targets in `fuzz/`: not a public API.
+#[doc(hidden)]
+pub mod __fuzz {
+    use crate::diagnostic::Diagnostics;
+    use crate::limits::YamlLimits;
+    use crate::source::Sources;
+
+    /// Parses `text` as a `SKILL.md`, an `AGENT.md`, a `TOOLSET.md` and a tool file, the way
+    /// a check does, then resolves and renders every diagnostic. Returns how many there were.
+    #[must_use]
+    pub fn frontmatter(text: &str) -> usize {
+        let mut sources = Sources::default();
+        let file = sources.add("skills/fuzz/SKILL.md".into(), text.to_owned());
+        let mut diags = Diagnostics::default();
+        let yaml = YamlLimits::default();
+        let _ = crate::model::parse_skill(file, "skills/fuzz", &sources, &yaml, &mut diags);
+        let _ = crate::model::parse_agent(file, &sources, &yaml, &mut diags);
+        let _ = crate::model::parse_toolset(file, &sources, &yaml, &mut diags);
+        let _ = crate::model::parse_tool_file(file, &sources, &yaml, &mut diags);
+        let diagnostics = diags.finish(&sources, &[]);
+        let rendered = crate::diagnostic::render(&diagnostics, &sources, false);
+        assert!(!rendered.contains('\u{1b}'), "control characters are escaped");
+        diagnostics.len()
+    }
+
+    /// Parses `text` as `carnet.config.json`.
+    pub fn config(text: &str) {
+        let mut sources = Sources::default();
+        let file = sources.add("carnet.config.json".into(), text.to_owned());
+        let mut diags = Diagnostics::default();
+        let _ = crate::settings::parse(file, &sources, &mut diags);
+        let _ = diags.finish(&sources, &[]);
+    }
+
+    /// Matches `path` against the glob `pattern`.
+    #[must_use]
+    pub fn glob(pattern: &str, path: &str) -> bool {
+        crate::discover::glob_match(pattern, path)
+    }
+}
+
 /// Reads the regular file at `path` (links followed) the way carnet reads content: a FIFO,
 /// a device or a socket is refused without opening it in a way that could block, and no
 /// more than `limit` bytes are read. For programs that read manifests or content at run
