@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 seconds="${FUZZ_SECONDS:-20}"
 targets=(frontmatter config variables manifest_json tool_call mcp)
 if [ "$#" -gt 0 ]; then targets=("$@"); fi
-cargo +nightly fuzz build -O "${targets[@]/#/}" >/dev/null 2>&1 || cargo +nightly fuzz build -O
+cargo +nightly fuzz build -O
 total=0
 for target in "${targets[@]}"; do
   mkdir -p "target/corpus/$target"

@@ -541,9 +541,9 @@ pub(crate) const TOO_DEEP: &str = "too deep";
 
 /// "16 MiB", "1000 bytes".
 pub(crate) fn bytes(n: u64) -> String {
-    if n >= 1024 * 1024 && n % (1024 * 1024) == 0 {
+    if n >= 1024 * 1024 && n.is_multiple_of(1024 * 1024) {
         format!("{} MiB", n / (1024 * 1024))
-    } else if n >= 1024 && n % 1024 == 0 {
+    } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{} KiB", n / 1024)
     } else {
         format!("{n} bytes")

@@ -82,8 +82,10 @@ fn message(report: &Report, code: &str) -> String {
         .diagnostics()
         .iter()
         .find(|d| d.code.as_str() == code)
-        .map(|d| format!("{} | help: {:?}", d.message, d.help))
-        .unwrap_or_else(|| panic!("no {code} in {:?}", report.diagnostics()))
+        .map_or_else(
+            || panic!("no {code} in {:?}", report.diagnostics()),
+            |d| format!("{} | help: {:?}", d.message, d.help),
+        )
 }
 
 #[cfg(unix)]
@@ -171,7 +173,11 @@ fn yaml_nesting_is_bounded() {
     );
     assert!(message(&report, "E0029").starts_with("YAML nests deeper than 64 levels"));
     // Block nesting, which the YAML scanner does not bound itself.
-    let block: String = (0..200).map(|i| format!("{}k{i}:\n", "  ".repeat(i))).collect();
+    let mut block = String::new();
+    for i in 0..200 {
+        block.push_str(&"  ".repeat(i));
+        block.push_str(&format!("k{i}:\n"));
+    }
     write(
         dir.path(),
         "skills/research/SKILL.md",
