@@ -18,7 +18,7 @@ pub(crate) fn run(manifest: &Manifest, agent: Option<&str>, depth: u8, as_json: 
         for a in agents {
             render_agent(manifest, a, depth, &mut out);
         }
-        out!("{out}");
+        out!("{}", crate::printable(&out));
     }
     Ok(())
 }

@@ -1,7 +1,16 @@
 //! The `carnet` command: checks, builds and inspects a carnet directory.
 //!
-//! Exit status: 0 on success, 1 when the content has errors, 2 on usage errors (bad flags,
-//! unknown entity names).
+//! Exit status, the same for every command (DESIGN §7):
+//!
+//! - 0: success (warnings included);
+//! - 1: the content is wrong: diagnostics with errors, a carnet directory or `--manifest`
+//!   file that is missing, unreadable, not a regular file, too large or invalid;
+//! - 2: the invocation is wrong: bad flags or values (clap's own exit status), unknown
+//!   agent, skill, toolset or tool names, a skill `--load` cannot load, an output path
+//!   (`--out`, `init DIR`) that cannot be written, an address `serve-mcp --http` cannot use.
+//!
+//! Names and descriptions are printed with their control characters escaped, so content
+//! cannot drive the terminal.
 
 /// `println!` that ends the program quietly when stdout is closed (`carnet tools | head`).
 macro_rules! outln {
@@ -217,16 +226,44 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             if !failure.message.is_empty() {
-                eprintln!("{}", failure.message.trim_end());
+                eprintln!("{}", printable(failure.message.trim_end()));
             }
             ExitCode::from(failure.status)
         }
     }
 }
 
+/// `text` with control characters other than line breaks and tabs escaped (`\u{1b}`): what
+/// the content says is printed, never interpreted by the terminal. Bidirectional overrides
+/// count as control characters (they reorder what is shown).
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let control = |c: char| {
+        (c.is_control() && !matches!(c, '\n' | '\t')) || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if control(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Writes to stdout; a closed pipe ends the program with success, like other Unix tools.
+/// On a terminal, control characters are escaped ([`printable`]); piped output is data and
+/// stays as it is.
 fn emit(text: &str) {
     use std::io::Write as _;
+    let text = if std::io::stdout().is_terminal() {
+        printable(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -249,8 +286,17 @@ fn color(cli: &Cli) -> bool {
 /// The manifest, and where `carnet build` writes it by default (none with `--manifest`).
 fn checked(cli: &Cli) -> Result<(Option<PathBuf>, Manifest), Failure> {
     if let Some(path) = &cli.manifest {
-        let json = std::fs::read_to_string(path)
-            .map_err(|e| Failure::usage(format!("error: cannot read `{}`: {e}", path.display())))?;
+        let limit = carnet_codegen::Limits::default().max_total_size;
+        let json = carnet_codegen::read_file(path, limit)
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            })
+            .map_err(|e| {
+                Failure::content(format!(
+                    "error: cannot read `{}`: {e}",
+                    printable(&path.display().to_string())
+                ))
+            })?;
         let manifest =
             Manifest::from_json(&json).map_err(|e| Failure::content(format!("error: `{}`: {e}", path.display())))?;
         return Ok((None, manifest));
@@ -303,7 +349,7 @@ fn summary(manifest: &Manifest) -> String {
 
 fn run(cli: &Cli) -> Result<(), Failure> {
     match &cli.command {
-        Command::Init { dir } => init::run(dir.as_deref().unwrap_or(&cli.dir)).map_err(Failure::content),
+        Command::Init { dir } => init::run(dir.as_deref().unwrap_or(&cli.dir)).map_err(Failure::usage),
         Command::Check => {
             if cli.manifest.is_some() {
                 let (_, manifest) = checked(cli)?;
@@ -343,7 +389,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             }
             if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent)
-                    .map_err(|e| Failure::content(format!("error: cannot create `{}`: {e}", parent.display())))?;
+                    .map_err(|e| Failure::usage(format!("error: cannot create `{}`: {e}", parent.display())))?;
             }
             // Streamed to the file: a large manifest is never held as one string.
             let write = || -> std::io::Result<u64> {
@@ -353,8 +399,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 let file = writer.into_inner().map_err(std::io::IntoInnerError::into_error)?;
                 Ok(file.metadata()?.len())
             };
-            let bytes =
-                write().map_err(|e| Failure::content(format!("error: cannot write `{}`: {e}", out.display())))?;
+            let bytes = write().map_err(|e| Failure::usage(format!("error: cannot write `{}`: {e}", out.display())))?;
             match cli.format {
                 Format::Json => outln!(
                     "{}",

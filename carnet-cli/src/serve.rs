@@ -58,13 +58,6 @@ pub(crate) fn run(
     });
     // Returning ends the process even while a client's stream is still open.
     runtime.shutdown_background();
-    outcome.map_err(|e| {
-        // An address that is not loopback is the user's to change; anything else is the
-        // server's failure.
-        if e.kind() == std::io::ErrorKind::InvalidInput {
-            Failure::usage(format!("error: {e}"))
-        } else {
-            Failure::content(format!("error: {e}"))
-        }
-    })
+    // An address that is not loopback, or taken, is the user's to change.
+    outcome.map_err(|e| Failure::usage(format!("error: {e}")))
 }

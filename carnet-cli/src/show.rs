@@ -125,7 +125,7 @@ pub(crate) fn run(manifest: &Manifest, kind: Kind, name: &str, as_json: bool) ->
             serde_json::to_string_pretty(&value).expect("JSON values serialise")
         );
     } else {
-        out!("{text}");
+        out!("{}", crate::printable(&text));
     }
     Ok(())
 }

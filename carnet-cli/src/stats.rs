@@ -165,7 +165,7 @@ pub(crate) fn run(
             serde_json::to_string_pretty(&Value::Array(reports)).expect("JSON values serialise")
         );
     } else {
-        out!("{text}");
+        out!("{}", crate::printable(&text));
     }
     Ok(())
 }

@@ -718,3 +718,126 @@ fn call_prints_a_meta_tools_result_as_the_model_receives_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("`carnet call` runs meta-tools"));
 }
+
+/// DESIGN §7, for every command that reads content: 1 when the content (a directory or a
+/// `--manifest` file) is missing, unreadable, special or invalid; 2 when the invocation is
+/// wrong (unknown names, bad flags, an output path that cannot be written).
+#[test]
+fn every_command_exits_alike_for_the_same_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("m.json");
+    let built = carnet(&["build", "--dir", &example(), "--out", manifest.to_str().unwrap()]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    let invalid = dir.path().join("invalid.json");
+    fs::write(&invalid, "{not json").unwrap();
+    let out = dir.path().join("out.json");
+    let commands: &[&[&str]] = &[
+        &["check"],
+        &["build", "--out", out.to_str().unwrap()],
+        &["list"],
+        &["show", "agent", "researcher"],
+        &["prompt", "researcher"],
+        &["tools", "researcher"],
+        &["stats", "researcher", "--no-skill-costs"],
+        &["serve-mcp", "researcher", "--http", "127.0.0.1:0"],
+    ];
+    let mut sources: Vec<(Vec<String>, i32)> = vec![
+        (vec!["--dir".into(), "/no/such/dir".into()], 1),
+        (vec!["--dir".into(), broken()], 1),
+        (vec!["--manifest".into(), "/no/such/file.json".into()], 1),
+        (vec!["--manifest".into(), invalid.to_string_lossy().into_owned()], 1),
+    ];
+    if cfg!(unix) {
+        sources.push((vec!["--manifest".into(), "/dev/zero".into()], 1));
+        sources.push((vec!["--manifest".into(), "/dev/null".into()], 1));
+    }
+    let mut wrong = Vec::new();
+    for command in commands {
+        for (source, expected) in &sources {
+            let mut args: Vec<&str> = command.to_vec();
+            args.extend(source.iter().map(String::as_str));
+            let output = carnet(&args);
+            if output.status.code() != Some(*expected) {
+                wrong.push(format!("{args:?}: {:?} (expected {expected})", output.status.code()));
+            }
+        }
+    }
+    // Unknown names, with the content fine: usage errors everywhere.
+    let m = manifest.to_str().unwrap();
+    let unknown: &[&[&str]] = &[
+        &["list", "nobody", "--manifest", m],
+        &["show", "agent", "nobody", "--manifest", m],
+        &["show", "skill", "nothing", "--manifest", m],
+        &["prompt", "nobody", "--manifest", m],
+        &["tools", "nobody", "--manifest", m],
+        &["stats", "nobody", "--manifest", m],
+        &["serve-mcp", "nobody", "--manifest", m],
+        &["prompt", "researcher", "--load", "nothing", "--manifest", m],
+        &["tools", "researcher", "--load", "nothing", "--manifest", m],
+        &["stats", "researcher", "--load", "nothing", "--manifest", m],
+        &["build", "--manifest", m],
+        &["build", "--manifest", m, "--out", "/dev/null/x/manifest.json"],
+        &["serve-mcp", "researcher", "--manifest", m, "--http", "192.0.2.1:80"],
+    ];
+    for args in unknown {
+        let output = carnet(args);
+        if output.status.code() != Some(2) {
+            wrong.push(format!("{args:?}: {:?} (expected 2)", output.status.code()));
+        }
+    }
+    assert!(wrong.is_empty(), "wrong exit codes:\n{}", wrong.join("\n"));
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_never_hang_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("manifest.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let start = std::time::Instant::now();
+    let output = carnet(&["list", "--manifest", fifo.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("is a FIFO, not a regular file"),
+        "{}",
+        stderr(&output)
+    );
+    let content = dir.path().join("carnet");
+    copy_dir(Path::new(&example()), &content);
+    assert!(
+        Command::new("mkfifo")
+            .arg(content.join("skills/pipe.md"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    for command in [&["check"][..], &["build", "--out", "-"], &["serve-mcp", "researcher"]] {
+        let mut args = command.to_vec();
+        args.extend(["--dir", content.to_str().unwrap()]);
+        let output = carnet(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains("error[E0030]"), "{}", stderr(&output));
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+}
+
+#[test]
+fn control_characters_in_a_manifest_are_printed_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("m.json");
+    fs::write(
+        &manifest,
+        r#"{"agents": {"a": {"name": "a", "description": "evil \u001b]0;owned\u0007 agent", "skills": [], "prompt": ""}}, "skills": {}, "toolsets": {}}"#,
+    )
+    .unwrap();
+    for args in [
+        &["list", "--manifest", manifest.to_str().unwrap()][..],
+        &["show", "agent", "a", "--manifest", manifest.to_str().unwrap()],
+    ] {
+        let output = carnet(args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+        assert!(text.contains("\\u{1b}]0;owned\\u{7}"), "{text}");
+    }
+}

@@ -9,6 +9,7 @@ use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term;
 
+use crate::messages;
 use crate::source::{FileId, Sources, Span};
 
 /// How bad a problem is.
@@ -129,6 +130,18 @@ codes! {
     InvalidGlob = "E0027", "invalid-glob", Error;
     /// The frontmatter is written in a language other than YAML.
     UnsupportedFrontmatter = "E0028", "unsupported-frontmatter", Error;
+    /// A file, the directory or a frontmatter exceeds a limit (file size, bytes read,
+    /// number of files, YAML depth or alias expansion); `limits` in `carnet.config.json`
+    /// raises them.
+    LimitExceeded = "E0029", "limit-exceeded", Error;
+    /// A content or skill file is not a regular file (a FIFO, a device, a socket).
+    SpecialFile = "E0030", "special-file", Error;
+    /// A folder of the carnet directory cannot be read.
+    UnreadableDirectory = "E0031", "unreadable-directory", Error;
+    /// A name holds a control character.
+    ControlCharacter = "E0032", "control-character", Error;
+    /// A single-file skill (`skills/foo.md`): Agent Skills needs a folder per skill.
+    SingleFileSkill = "E0033", "single-file-skill", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.
@@ -149,6 +162,14 @@ codes! {
     IdentCollision = "W0009", "ident-collision", Warning;
     /// The directory holds no agent.
     NoAgents = "W0010", "no-agents", Warning;
+    /// `carnet.config.json` has a key carnet does not know (a typo, most often).
+    UnknownConfigKey = "W0011", "unknown-config-key", Warning;
+    /// An `include` or `exclude` pattern matches no file.
+    UnmatchedPattern = "W0012", "unmatched-pattern", Warning;
+    /// `envPrefix` holds the empty prefix: every environment variable reaches the prompts.
+    WholeEnvironment = "W0013", "whole-environment", Warning;
+    /// A description holds a control character other than tab and line breaks.
+    ControlCharacterInText = "W0014", "control-character-in-text", Warning;
 }
 
 impl fmt::Display for Code {
@@ -172,7 +193,8 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.path.display(), self.line, self.column)
+        let path = printable(self.path.display().to_string());
+        write!(f, "{path}:{}:{}", self.line, self.column)
     }
 }
 
@@ -341,21 +363,23 @@ impl Diagnostics {
         let mut out: Vec<Diagnostic> = std::mem::take(&mut self.items)
             .into_iter()
             .filter(|b| b.code.severity() == Severity::Error || !allowed.contains(&b.code))
+            // Names and values from the content are printed to terminals: control characters
+            // (an ANSI escape in a skill's name, say) are escaped here, once for every output.
             .map(|b| Diagnostic {
                 code: b.code,
-                message: b.message,
+                message: printable(b.message),
                 location: b.span.map(|s| sources.location(s)),
-                label: b.label,
+                label: b.label.map(printable),
                 related: b
                     .related
                     .into_iter()
                     .map(|(span, message)| Related {
                         location: sources.location(span),
-                        message,
+                        message: printable(message),
                     })
                     .collect(),
-                help: b.help,
-                notes: b.notes,
+                help: b.help.map(printable),
+                notes: b.notes.into_iter().map(printable).collect(),
                 file: b.span.map(|s| s.file),
             })
             .collect();
@@ -383,12 +407,49 @@ impl Drop for Diagnostics {
     }
 }
 
+/// `text` with control characters but line breaks and tabs escaped (`\u{1b}`).
+fn printable(text: String) -> String {
+    if text
+        .chars()
+        .any(|c| messages::is_control(c) && !matches!(c, '\n' | '\t'))
+    {
+        text.split('\n').map(messages::escape).collect::<Vec<_>>().join("\n")
+    } else {
+        text
+    }
+}
+
+/// A snippet's source text with each control character but line breaks and tabs replaced
+/// by as many `?` as it has bytes, so byte ranges still point at the same text.
+fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| messages::is_control(c) && !matches!(c, '\n' | '\t' | '\r'))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if messages::is_control(c) && !matches!(c, '\n' | '\t' | '\r') {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Renders diagnostics as source snippets, like rustc.
 pub(crate) fn render(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
     let mut files = SimpleFiles::new();
     let ids: Vec<usize> = sources
         .iter()
-        .map(|file| files.add(file.display.to_string_lossy().into_owned(), file.text.clone()))
+        .map(|file| {
+            files.add(
+                printable(file.display.to_string_lossy().into_owned()),
+                printable_source(&file.text).into_owned(),
+            )
+        })
         .collect();
     let file_of = |path: &Path| sources.iter().position(|f| f.display == path).map(|i| ids[i]);
     let config = term::Config::default();

@@ -9,6 +9,9 @@
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
+use std::collections::HashMap;
+
+use crate::limits::YamlLimits;
 use crate::messages;
 
 /// The parts of a markdown file.
@@ -145,11 +148,18 @@ pub(crate) struct YamlError {
     pub(crate) end: usize,
     pub(crate) message: String,
     pub(crate) related: Option<(usize, usize, String)>,
+    /// The `limits` key of `carnet.config.json` this error is about, when it is a limit.
+    pub(crate) limit: Option<&'static str>,
 }
 
 /// Parses the YAML at `range` of `text`. An empty (or comment-only) frontmatter is an
 /// empty mapping, as in gray-matter.
-pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<Node, YamlError> {
+///
+/// Parsing is bounded: nesting deeper than `limits.max_depth` and aliases copying more
+/// than `limits.max_alias_expansion` stop it with an error at the guilty node (a
+/// 300-byte billion-laughs frontmatter would otherwise expand to gigabytes). Duplicate keys
+/// are found with a hash per mapping, so time is linear in the number of keys.
+pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>, limits: &YamlLimits) -> Result<Node, YamlError> {
     let yaml = &text[range.clone()];
     let empty = || Node {
         value: Value::Map(Vec::new()),
@@ -167,19 +177,38 @@ pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>) -> Result<No
         yaml,
         char_offsets: CharOffsets::new(yaml),
         stack: Vec::new(),
-        anchors: Vec::new(),
+        anchors: HashMap::new(),
         root: None,
         error: None,
+        fatal: None,
+        limits: *limits,
+        expanded: 0,
     };
+    // The parser's own `load` recurses once per nesting level and cannot be stopped from
+    // the receiver: drive it event by event instead, and stop at the first limit.
     let mut parser = Parser::new_from_str(yaml);
-    if let Err(e) = parser.load(&mut builder, false) {
-        let offset = range.start + builder.char_offsets.byte(e.marker().index());
-        return Err(YamlError {
-            offset,
-            end: offset,
-            message: e.info().to_owned(),
-            related: None,
-        });
+    loop {
+        let (event, mark) = match parser.next_token() {
+            Ok(next) => next,
+            Err(e) => {
+                let offset = range.start + builder.char_offsets.byte(e.marker().index());
+                return Err(YamlError {
+                    offset,
+                    end: offset,
+                    message: e.info().to_owned(),
+                    related: None,
+                    limit: None,
+                });
+            }
+        };
+        let last = matches!(event, Event::DocumentEnd | Event::StreamEnd);
+        builder.on_event(event, mark);
+        if let Some(fatal) = builder.fatal.take() {
+            return Err(fatal);
+        }
+        if last {
+            break;
+        }
     }
     if let Some(error) = builder.error {
         return Err(error);
@@ -213,9 +242,30 @@ impl CharOffsets {
     }
 }
 
+/// A collection being built: the node, its anchor, the weight of what it holds so far
+/// (see [`weight`]) and, for a mapping, the key waiting for its value and the index of
+/// every key seen.
 enum Frame {
-    List(Node, usize),
-    Map(Node, usize, Option<Node>),
+    List(Node, usize, usize),
+    Map(Node, usize, usize, Option<Node>, HashMap<String, usize>),
+}
+
+/// What a scalar adds to an alias expansion: one, plus one per 64 bytes of text.
+fn weight(text: &str) -> usize {
+    1 + text.len() / 64
+}
+
+/// A key as a hashable string; two keys are duplicates when these are equal (`1` and `"1"`
+/// differ, as in YAML).
+fn key_repr(value: &Value) -> String {
+    match value {
+        Value::Null => "n".to_owned(),
+        Value::Bool(b) => format!("b{b}"),
+        Value::Int(i) => format!("i{i}"),
+        Value::Float(f) => format!("f{}", f.to_bits()),
+        Value::String(s) => format!("s{s}"),
+        Value::List(_) | Value::Map(_) => format!("c{}", value.to_json()),
+    }
 }
 
 struct TreeBuilder<'a> {
@@ -223,9 +273,16 @@ struct TreeBuilder<'a> {
     yaml: &'a str,
     char_offsets: CharOffsets,
     stack: Vec<Frame>,
-    anchors: Vec<(usize, Node)>,
+    /// Each anchor's node and weight.
+    anchors: HashMap<usize, (Node, usize)>,
     root: Option<Node>,
+    /// The first duplicate key: reported after parsing, so a syntax error wins.
     error: Option<YamlError>,
+    /// A limit was hit: parsing stops.
+    fatal: Option<YamlError>,
+    limits: YamlLimits,
+    /// The weight aliases copied so far.
+    expanded: usize,
 }
 
 impl TreeBuilder<'_> {
@@ -233,9 +290,9 @@ impl TreeBuilder<'_> {
         self.base + self.char_offsets.byte(mark.index())
     }
 
-    fn finish(&mut self, node: Node, anchor: usize) {
+    fn finish(&mut self, node: Node, anchor: usize, weight: usize) {
         if anchor > 0 {
-            self.anchors.push((anchor, node.clone()));
+            self.anchors.insert(anchor, (node.clone(), weight));
         }
         match self.stack.last_mut() {
             None => {
@@ -243,32 +300,62 @@ impl TreeBuilder<'_> {
                     self.root = Some(node);
                 }
             }
-            Some(Frame::List(list, _)) => {
+            Some(Frame::List(list, _, total)) => {
+                *total += weight;
                 list.end = list.end.max(node.end);
                 if let Value::List(items) = &mut list.value {
                     items.push(node);
                 }
             }
-            Some(Frame::Map(map, _, key)) => match key.take() {
-                None => *key = Some(node),
-                Some(k) => {
-                    map.end = map.end.max(node.end);
-                    if let Value::Map(entries) = &mut map.value {
-                        if let Some((first, _)) = entries.iter().find(|(other, _)| other.value == k.value)
-                            && self.error.is_none()
-                        {
-                            self.error = Some(YamlError {
-                                offset: k.start,
-                                end: k.end,
-                                message: messages::duplicated_mapping_key(&k.value.key_string()),
-                                related: Some((first.start, first.end, messages::FIRST_DEFINED_HERE.to_owned())),
-                            });
+            Some(Frame::Map(map, _, total, key, seen)) => {
+                *total += weight;
+                match key.take() {
+                    None => *key = Some(node),
+                    Some(k) => {
+                        map.end = map.end.max(node.end);
+                        if let Value::Map(entries) = &mut map.value {
+                            match seen.entry(key_repr(&k.value)) {
+                                std::collections::hash_map::Entry::Occupied(first) => {
+                                    let first = &entries[*first.get()].0;
+                                    if self.error.is_none() {
+                                        self.error = Some(YamlError {
+                                            offset: k.start,
+                                            end: k.end,
+                                            message: messages::duplicated_mapping_key(&k.value.key_string()),
+                                            related: Some((
+                                                first.start,
+                                                first.end,
+                                                messages::FIRST_DEFINED_HERE.to_owned(),
+                                            )),
+                                            limit: None,
+                                        });
+                                    }
+                                }
+                                std::collections::hash_map::Entry::Vacant(slot) => {
+                                    slot.insert(entries.len());
+                                }
+                            }
+                            entries.push((k, node));
                         }
-                        entries.push((k, node));
                     }
                 }
-            },
+            }
         }
+    }
+
+    /// Opens a collection, unless it nests too deep.
+    fn open(&mut self, frame: Frame, start: usize) {
+        if self.stack.len() >= self.limits.max_depth {
+            self.fatal = Some(YamlError {
+                offset: start,
+                end: start + 1,
+                message: messages::yaml_too_deep(self.limits.max_depth),
+                related: None,
+                limit: Some("maxYamlDepth"),
+            });
+            return;
+        }
+        self.stack.push(frame);
     }
 }
 
@@ -290,62 +377,66 @@ impl MarkedEventReceiver for TreeBuilder<'_> {
                 let is_str_tag = tag
                     .as_ref()
                     .is_some_and(|t| t.suffix == "str" || t.suffix.ends_with(":str"));
+                let weight = weight(&text);
                 let value = if quoted || is_str_tag {
                     Value::String(text)
                 } else {
                     resolve_plain(text)
                 };
-                self.finish(Node { value, start, end }, anchor);
+                self.finish(Node { value, start, end }, anchor, weight);
             }
             Event::SequenceStart(anchor, _) => {
-                self.stack.push(Frame::List(
-                    Node {
-                        value: Value::List(Vec::new()),
-                        start,
-                        end: start + 1,
-                    },
-                    anchor,
-                ));
+                let node = Node {
+                    value: Value::List(Vec::new()),
+                    start,
+                    end: start + 1,
+                };
+                self.open(Frame::List(node, anchor, 1), start);
             }
             Event::MappingStart(anchor, _) => {
-                self.stack.push(Frame::Map(
-                    Node {
-                        value: Value::Map(Vec::new()),
-                        start,
-                        end: start + 1,
-                    },
-                    anchor,
-                    None,
-                ));
+                let node = Node {
+                    value: Value::Map(Vec::new()),
+                    start,
+                    end: start + 1,
+                };
+                self.open(Frame::Map(node, anchor, 1, None, HashMap::new()), start);
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(frame) = self.stack.pop() {
-                    let (node, anchor) = match frame {
-                        Frame::List(node, anchor) | Frame::Map(node, anchor, _) => (node, anchor),
+                    let (node, anchor, weight) = match frame {
+                        Frame::List(node, anchor, weight) | Frame::Map(node, anchor, weight, _, _) => {
+                            (node, anchor, weight)
+                        }
                     };
-                    self.finish(node, anchor);
+                    self.finish(node, anchor, weight);
                 }
             }
             Event::Alias(id) => {
-                let node = self
-                    .anchors
-                    .iter()
-                    .rev()
-                    .find(|(a, _)| *a == id)
-                    .map(|(_, n)| n.clone());
-                let node = node.map_or(
+                let weight = self.anchors.get(&id).map_or(1, |(_, w)| *w);
+                self.expanded = self.expanded.saturating_add(weight);
+                if self.expanded > self.limits.max_alias_expansion {
+                    self.fatal = Some(YamlError {
+                        offset: start,
+                        end: start + 1,
+                        message: messages::yaml_alias_expansion(self.limits.max_alias_expansion),
+                        related: None,
+                        limit: Some("maxYamlAliasExpansion"),
+                    });
+                    return;
+                }
+                let node = self.anchors.get(&id).map_or(
                     Node {
                         value: Value::Null,
                         start,
                         end: start,
                     },
-                    |n| Node {
+                    |(n, _)| Node {
                         start,
                         end: start + 1,
-                        ..n
+                        ..n.clone()
                     },
                 );
-                self.finish(node, 0);
+                self.finish(node, 0, weight);
             }
             Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentStart | Event::DocumentEnd => {}
         }
@@ -443,7 +534,7 @@ mod tests {
     fn yaml_positions_and_types() {
         let text = "---\nname: héllo\ncount: 12\nlist: [a, 'b']\nf: 1.5\nn: ~\n---\n";
         let s = split(text);
-        let node = parse_yaml(text, s.matter.unwrap()).unwrap();
+        let node = parse_yaml(text, s.matter.unwrap(), &YamlLimits::default()).unwrap();
         let Value::Map(entries) = node.value else { panic!() };
         assert_eq!(entries[0].1.value, Value::String("héllo".into()));
         assert_eq!(&text[entries[0].1.start..entries[0].1.end], "héllo");
@@ -461,10 +552,10 @@ mod tests {
     fn yaml_errors_have_offsets() {
         let text = "---\nname: a\nbad: [x\n---\n";
         let s = split(text);
-        let err = parse_yaml(text, s.matter.unwrap()).unwrap_err();
+        let err = parse_yaml(text, s.matter.unwrap(), &YamlLimits::default()).unwrap_err();
         assert!(err.offset > 4, "{err:?}");
         let dup = "---\nname: a\nname: b\n---\n";
-        let err = parse_yaml(dup, split(dup).matter.unwrap()).unwrap_err();
+        let err = parse_yaml(dup, split(dup).matter.unwrap(), &YamlLimits::default()).unwrap_err();
         assert_eq!(&dup[err.offset..err.end], "name");
         assert_eq!(err.offset, 12, "the second `name`, line 3");
     }

@@ -28,6 +28,30 @@
 //! The pipeline, one module per stage: `discover` → `frontmatter` → `model` → `validate` →
 //! `manifest` (lowering) → `generate` → `output`. Every problem is reported in one run, with a
 //! stable [`Code`]; see [`Code::ALL`] for the list.
+//!
+//! # Limits
+//!
+//! Content is often written by others (Agent Skills from a marketplace, a shared
+//! repository), and a build script runs with the builder's rights, so every check is
+//! bounded: only regular files are read (a FIFO or a device is an error, `E0030`), and
+//! time and memory stay linear in the bytes read. Going over a limit is an error at the
+//! place it happened (`E0029`); `limits` in `carnet.config.json`, or [`Config::limits`],
+//! raises them:
+//!
+//! | limit | default | `limits` key in `carnet.config.json` |
+//! | --- | --- | --- |
+//! | size of one file (content, config, skill file) | 16 MiB | `maxFileSize` |
+//! | bytes read in all | 256 MiB | `maxTotalSize` |
+//! | files under the carnet directory | 20,000 | `maxFiles` |
+//! | nesting depth of a frontmatter's YAML | 64 | `maxYamlDepth` |
+//! | values YAML aliases may copy in one frontmatter | 10,000 | `maxYamlAliasExpansion` |
+//!
+//! ```json
+//! { "limits": { "maxFileSize": 67108864, "maxFiles": 100000 } }
+//! ```
+//!
+//! A value copied by an alias counts one per node (scalar, list or mapping) plus one per 64
+//! bytes of scalar text. Files larger than 4 MiB get a warning (`W0006`) before the limit.
 
 mod diagnostic;
 mod discover;
@@ -35,11 +59,13 @@ mod discover;
 pub mod expand;
 mod frontmatter;
 mod generate;
+mod limits;
 mod manifest;
 mod messages;
 mod model;
 mod output;
 mod project;
+mod read;
 mod settings;
 mod source;
 mod typed_id;
@@ -51,6 +77,7 @@ use std::path::{Path, PathBuf};
 
 pub use carnet_runtime::Manifest;
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
+pub use limits::Limits;
 
 use crate::diagnostic::Diagnostics;
 use crate::project::Project;
@@ -63,6 +90,74 @@ use crate::project::Project;
 /// As [`Config::compile`].
 pub fn compile(dir: impl AsRef<Path>) -> Result<(), Error> {
     Config::new().dir(dir).compile()
+}
+
+/// Entry points for the fuzz targets in `fuzz/`: not a public API.
+#[doc(hidden)]
+pub mod __fuzz {
+    use crate::diagnostic::Diagnostics;
+    use crate::limits::YamlLimits;
+    use crate::source::Sources;
+
+    /// Parses `text` as a `SKILL.md`, an `AGENT.md`, a `TOOLSET.md` and a tool file, the way
+    /// a check does, then resolves and renders every diagnostic. Returns how many there were.
+    #[must_use]
+    pub fn frontmatter(text: &str) -> usize {
+        let mut sources = Sources::default();
+        let file = sources.add("skills/fuzz/SKILL.md".into(), text.to_owned());
+        let mut diags = Diagnostics::default();
+        let yaml = YamlLimits::default();
+        let _ = crate::model::parse_skill(file, "skills/fuzz", &sources, &yaml, &mut diags);
+        let _ = crate::model::parse_agent(file, &sources, &yaml, &mut diags);
+        let _ = crate::model::parse_toolset(file, &sources, &yaml, &mut diags);
+        let _ = crate::model::parse_tool_file(file, &sources, &yaml, &mut diags);
+        let diagnostics = diags.finish(&sources, &[]);
+        let rendered = crate::diagnostic::render(&diagnostics, &sources, false);
+        assert!(!rendered.contains('\u{1b}'), "control characters are escaped");
+        diagnostics.len()
+    }
+
+    /// Parses `text` as `carnet.config.json`.
+    pub fn config(text: &str) {
+        let mut sources = Sources::default();
+        let file = sources.add("carnet.config.json".into(), text.to_owned());
+        let mut diags = Diagnostics::default();
+        let _ = crate::settings::parse(file, &sources, &mut diags);
+        let _ = diags.finish(&sources, &[]);
+    }
+
+    /// Matches `path` against the glob `pattern`.
+    #[must_use]
+    pub fn glob(pattern: &str, path: &str) -> bool {
+        crate::discover::glob_match(pattern, path)
+    }
+}
+
+/// Reads the regular file at `path` (links followed) the way carnet reads content: a FIFO,
+/// a device or a socket is refused without opening it in a way that could block, and no
+/// more than `limit` bytes are read. For programs that read manifests or content at run
+/// time (`carnet --manifest FILE` does).
+///
+/// # Errors
+///
+/// An [`io::Error`] saying what the file is instead (`InvalidInput`), that it is larger
+/// than `limit` (`FileTooLarge`), or why it could not be read.
+///
+/// # Examples
+///
+/// ```
+/// let err = carnet_codegen::read_file("/dev/zero", 1024).unwrap_err();
+/// # #[cfg(unix)]
+/// assert_eq!(err.to_string(), "it is a character device, not a regular file");
+/// ```
+pub fn read_file(path: impl AsRef<Path>, limit: u64) -> io::Result<Vec<u8>> {
+    read::bounded(path.as_ref(), limit).map_err(|e| match e {
+        read::ReadError::Io(e) => e,
+        read::ReadError::NotAFile(_) => io::Error::new(io::ErrorKind::InvalidInput, e.to_string()),
+        read::ReadError::TooLarge { .. } | read::ReadError::OverTotal { .. } => {
+            io::Error::new(io::ErrorKind::FileTooLarge, e.to_string())
+        }
+    })
 }
 
 /// Settings of a compilation, in the style of `prost_build::Config`.
@@ -85,6 +180,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     crate_dir: Option<PathBuf>,
     variables: Vec<(String, String)>,
+    limits: Limits,
 }
 
 impl Default for Config {
@@ -94,6 +190,7 @@ impl Default for Config {
             out_dir: None,
             crate_dir: None,
             variables: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }
@@ -138,12 +235,19 @@ impl Config {
         self
     }
 
+    /// The limits on what a check reads (default [`Limits::default`]); `limits` in
+    /// `carnet.config.json`, when present, replaces them. See [Limits](crate#limits).
+    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+        self.limits = limits;
+        self
+    }
+
     /// Reads and validates the directory. Never fails: the [`Report`] holds every
     /// diagnostic, and the manifest when there is no error.
     #[must_use]
     pub fn check(&self) -> Report {
         let mut diags = Diagnostics::default();
-        let mut project = project::load(&self.dir, &mut diags);
+        let mut project = project::load(&self.dir, &self.limits, &mut diags);
         if self.dir.is_dir() {
             validate::validate(&mut project, &mut diags);
         }

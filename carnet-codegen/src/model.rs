@@ -8,6 +8,7 @@
 
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::frontmatter::{self, Node, Value};
+use crate::limits::YamlLimits;
 use crate::messages;
 use crate::source::{FileId, Sources, Span};
 
@@ -93,7 +94,12 @@ pub(crate) struct Document<'a> {
 
 /// Splits and parses a markdown file; reports YAML problems. `None` when the frontmatter
 /// cannot be parsed at all.
-pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut Diagnostics) -> Option<Document<'a>> {
+pub(crate) fn parse_document<'a>(
+    file: FileId,
+    sources: &'a Sources,
+    yaml: &YamlLimits,
+    diags: &mut Diagnostics,
+) -> Option<Document<'a>> {
     let text = &sources.get(file).text;
     let split = frontmatter::split(text);
     let body = text[split.body_start..].to_owned();
@@ -129,7 +135,7 @@ pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut
                 .help(messages::CLOSE_FRONTMATTER),
         );
     }
-    match frontmatter::parse_yaml(text, matter.clone()) {
+    match frontmatter::parse_yaml(text, matter.clone(), yaml) {
         Ok(node) => match node.value {
             Value::Map(entries) => {
                 let used = vec![false; entries.len()];
@@ -153,11 +159,18 @@ pub(crate) fn parse_document<'a>(file: FileId, sources: &'a Sources, diags: &mut
             }
         },
         Err(e) => {
-            let mut b = Builder::new(Code::YamlSyntax, messages::invalid_yaml(&e.message)).at(Span::new(
-                file,
-                e.offset,
-                e.end.max(e.offset + 1).min(matter.end.max(e.offset)),
-            ));
+            let at = Span::new(file, e.offset, e.end.max(e.offset + 1).min(matter.end.max(e.offset)));
+            let mut b = match e.limit {
+                Some(key) => Builder::new(Code::LimitExceeded, e.message)
+                    .at(at)
+                    .label(if key == "maxYamlDepth" {
+                        messages::TOO_DEEP
+                    } else {
+                        messages::THIS_ALIAS
+                    })
+                    .help(messages::raise_limit(key)),
+                None => Builder::new(Code::YamlSyntax, messages::invalid_yaml(&e.message)).at(at),
+            };
             if let Some((start, end, message)) = e.related {
                 b = b.related(Span::new(file, start, end), message);
             }
@@ -338,8 +351,13 @@ fn wrong_type(key: &str, expected: &str, found: &Value, span: Span) -> Builder {
         .label(messages::expected(expected))
 }
 
-pub(crate) fn parse_agent(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<AgentDef> {
-    let mut doc = parse_document(file, sources, diags)?;
+pub(crate) fn parse_agent(
+    file: FileId,
+    sources: &Sources,
+    yaml: &YamlLimits,
+    diags: &mut Diagnostics,
+) -> Option<AgentDef> {
+    let mut doc = parse_document(file, sources, yaml, diags)?;
     let name = doc.string("agent", "name", diags);
     let description = doc.string("agent", "description", diags);
     let initial_skills = doc.string_list("initialSkills", diags);
@@ -356,8 +374,14 @@ pub(crate) fn parse_agent(file: FileId, sources: &Sources, diags: &mut Diagnosti
     })
 }
 
-pub(crate) fn parse_skill(file: FileId, dir: &str, sources: &Sources, diags: &mut Diagnostics) -> Option<SkillDef> {
-    let mut doc = parse_document(file, sources, diags)?;
+pub(crate) fn parse_skill(
+    file: FileId,
+    dir: &str,
+    sources: &Sources,
+    yaml: &YamlLimits,
+    diags: &mut Diagnostics,
+) -> Option<SkillDef> {
+    let mut doc = parse_document(file, sources, yaml, diags)?;
     let name = doc.string("skill", "name", diags);
     let description = doc.string("skill", "description", diags);
     let toolsets = doc.string_list("toolsets", diags);
@@ -530,8 +554,13 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
     refs
 }
 
-pub(crate) fn parse_toolset(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<ToolsetDef> {
-    let mut doc = parse_document(file, sources, diags)?;
+pub(crate) fn parse_toolset(
+    file: FileId,
+    sources: &Sources,
+    yaml: &YamlLimits,
+    diags: &mut Diagnostics,
+) -> Option<ToolsetDef> {
+    let mut doc = parse_document(file, sources, yaml, diags)?;
     let name = doc.string("toolset", "name", diags);
     let description = doc.string("toolset", "description", diags);
     let tools = parse_tool_decls(&mut doc, diags);
@@ -661,8 +690,13 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
     decls
 }
 
-pub(crate) fn parse_tool_file(file: FileId, sources: &Sources, diags: &mut Diagnostics) -> Option<ToolFile> {
-    let mut doc = parse_document(file, sources, diags)?;
+pub(crate) fn parse_tool_file(
+    file: FileId,
+    sources: &Sources,
+    yaml: &YamlLimits,
+    diags: &mut Diagnostics,
+) -> Option<ToolFile> {
+    let mut doc = parse_document(file, sources, yaml, diags)?;
     let name = doc.string("tool", "name", diags);
     let description = doc.string("tool", "description", diags);
     let _ = doc.raw("content");

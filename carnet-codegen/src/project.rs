@@ -2,15 +2,16 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::Limits;
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::discover::{self, Discovered, Filter, SkillDir};
 use crate::messages;
 use crate::model::{self, AgentDef, SkillDef, ToolsetDef};
+use crate::read::{Budget, ReadError};
 use crate::settings::{self, Settings};
-use crate::source::{FileId, Sources};
+use crate::source::{FileId, Sources, Span};
 
 /// A file of a skill, resolved and read.
 #[derive(Debug, Clone)]
@@ -32,7 +33,7 @@ pub(crate) enum FolderFile {
     /// A symbolic link to a directory: not followed.
     DirLink,
     Read(Vec<u8>),
-    Unreadable(io::Error),
+    Unreadable(ReadError),
 }
 
 /// What the path of a `files` entry leads to, as `load` found it; validation judges it.
@@ -45,7 +46,7 @@ pub(crate) enum ListedFile {
     /// A file of the folder, already read with the others.
     InFolder,
     Read(Vec<u8>),
-    Unreadable(io::Error),
+    Unreadable(ReadError),
 }
 
 /// A skill with its folder's files.
@@ -145,7 +146,7 @@ fn stays_inside(path: &Path, folder: &Path) -> bool {
 
 /// Reads the files of a skill's folder and looks up the ones its `files` entries name.
 /// Every file it touches goes into `read_files`.
-fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut Vec<PathBuf>) {
+fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut Vec<PathBuf>, budget: &Budget) {
     let folder = root.join(&skill.def.dir);
     skill.folder_files = skill
         .folder
@@ -158,7 +159,9 @@ fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut Vec<PathBuf
             } else if entry.dir_link {
                 FolderFile::DirLink
             } else {
-                fs::read(&entry.path).map_or_else(FolderFile::Unreadable, FolderFile::Read)
+                budget
+                    .read(&entry.path)
+                    .map_or_else(FolderFile::Unreadable, FolderFile::Read)
             }
         })
         .collect();
@@ -192,7 +195,7 @@ fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut Vec<PathBuf
                 }
                 Ok(_) if full.is_dir() => ListedFile::Directory,
                 Ok(_) if read_in_folder.contains(key.as_str()) => ListedFile::InFolder,
-                Ok(_) => fs::read(&full).map_or_else(ListedFile::Unreadable, ListedFile::Read),
+                Ok(_) => budget.read(&full).map_or_else(ListedFile::Unreadable, ListedFile::Read),
             };
             Some((full, found))
         })
@@ -215,11 +218,11 @@ pub(crate) struct Project {
 /// Files read ahead of parsing, on every core: reading thousands of small files is mostly
 /// waiting on the kernel, which parallelises well.
 #[derive(Default)]
-struct Prefetched(std::collections::VecDeque<(PathBuf, std::io::Result<Vec<u8>>)>);
+struct Prefetched(std::collections::VecDeque<(PathBuf, Result<Vec<u8>, ReadError>)>);
 
 impl Prefetched {
     /// Reads `paths` on every core, in order (the order `load` asks for them).
-    fn read_all(paths: &[PathBuf]) -> Self {
+    fn read_all(paths: &[PathBuf], budget: &Budget) -> Self {
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
             .min(8);
@@ -230,7 +233,7 @@ impl Prefetched {
         let files = std::thread::scope(|scope| {
             let handles: Vec<_> = paths
                 .chunks(chunk)
-                .map(|chunk| scope.spawn(move || chunk.iter().map(|p| (p.clone(), fs::read(p))).collect::<Vec<_>>()))
+                .map(|chunk| scope.spawn(move || chunk.iter().map(|p| (p.clone(), budget.read(p))).collect::<Vec<_>>()))
                 .collect();
             handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
         });
@@ -239,13 +242,13 @@ impl Prefetched {
 
     /// The bytes of `path`: requests come in the prefetch order, possibly skipping files (a
     /// toolset whose TOOLSET.md fails skips its tool files), so skipped ones are dropped.
-    fn read(&mut self, path: &Path) -> std::io::Result<Vec<u8>> {
+    fn read(&mut self, path: &Path, budget: &Budget) -> Result<Vec<u8>, ReadError> {
         match self.0.iter().position(|(p, _)| p == path) {
             Some(index) => {
                 self.0.drain(..index);
-                self.0.pop_front().map_or_else(|| fs::read(path), |(_, bytes)| bytes)
+                self.0.pop_front().map_or_else(|| budget.read(path), |(_, bytes)| bytes)
             }
-            None => fs::read(path),
+            None => budget.read(path),
         }
     }
 }
@@ -253,6 +256,7 @@ impl Prefetched {
 /// Reads a content file into `sources`; reports it when it cannot be read or is not UTF-8.
 fn read_source(
     project: &mut Project,
+    budget: &Budget,
     prefetched: &mut Prefetched,
     path: &Path,
     relative: &str,
@@ -260,7 +264,7 @@ fn read_source(
 ) -> Option<FileId> {
     project.read_files.push(path.to_path_buf());
     let display = project.root.join(relative);
-    match prefetched.read(path) {
+    match prefetched.read(path, budget) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Some(project.sources.add(display, text)),
             Err(e) => {
@@ -275,17 +279,34 @@ fn read_source(
         },
         Err(e) => {
             let id = project.sources.add(display, String::new());
-            diags.push(
-                Builder::new(Code::UnreadableSource, messages::unreadable_source(relative, &e))
-                    .at(crate::source::Span::file_start(id)),
-            );
+            diags.push(read_error(&e, relative, Span::file_start(id)));
             None
         }
     }
 }
 
-/// Discovers and parses the carnet directory at `root`.
-pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
+/// The diagnostic for a content file that was not read: a special file (E0030), a limit
+/// (E0029) or an I/O error (E0024).
+fn read_error(e: &ReadError, relative: &str, at: Span) -> Builder {
+    match e {
+        ReadError::NotAFile(kind) => Builder::new(Code::SpecialFile, messages::special_file(relative, kind))
+            .at(at)
+            .note(messages::SPECIAL_FILES_NOT_READ),
+        ReadError::TooLarge { limit } => Builder::new(Code::LimitExceeded, messages::file_too_large(relative, *limit))
+            .at(at)
+            .help(messages::raise_limit("maxFileSize")),
+        ReadError::OverTotal { limit } => {
+            Builder::new(Code::LimitExceeded, messages::total_too_large(relative, *limit))
+                .at(at)
+                .help(messages::raise_limit("maxTotalSize"))
+        }
+        ReadError::Io(e) => Builder::new(Code::UnreadableSource, messages::unreadable_source(relative, e)).at(at),
+    }
+}
+
+/// Discovers and parses the carnet directory at `root`, within `limits` (those of
+/// `carnet.config.json` replace them when it sets `limits`).
+pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Project {
     let mut project = Project {
         root: root.to_path_buf(),
         sources: Sources::default(),
@@ -302,9 +323,10 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         return project;
     }
     let config_path = root.join("carnet.config.json");
-    if config_path.is_file()
+    if fs::symlink_metadata(&config_path).is_ok()
         && let Some(id) = read_source(
             &mut project,
+            &Budget::new(limits),
             &mut Prefetched::default(),
             &config_path,
             "carnet.config.json",
@@ -313,6 +335,8 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
     {
         project.settings = settings::parse(id, &project.sources, diags);
     }
+    let limits = project.settings.limits.unwrap_or(*limits);
+    let budget = Budget::new(&limits);
     let filter = Filter {
         include: project.settings.include.clone(),
         exclude: project.settings.exclude.clone(),
@@ -321,7 +345,12 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         agents,
         skills,
         toolsets,
-    } = discover::discover(root, &filter);
+        loose_skill_files,
+        problems,
+        truncated,
+        unmatched,
+    } = discover::discover(root, &filter, limits.max_files);
+    report_discovery(&project, &problems, truncated, &unmatched, limits.max_files, diags);
     let mut prefetched = Prefetched::read_all(
         &agents
             .iter()
@@ -333,11 +362,19 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
                     .map(|e| e.path.clone())
             }))
             .collect::<Vec<_>>(),
+        &budget,
     );
+    let yaml = limits.yaml();
 
     for entry in agents {
-        if let Some(id) = read_source(&mut project, &mut prefetched, &entry.path, &entry.relative, diags)
-            && let Some(agent) = model::parse_agent(id, &project.sources, diags)
+        if let Some(id) = read_source(
+            &mut project,
+            &budget,
+            &mut prefetched,
+            &entry.path,
+            &entry.relative,
+            diags,
+        ) && let Some(agent) = model::parse_agent(id, &project.sources, &yaml, diags)
         {
             project.agents.push(agent);
         }
@@ -345,11 +382,12 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
     for folder in skills {
         if let Some(id) = read_source(
             &mut project,
+            &budget,
             &mut prefetched,
             &folder.manifest.path,
             &folder.manifest.relative,
             diags,
-        ) && let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, diags)
+        ) && let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, &yaml, diags)
         {
             project.skills.push(Skill {
                 def,
@@ -363,6 +401,7 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
     for dir in toolsets {
         let Some(id) = read_source(
             &mut project,
+            &budget,
             &mut prefetched,
             &dir.manifest.path,
             &dir.manifest.relative,
@@ -370,14 +409,21 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         ) else {
             continue;
         };
-        let Some(mut toolset) = model::parse_toolset(id, &project.sources, diags) else {
+        let Some(mut toolset) = model::parse_toolset(id, &project.sources, &yaml, diags) else {
             continue;
         };
         for entry in &dir.tool_files {
-            let Some(file) = read_source(&mut project, &mut prefetched, &entry.path, &entry.relative, diags) else {
+            let Some(file) = read_source(
+                &mut project,
+                &budget,
+                &mut prefetched,
+                &entry.path,
+                &entry.relative,
+                diags,
+            ) else {
                 continue;
             };
-            let Some(tool) = model::parse_tool_file(file, &project.sources, diags) else {
+            let Some(tool) = model::parse_tool_file(file, &project.sources, &yaml, diags) else {
                 continue;
             };
             // A name declared twice (reported as E0009) gets the description at both sites.
@@ -430,8 +476,106 @@ pub(crate) fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         }
         project.toolsets.push(toolset);
     }
+    for entry in loose_skill_files {
+        check_single_file_skill(&mut project, &budget, &entry, &yaml, diags);
+    }
     for skill in &mut project.skills {
-        read_skill_files(&project.root, skill, &mut project.read_files);
+        read_skill_files(&project.root, skill, &mut project.read_files, &budget);
     }
     project
+}
+
+/// Reports the folders discovery could not list, the file limit, and the `include` and
+/// `exclude` patterns that match nothing (they sit in `carnet.config.json`).
+fn report_discovery(
+    project: &Project,
+    problems: &[discover::Problem],
+    truncated: bool,
+    unmatched: &[(&'static str, usize)],
+    max_files: usize,
+    diags: &mut Diagnostics,
+) {
+    for problem in problems {
+        let message = match problem {
+            discover::Problem::NotADirectory { relative } => messages::not_a_directory(relative),
+            discover::Problem::Unreadable { relative, error } => messages::unreadable_directory(relative, error),
+        };
+        diags.push(Builder::new(Code::UnreadableDirectory, message).note(messages::CONTENT_MAY_BE_MISSING));
+    }
+    if truncated {
+        diags.push(
+            Builder::new(Code::LimitExceeded, messages::too_many_files(&project.root, max_files))
+                .help(messages::raise_limit("maxFiles")),
+        );
+    }
+    for &(key, index) in unmatched {
+        if let Some((_, pattern)) = project
+            .settings
+            .pattern_spans
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .nth(index)
+            .filter(|(_, pattern)| settings::pattern_problem(&pattern.value).is_none())
+        {
+            diags.push(
+                Builder::new(Code::UnmatchedPattern, messages::unmatched_pattern(key, &pattern.value))
+                    .at(pattern.span)
+                    .note(messages::PATTERNS_ARE_RELATIVE),
+            );
+        }
+    }
+}
+
+/// A `*.md` under `skills/` outside every skill folder. One whose frontmatter has a `name`
+/// and a `description` is a single-file skill (TS Carnet's older layout, and what many
+/// tools' "skills/foo.md" look like): rejected with the command that converts it, since an
+/// Agent Skills skill is a folder. Any other markdown (a README) is left alone.
+fn check_single_file_skill(
+    project: &mut Project,
+    budget: &Budget,
+    entry: &discover::Entry,
+    yaml: &crate::limits::YamlLimits,
+    diags: &mut Diagnostics,
+) {
+    let data = match budget.read(&entry.path) {
+        Ok(data) => data,
+        Err(e @ ReadError::NotAFile(_)) => {
+            let id = project.sources.add(project.root.join(&entry.relative), String::new());
+            diags.push(read_error(&e, &entry.relative, Span::file_start(id)));
+            return;
+        }
+        Err(_) => return,
+    };
+    let Ok(text) = String::from_utf8(data) else { return };
+    let split = crate::frontmatter::split(&text);
+    let Some(matter) = split.matter.clone() else { return };
+    let Ok(node) = crate::frontmatter::parse_yaml(&text, matter, yaml) else {
+        return;
+    };
+    let crate::frontmatter::Value::Map(entries) = node.value else {
+        return;
+    };
+    let has = |key: &str| {
+        entries
+            .iter()
+            .find(|(k, _)| matches!(&k.value, crate::frontmatter::Value::String(s) if s == key))
+    };
+    let (Some((_, name)), Some(_)) = (has("name"), has("description")) else {
+        return;
+    };
+    let span = (name.start, name.end);
+    let stem = Path::new(&entry.relative)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = entry.relative.rsplit_once('/').map_or("skills", |(p, _)| p);
+    let target = format!("{parent}/{stem}/SKILL.md");
+    project.read_files.push(entry.path.clone());
+    let id = project.sources.add(project.root.join(&entry.relative), text);
+    diags.push(
+        Builder::new(Code::SingleFileSkill, messages::single_file_skill(&entry.relative))
+            .at(Span::new(id, span.0, span.1))
+            .label(messages::SKILLS_ARE_FOLDERS)
+            .help(messages::move_to_folder(&entry.relative, &target)),
+    );
 }

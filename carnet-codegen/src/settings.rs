@@ -11,9 +11,13 @@
 //! | `include`, `exclude` | glob patterns (relative to the directory) filtering discovery |
 //! | `output` | where `carnet build` writes `carnet.manifest.json` by default, relative to the folder holding the carnet directory (default `./carnet`: the directory itself) |
 //! | `allow` | warnings not to report, by code (`W0003`) or name (`skill-name-style`); a carnet extension |
-//! | `schema` | informational |
+//! | `limits` | raises (or lowers) the [limits](crate::Limits) on what a check reads: `maxFileSize`, `maxTotalSize`, `maxFiles`, `maxYamlDepth`, `maxYamlAliasExpansion` |
+//! | `schema`, `$schema` | informational |
 //!
-//! Unknown keys are ignored, as in TS Carnet.
+//! An unknown key is a warning (`W0011`), not an error, so a config written for a newer
+//! carnet or for TS Carnet still builds, but a typo (`exlude`) does not pass silently. An
+//! empty `envPrefix` (`[""]`) is a warning too (`W0013`): it lets every environment
+//! variable, secrets included, into the prompts.
 
 use std::collections::BTreeMap;
 
@@ -27,6 +31,9 @@ use crate::source::{FileId, Sources, Span};
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawSettings {
+    #[serde(default, rename = "$schema")]
+    #[allow(dead_code)]
+    dollar_schema: Option<String>,
     #[serde(default)]
     #[allow(dead_code)]
     schema: Option<String>,
@@ -44,7 +51,26 @@ struct RawSettings {
     exclude: Option<Vec<String>>,
     #[serde(default)]
     allow: Option<Vec<String>>,
+    #[serde(default)]
+    limits: Option<crate::Limits>,
 }
+
+/// The top-level keys of `carnet.config.json`.
+const KEYS: &[&str] = &[
+    "$schema",
+    "schema",
+    "app",
+    "output",
+    "variables",
+    "envPrefix",
+    "include",
+    "exclude",
+    "allow",
+    "limits",
+];
+
+/// The keys of `app`.
+const APP_KEYS: &[&str] = &["globalInitialSkills", "globalSkills"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -67,6 +93,10 @@ pub(crate) struct Settings {
     pub(crate) exclude: Vec<String>,
     /// Warnings not to report, by code (`W0003`) or name (`skill-name-style`).
     pub(crate) allow: Vec<Spanned<String>>,
+    /// `limits`, when the file sets it (over those of [`crate::Config::limits`]).
+    pub(crate) limits: Option<crate::Limits>,
+    /// Where each `include` and `exclude` pattern is written, for W0012.
+    pub(crate) pattern_spans: Vec<(&'static str, Spanned<String>)>,
 }
 
 /// Parses `carnet.config.json`. A problem is reported and the defaults are used.
@@ -88,6 +118,7 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
             }
         }
     };
+    check_unknown_keys(file, sources, diags);
     let app = raw.app.unwrap_or_default();
     let spanned = |names: Vec<String>, key: &str| {
         let key_at = sources.find(file, &format!("\"{key}\""), 0).unwrap_or(0);
@@ -114,7 +145,31 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
         include: raw.include.unwrap_or_default(),
         exclude: raw.exclude.unwrap_or_default(),
         allow: spanned(raw.allow.unwrap_or_default(), "allow"),
+        limits: raw.limits,
+        pattern_spans: Vec::new(),
     };
+    let mut settings = settings;
+    settings.pattern_spans = spanned(settings.include.clone(), "include")
+        .into_iter()
+        .map(|s| ("include", s))
+        .chain(
+            spanned(settings.exclude.clone(), "exclude")
+                .into_iter()
+                .map(|s| ("exclude", s)),
+        )
+        .collect();
+    if let Some(prefixes) = &settings.env_prefix
+        && prefixes.iter().any(String::is_empty)
+    {
+        let key_at = sources.find(file, "\"envPrefix\"", 0).unwrap_or(0);
+        let start = sources.find(file, "\"\"", key_at).unwrap_or(key_at);
+        diags.push(
+            Builder::new(Code::WholeEnvironment, messages::EMPTY_ENV_PREFIX)
+                .at(Span::new(file, start, start + 2))
+                .label(messages::MATCHES_EVERY_VARIABLE)
+                .help(messages::NAME_A_PREFIX),
+        );
+    }
     for allowed in &settings.allow {
         match Code::ALL
             .iter()
@@ -140,14 +195,7 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
         }
     }
     for pattern in settings.include.iter().chain(&settings.exclude) {
-        let problem = if pattern.is_empty() {
-            Some(messages::EMPTY_PATTERN)
-        } else if pattern.starts_with('/') || pattern.contains('\\') || pattern.split('/').any(|s| s == "..") {
-            Some(messages::PATTERN_FORM)
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
+        if let Some(problem) = pattern_problem(pattern) {
             let needle = serde_json::to_string(pattern).unwrap_or_default();
             let start = sources.find(file, &needle, 0).unwrap_or(0);
             diags.push(
@@ -158,6 +206,45 @@ pub(crate) fn parse(file: FileId, sources: &Sources, diags: &mut Diagnostics) ->
         }
     }
     settings
+}
+
+/// Warns about every key of the file, or of its `app`, that carnet does not know.
+fn check_unknown_keys(file: FileId, sources: &Sources, diags: &mut Diagnostics) {
+    let text = &sources.get(file).text;
+    let Ok(serde_json::Value::Object(top)) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
+    let mut report = |key: &str, known: &[&str], from: usize| {
+        let needle = serde_json::to_string(key).unwrap_or_default();
+        let start = sources.find(file, &needle, from).unwrap_or(0);
+        diags.push(
+            Builder::new(Code::UnknownConfigKey, messages::unknown_config_key(key))
+                .at(Span::new(file, start, start + needle.len()))
+                .label(messages::IGNORED)
+                .help_opt(crate::diagnostic::did_you_mean(key, known.iter().copied()).map(messages::did_you_mean))
+                .note(messages::known_keys(known)),
+        );
+    };
+    for key in top.keys().filter(|k| !KEYS.contains(&k.as_str())) {
+        report(key, KEYS, 0);
+    }
+    if let Some(serde_json::Value::Object(app)) = top.get("app") {
+        let app_at = sources.find(file, "\"app\"", 0).unwrap_or(0);
+        for key in app.keys().filter(|k| !APP_KEYS.contains(&k.as_str())) {
+            report(key, APP_KEYS, app_at);
+        }
+    }
+}
+
+/// What is wrong with an `include` or `exclude` pattern, if anything.
+pub(crate) fn pattern_problem(pattern: &str) -> Option<&'static str> {
+    if pattern.is_empty() {
+        Some(messages::EMPTY_PATTERN)
+    } else if pattern.starts_with('/') || pattern.contains('\\') || pattern.split('/').any(|s| s == "..") {
+        Some(messages::PATTERN_FORM)
+    } else {
+        None
+    }
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

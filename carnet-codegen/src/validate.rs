@@ -10,6 +10,7 @@ use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
 use crate::messages;
 use crate::model::Spanned;
 use crate::project::{FolderFile, ListedFile, ListedPath, Project, ResolvedFile, Skill, normalise};
+use crate::read::ReadError;
 use crate::source::Span;
 use crate::typed_id;
 
@@ -22,6 +23,7 @@ const MAX_SKILL_NAME: usize = 64;
 
 /// Runs every rule.
 pub(crate) fn validate(project: &mut Project, diags: &mut Diagnostics) {
+    check_control_characters(project, diags);
     check_duplicate_names(project, diags);
     check_agent_skills(project, diags);
     check_global_skills(project, diags);
@@ -39,6 +41,73 @@ pub(crate) fn validate(project: &mut Project, diags: &mut Diagnostics) {
 fn suggest(name: &str, candidates: impl IntoIterator<Item = impl AsRef<str>>) -> Option<String> {
     let candidates: Vec<String> = candidates.into_iter().map(|c| c.as_ref().to_owned()).collect();
     did_you_mean(name, candidates.iter().map(String::as_str)).map(messages::did_you_mean)
+}
+
+/// Names with control characters are errors (a terminal would act on them, a model would
+/// see them); descriptions with any but tab and line breaks are warnings. Either is printed
+/// escaped.
+fn check_control_characters(project: &Project, diags: &mut Diagnostics) {
+    let names = project
+        .agents
+        .iter()
+        .map(|a| ("agent", &a.name))
+        .chain(project.skills.iter().map(|s| ("skill", &s.def.name)))
+        .chain(project.toolsets.iter().map(|t| ("toolset", &t.name)))
+        .chain(
+            project
+                .toolsets
+                .iter()
+                .flat_map(|t| t.tools.iter().map(|d| ("tool", &d.name))),
+        );
+    for (kind, name) in names {
+        if name.value.chars().any(messages::is_control) {
+            diags.push(
+                Builder::new(
+                    Code::ControlCharacter,
+                    messages::control_character_in_name(kind, &name.value),
+                )
+                .at(name.span)
+                .label(messages::NAMES_ARE_PRINTABLE),
+            );
+        }
+    }
+    let in_text = |text: &str| {
+        text.chars()
+            .any(|c| messages::is_control(c) && !matches!(c, '\t' | '\n' | '\r'))
+    };
+    let descriptions = project
+        .agents
+        .iter()
+        .map(|a| ("agent", &a.name, a.description.as_str()))
+        .chain(
+            project
+                .skills
+                .iter()
+                .map(|s| ("skill", &s.def.name, s.def.description.value.as_str())),
+        )
+        .chain(
+            project
+                .toolsets
+                .iter()
+                .map(|t| ("toolset", &t.name, t.description.as_str())),
+        )
+        .chain(project.toolsets.iter().flat_map(|t| {
+            t.tools
+                .iter()
+                .map(|d| ("tool", &d.name, d.description.as_deref().unwrap_or_default()))
+        }));
+    for (kind, name, description) in descriptions {
+        if in_text(description) {
+            diags.push(
+                Builder::new(
+                    Code::ControlCharacterInText,
+                    messages::control_character_in_text(kind, &name.value),
+                )
+                .at(name.span)
+                .label(messages::TERMINALS_INTERPRET),
+            );
+        }
+    }
 }
 
 fn check_duplicate_names(project: &Project, diags: &mut Diagnostics) {
@@ -275,6 +344,24 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
     }
 }
 
+/// The code for a skill file that was not read: a special file and a limit have their own.
+fn unreadable_code(e: &ReadError) -> Code {
+    match e {
+        ReadError::NotAFile(_) => Code::SpecialFile,
+        ReadError::TooLarge { .. } | ReadError::OverTotal { .. } => Code::LimitExceeded,
+        ReadError::Io(_) => Code::FileUnreadable,
+    }
+}
+
+/// The setting that raises the limit a read hit, if any.
+fn limit_help(e: &ReadError) -> Option<String> {
+    match e {
+        ReadError::TooLarge { .. } => Some(messages::raise_limit("maxFileSize")),
+        ReadError::OverTotal { .. } => Some(messages::raise_limit("maxTotalSize")),
+        _ => None,
+    }
+}
+
 fn resolved(path: &str, source: &Path, description: Option<String>, data: Vec<u8>) -> ResolvedFile {
     let is_text = !data.contains(&0) && std::str::from_utf8(&data).is_ok();
     ResolvedFile {
@@ -318,10 +405,11 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                 }
                 FolderFile::Unreadable(e) => diags.push(
                     Builder::new(
-                        Code::FileUnreadable,
+                        unreadable_code(&e),
                         messages::unreadable_skill_file(relative, &name, &e),
                     )
-                    .at(skill.def.name.span),
+                    .at(skill.def.name.span)
+                    .help_opt(limit_help(&e)),
                 ),
             }
         }
@@ -401,8 +489,9 @@ fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics) {
                     files.insert(key, file);
                 }
                 ListedFile::Unreadable(e) => diags.push(
-                    error(Code::FileUnreadable, messages::unreadable_listed_file(path, &name, &e))
-                        .label(messages::UNREADABLE),
+                    error(unreadable_code(&e), messages::unreadable_listed_file(path, &name, &e))
+                        .label(messages::UNREADABLE)
+                        .help_opt(limit_help(&e)),
                 ),
             }
         }

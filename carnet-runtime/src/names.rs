@@ -24,19 +24,24 @@ pub enum AliasError {
     /// The name holds a character that is not ASCII.
     #[error("`{0}` is not an ASCII character")]
     NotAscii(char),
+    /// The name holds an ASCII character that no provider accepts and that carnet does not
+    /// alias (everything but letters, digits, `_`, `-` and `.`).
+    #[error("`{}` is not allowed in tool names: use letters, digits, `_`, `-` and `.`", .0.escape_default())]
+    InvalidCharacter(char),
     /// The alias would be longer than [`MAX_ALIAS_LEN`].
     #[error("the name is {0} characters long after aliasing, more than the 64 providers accept")]
     TooLong(usize),
 }
 
-/// The provider-safe alias of a canonical tool name: ASCII characters outside
-/// `[A-Za-z0-9_-]` become `_`, and a name that does not start with a letter or `_` gets a
-/// leading `_`. Names that are already safe are their own alias.
+/// The provider-safe alias of a canonical tool name: `.` becomes `_`, and a name that does
+/// not start with a letter or `_` gets a leading `_`. Names that are already safe are their
+/// own alias. No other character is aliased: `basic search!` would silently become
+/// `basic_search_`, a name nobody wrote, so it is an error.
 ///
 /// # Errors
 ///
-/// When the name is empty, holds a non-ASCII character, or is longer than 64 characters
-/// after aliasing.
+/// When the name is empty, holds a non-ASCII character or an ASCII character other than
+/// letters, digits, `_`, `-` and `.`, or is longer than 64 characters after aliasing.
 ///
 /// # Examples
 ///
@@ -47,6 +52,7 @@ pub enum AliasError {
 /// assert_eq!(alias("file.read").unwrap(), "file_read");
 /// assert_eq!(alias("3d-render").unwrap(), "_3d-render");
 /// assert!(alias("recherche-générale").is_err());
+/// assert!(alias("basic search!").is_err());
 /// ```
 pub fn alias(name: &str) -> Result<std::borrow::Cow<'_, str>, AliasError> {
     let first = name.chars().next().ok_or(AliasError::Empty)?;
@@ -54,6 +60,9 @@ pub fn alias(name: &str) -> Result<std::borrow::Cow<'_, str>, AliasError> {
         return Err(AliasError::NotAscii(c));
     }
     let safe = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if let Some(c) = name.chars().find(|&c| !safe(c) && c != '.') {
+        return Err(AliasError::InvalidCharacter(c));
+    }
     let needs_prefix = !(first.is_ascii_alphabetic() || first == '_');
     let len = name.len() + usize::from(needs_prefix);
     if len > MAX_ALIAS_LEN {
@@ -77,7 +86,10 @@ mod tests {
     #[test]
     fn aliases() {
         assert_eq!(alias("a.b.c").unwrap(), "a_b_c");
-        assert_eq!(alias("with space").unwrap(), "with_space");
+        assert_eq!(alias("with space"), Err(AliasError::InvalidCharacter(' ')));
+        assert_eq!(alias("basic search!"), Err(AliasError::InvalidCharacter(' ')));
+        assert_eq!(alias("a/b"), Err(AliasError::InvalidCharacter('/')));
+        assert_eq!(alias("a\u{1b}[31m"), Err(AliasError::InvalidCharacter('\u{1b}')));
         assert_eq!(alias("-x").unwrap(), "_-x");
         assert_eq!(alias(""), Err(AliasError::Empty));
         assert_eq!(alias(&"a".repeat(64)).unwrap().len(), 64);

@@ -1,0 +1,155 @@
+//! Reading files of untrusted content: regular files only (a FIFO would block the build
+//! forever, `/dev/zero` would never end), and never more than a limit.
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Read as _};
+use std::path::Path;
+
+use crate::messages;
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// Not a regular file: what it is instead (`a FIFO`, `a character device`, ...).
+    NotAFile(&'static str),
+    /// Larger than the limit, in bytes.
+    TooLarge {
+        limit: u64,
+    },
+    /// Reading it went over the limit on bytes read in all.
+    OverTotal {
+        limit: u64,
+    },
+    Io(io::Error),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotAFile(kind) => f.write_str(&messages::not_a_regular_file(kind)),
+            ReadError::TooLarge { limit } => f.write_str(&messages::larger_than(*limit)),
+            ReadError::OverTotal { limit } => f.write_str(&messages::over_total(*limit)),
+            ReadError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// What a file type is, for "is not a regular file" messages.
+pub(crate) fn kind(file_type: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return messages::A_FIFO;
+        }
+        if file_type.is_socket() {
+            return messages::A_SOCKET;
+        }
+        if file_type.is_char_device() {
+            return messages::A_CHARACTER_DEVICE;
+        }
+        if file_type.is_block_device() {
+            return messages::A_BLOCK_DEVICE;
+        }
+    }
+    if file_type.is_dir() {
+        messages::A_DIRECTORY
+    } else {
+        messages::A_SPECIAL_FILE
+    }
+}
+
+/// Reads files within the limits on one file's size and on the bytes read in all. Shared by
+/// the threads that read ahead, hence the atomic.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    max_file: u64,
+    max_total: u64,
+    read: std::sync::atomic::AtomicU64,
+}
+
+impl Budget {
+    pub(crate) fn new(limits: &crate::Limits) -> Self {
+        Budget {
+            max_file: limits.max_file_size,
+            max_total: limits.max_total_size,
+            read: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Reads `path` with [`bounded`] and counts its bytes. Memory stays under the total
+    /// limit plus one file per thread.
+    pub(crate) fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        use std::sync::atomic::Ordering;
+        let over = ReadError::OverTotal { limit: self.max_total };
+        if self.read.load(Ordering::Relaxed) > self.max_total {
+            return Err(over);
+        }
+        let data = bounded(path, self.max_file)?;
+        let before = self.read.fetch_add(data.len() as u64, Ordering::Relaxed);
+        if before + data.len() as u64 > self.max_total {
+            return Err(over);
+        }
+        Ok(data)
+    }
+}
+
+/// Reads the regular file at `path` (links followed), at most `limit` bytes.
+///
+/// The type is checked before opening, and the file is opened non-blocking, so a FIFO
+/// swapped in between cannot block either; the type is checked again on the open handle.
+pub(crate) fn bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile(kind(meta.file_type())));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile(kind(meta.file_type())));
+    }
+    // The length may change while reading (or lie, as in /proc): the take is the bound.
+    let mut data = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut data)?;
+    if data.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_only_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.md");
+        fs::write(&file, "12345").unwrap();
+        assert_eq!(bounded(&file, 5).unwrap(), b"12345");
+        assert!(matches!(bounded(&file, 4), Err(ReadError::TooLarge { limit: 4 })));
+        assert!(matches!(bounded(dir.path(), 10), Err(ReadError::NotAFile(_))));
+        #[cfg(unix)]
+        {
+            let err = bounded(Path::new("/dev/zero"), 10).unwrap_err();
+            assert_eq!(err.to_string(), "it is a character device, not a regular file");
+        }
+    }
+}
