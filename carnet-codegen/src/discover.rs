@@ -279,10 +279,7 @@ pub(crate) fn discover(root: &Path, filter: &Filter, max_files: usize) -> Discov
     let agent_entries = walk(root, "agents", &mut walker);
     let skill_entries = walk(root, "skills", &mut walker);
     let toolset_entries = walk(root, "toolsets", &mut walker);
-    let unmatched = unmatched_patterns(
-        filter,
-        agent_entries.iter().chain(&skill_entries).chain(&toolset_entries),
-    );
+    let unmatched = unmatched_patterns(filter, &[&agent_entries, &skill_entries, &toolset_entries]);
 
     let agents = agent_entries
         .into_iter()
@@ -369,15 +366,17 @@ pub(crate) fn discover(root: &Path, filter: &Filter, max_files: usize) -> Discov
 
 /// The `include` and `exclude` patterns that match no file found (a typo, a path written
 /// from the wrong folder): by index, includes first.
-fn unmatched_patterns<'a>(
-    filter: &Filter,
-    entries: impl Iterator<Item = &'a Entry> + Clone,
-) -> Vec<(&'static str, usize)> {
+fn unmatched_patterns(filter: &Filter, entries: &[&Vec<Entry>]) -> Vec<(&'static str, usize)> {
     let unmatched = |key: &'static str, patterns: &[String]| {
         patterns
             .iter()
             .enumerate()
-            .filter(|(_, p)| !entries.clone().any(|e| matches_path_or_parent(p, &e.relative)))
+            .filter(|(_, p)| {
+                !entries
+                    .iter()
+                    .flat_map(|list| list.iter())
+                    .any(|e| matches_path_or_parent(p, &e.relative))
+            })
             .map(|(i, _)| (key, i))
             .collect::<Vec<_>>()
     };
