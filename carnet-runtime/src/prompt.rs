@@ -142,6 +142,8 @@ fn instructions(inner: &Inner) -> String {
             MetaTool::LoadToolset => "Load one toolset's documentation and tools",
             MetaTool::LoadTool => "Load one tool's documentation and input schema",
             MetaTool::LoadSkillFile => "Load a specific file from a loaded skill",
+            MetaTool::ListTools => "Browse the tools, a one-line summary each",
+            MetaTool::DescribeTool => "Read one tool's full description and schemas",
             MetaTool::CallTool => "Call a loaded tool by name with its arguments",
         };
         let _ = writeln!(out, "- `{}()` - {text}", name(*meta));

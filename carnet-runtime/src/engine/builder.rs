@@ -33,6 +33,7 @@ pub struct CarnetBuilder {
     meta: Option<Vec<MetaTool>>,
     naming: Naming,
     mode: ExposureMode,
+    skills_as_tools: bool,
     prompt: PromptOptions,
     hooks: Vec<(Target, Arc<dyn Hook>)>,
     state: Box<dyn Any + Send + Sync>,
@@ -67,6 +68,7 @@ impl CarnetBuilder {
             meta: None,
             naming: Naming::CamelCase,
             mode: ExposureMode::Dynamic,
+            skills_as_tools: false,
             prompt: PromptOptions::default(),
             hooks: Vec::new(),
             state: Box::new(()),
@@ -131,6 +133,16 @@ impl CarnetBuilder {
     #[must_use]
     pub fn mode(mut self, mode: ExposureMode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Offers each skill the agent can load as a tool too: `task.<skill>` (provider alias
+    /// `task_<skill>`), described by the skill's description, without parameters; calling it
+    /// loads the skill and returns what `loadSkill` would. `listTools {namespace: "task"}`
+    /// lists them. Off by default.
+    #[must_use]
+    pub fn skills_as_tools(mut self, on: bool) -> Self {
+        self.skills_as_tools = on;
         self
     }
 
@@ -262,7 +274,11 @@ impl CarnetBuilder {
                         })?)
                     }
                     Target::Tool(name) => {
-                        let is_meta = MetaTool::ALL.iter().any(|m| m.name(self.naming) == name);
+                        let is_meta = MetaTool::ALL.iter().any(|m| m.name(self.naming) == name)
+                            || (self.skills_as_tools
+                                && name
+                                    .strip_prefix("task.")
+                                    .is_some_and(|skill| skill_ix(&manifest, skill).is_some()));
                         if !is_meta && !tool_names.contains_key(&name) {
                             let candidates = tools
                                 .iter()
@@ -293,6 +309,7 @@ impl CarnetBuilder {
                 meta_specs,
                 naming: self.naming,
                 mode: self.mode,
+                skills_as_tools: self.skills_as_tools,
                 prompt: self.prompt,
                 hooks,
                 state: self.state,

@@ -65,6 +65,8 @@ pub(crate) struct Inner {
     pub(crate) meta_specs: Vec<ToolSpec>,
     pub(crate) naming: Naming,
     pub(crate) mode: ExposureMode,
+    /// Whether each skill the agent can load is also a tool `task.<skill>`.
+    pub(crate) skills_as_tools: bool,
     pub(crate) prompt: PromptOptions,
     pub(crate) hooks: Vec<ScopedHook>,
     pub(crate) state: Box<dyn Any + Send + Sync>,
@@ -95,8 +97,8 @@ pub(crate) struct StateCache {
 /// Agent, loaded skills (in load order), exposed tools (in exposure order).
 pub(crate) type PromptKey = (AgentIx, Box<[SkillIx]>, Box<[ToolIx]>);
 
-/// Exposed tools, in exposure order.
-pub(crate) type ToolsKey = Box<[ToolIx]>;
+/// Agent (its skills' tools) and exposed tools, in exposure order.
+pub(crate) type ToolsKey = (AgentIx, Box<[ToolIx]>);
 
 const STATE_CACHE_LIMIT: usize = 4096;
 

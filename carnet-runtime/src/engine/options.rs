@@ -12,6 +12,9 @@ pub enum Preset {
     Full,
     /// `loadSkill` and `loadSkillFile` only (TS Carnet's set).
     Minimal,
+    /// The six of [`Preset::Full`] and the browse-only discovery tools `listTools` and
+    /// `describeTool` (the two-level disclosure of the tool-discovery design).
+    Discovery,
 }
 
 impl Preset {
@@ -21,6 +24,7 @@ impl Preset {
         match self {
             Preset::Full => &MetaTool::ALL[..6],
             Preset::Minimal => &[MetaTool::LoadSkill, MetaTool::LoadSkillFile],
+            Preset::Discovery => &MetaTool::ALL[..8],
         }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::discovery;
 use super::explain::not_exposed;
 use super::meta::{self, MetaTool, param};
 use super::{Loaded, Session};
@@ -13,7 +14,7 @@ use crate::dispatch::{BoxFuture, CatchUnwind, Context, ToolOutput};
 use crate::engine::{Carnet, Inner};
 use crate::extensions::Extensions;
 use crate::hook::{Before, CallInfo, Hook};
-use crate::index::ToolIx;
+use crate::index::{SkillIx, ToolIx};
 use crate::schema;
 
 impl Session {
@@ -42,7 +43,10 @@ impl Session {
         match self.carnet.inner.meta_by_name(name) {
             Some(MetaTool::CallTool) => self.call_tool(&arguments).await,
             Some(meta) => self.meta_call(meta, name, arguments),
-            None => self.domain_future(name, arguments).await,
+            None => match discovery::task_skill(&self.carnet.inner, &self.loaded, name) {
+                Some(skill) => self.task_call(skill, name, arguments),
+                None => self.domain_future(name, arguments).await,
+            },
         }
     }
 
@@ -79,6 +83,7 @@ impl Session {
         match self.carnet.inner.meta_by_name(name) {
             Some(MetaTool::CallTool) => Some(self.call_tool(arguments)),
             Some(_) => None,
+            None if discovery::task_skill(&self.carnet.inner, &self.loaded, name).is_some() => None,
             None => Some(self.domain_future(name, arguments.clone())),
         }
     }
@@ -108,6 +113,36 @@ impl Session {
             self.tools_cache.take();
         }
         call.after(&hooks, &arguments, output)
+    }
+
+    /// A skill's tool (`task.<skill>`): loads the skill, as `loadSkill` would. Its hooks are
+    /// those of its canonical name.
+    fn task_call(&mut self, skill: SkillIx, name: &str, arguments: Value) -> ToolOutput {
+        let inner = &*self.carnet.inner;
+        let canonical = format!("{}.{}", discovery::TASK_NAMESPACE, inner.skill(skill).name);
+        let hooks: Vec<&dyn Hook> = inner.hooks_for(&canonical, None).collect();
+        let call = Call {
+            agent: &inner.agent(self.loaded.agent).name,
+            tool: &canonical,
+            toolset: None,
+            meta: true,
+            extensions: &self.extensions,
+        };
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let schema = discovery::task_spec(inner, skill).input_schema;
+        if let Err(e) = schema::validate(&arguments, &schema) {
+            return call.after(&hooks, &arguments, invalid_arguments(name, &e, &schema, ""));
+        }
+        let arguments = match call.before(&hooks, arguments, &schema) {
+            Ok(arguments) => arguments,
+            Err((arguments, output)) => return call.after(&hooks, &arguments, output),
+        };
+        let already = !self.loaded.load_skill(skill);
+        if !already {
+            self.prompt_cache.take();
+            self.tools_cache.take();
+        }
+        call.after(&hooks, &arguments, meta::skill_loaded(inner, skill, already))
     }
 
     fn call_tool(&self, arguments: &Value) -> BoxFuture<'static, ToolOutput> {

@@ -14,24 +14,28 @@ use crate::suggest::similar;
 use crate::tool::{ToolKind, ToolSpec};
 
 /// Names of carnet's meta-tools, camelCase (the default naming), in [`MetaTool::ALL`] order.
-pub const META_TOOLS: [&str; 7] = [
+pub const META_TOOLS: [&str; 9] = [
     "listAvailableSkills",
     "loadSkill",
     "listSkillToolsets",
     "loadToolset",
     "loadTool",
     "loadSkillFile",
+    "listTools",
+    "describeTool",
     "callTool",
 ];
 
 /// Names of carnet's meta-tools, `snake_case` (the snake naming option).
-pub const META_TOOLS_SNAKE: [&str; 7] = [
+pub const META_TOOLS_SNAKE: [&str; 9] = [
     "list_available_skills",
     "load_skill",
     "list_skill_toolsets",
     "load_toolset",
     "load_tool",
     "load_skill_file",
+    "list_tools",
+    "describe_tool",
     "call_tool",
 ];
 
@@ -50,19 +54,26 @@ pub enum MetaTool {
     LoadTool,
     /// `loadSkillFile {skillName, path}`.
     LoadSkillFile,
+    /// `listTools {namespace?}`: browse the tools (name, one-line summary, namespace); never
+    /// exposes anything.
+    ListTools,
+    /// `describeTool {name}`: one tool's full spec; never exposes anything.
+    DescribeTool,
     /// `callTool {name, arguments}` (dispatcher mode only).
     CallTool,
 }
 
 impl MetaTool {
     /// Every meta-tool, in the order they are offered.
-    pub const ALL: [MetaTool; 7] = [
+    pub const ALL: [MetaTool; 9] = [
         MetaTool::ListAvailableSkills,
         MetaTool::LoadSkill,
         MetaTool::ListSkillToolsets,
         MetaTool::LoadToolset,
         MetaTool::LoadTool,
         MetaTool::LoadSkillFile,
+        MetaTool::ListTools,
+        MetaTool::DescribeTool,
         MetaTool::CallTool,
     ];
 
@@ -88,6 +99,12 @@ impl MetaTool {
             MetaTool::LoadToolset => "Load a toolset's documentation and make its tools available",
             MetaTool::LoadTool => "Load one tool's documentation and input schema and make the tool available",
             MetaTool::LoadSkillFile => "Load the content of a file from a previously loaded skill",
+            MetaTool::ListTools => {
+                "List the tools you can load or call, each with a one-line summary; `namespace` narrows the list. Changes nothing"
+            }
+            MetaTool::DescribeTool => {
+                "Describe one tool in full (description, input and output schemas) without making it callable"
+            }
             MetaTool::CallTool => "Call a loaded domain tool by name with its arguments",
         }
     }
@@ -140,6 +157,17 @@ impl MetaTool {
                     (p("path"), string("The path of the file to load (from the files array)")),
                 ],
                 vec![p("skillName"), p("path")],
+            ),
+            MetaTool::ListTools => (
+                vec![(
+                    p("namespace"),
+                    string("Only the tools of this namespace (a tool name's dotted prefix, else its toolset)"),
+                )],
+                vec![],
+            ),
+            MetaTool::DescribeTool => (
+                vec![(p("name"), string("The name of the tool to describe"))],
+                vec![p("name")],
             ),
             MetaTool::CallTool => (
                 vec![
@@ -198,6 +226,8 @@ pub(crate) fn run(meta: MetaTool, inner: &Inner, loaded: &mut Loaded, arguments:
         MetaTool::LoadToolset => load_toolset(inner, loaded, arg("toolsetName")),
         MetaTool::LoadTool => load_tool(inner, loaded, arg("toolName")),
         MetaTool::LoadSkillFile => (load_skill_file(inner, loaded, arg("skillName"), arg("path")), false),
+        MetaTool::ListTools => (super::discovery::list_tools(inner, loaded, arg("namespace")), false),
+        MetaTool::DescribeTool => (super::discovery::describe_tool(inner, loaded, arg("name")), false),
         MetaTool::CallTool => unreachable!("callTool is dispatched as a domain call"),
     }
 }

@@ -5,6 +5,7 @@
 //! about the meta-tools; [`explain`] says why a tool is or is not exposed.
 
 mod call;
+pub mod discovery;
 pub mod explain;
 pub mod meta;
 mod reach;
@@ -19,7 +20,7 @@ use crate::engine::{Carnet, ExposureMode};
 use crate::extensions::Extensions;
 use crate::index::ToolIx;
 use crate::prompt;
-use crate::tool::ToolSpec;
+use crate::tool::{ToolKind, ToolSpec};
 use crate::variables::Variables;
 
 pub use explain::{Baseline, Explanation};
@@ -101,12 +102,24 @@ impl Session {
     /// The names of the tools the model may call now: the meta-tools and the exposed domain
     /// tools. In [`ExposureMode::AllowedTools`] this is the provider's allow-list.
     pub fn callable_tools(&self) -> impl Iterator<Item = &str> + '_ {
-        let inner = &*self.carnet.inner;
-        inner
-            .meta_specs
+        self.tools()
             .iter()
+            .filter(|t| t.kind == ToolKind::Meta)
             .map(|t| t.name.as_str())
             .chain(self.exposed_tools())
+    }
+
+    /// The skills' tools (`task.<skill>`), when skills are tools.
+    fn task_specs(&self) -> Vec<ToolSpec> {
+        let inner = &*self.carnet.inner;
+        if !inner.skills_as_tools {
+            return Vec::new();
+        }
+        self.loaded
+            .reachable_skills(inner)
+            .iter()
+            .map(|&s| discovery::task_spec(inner, s))
+            .collect()
     }
 
     /// Whether domain tool `name` is exposed.
@@ -295,17 +308,26 @@ impl Session {
                         .map(|id| inner.tool(id).spec.clone())
                         .collect();
                     domain.sort_by(|a, b| a.name.cmp(&b.name));
-                    inner.meta_specs.iter().cloned().chain(domain).collect()
+                    inner
+                        .meta_specs
+                        .iter()
+                        .cloned()
+                        .chain(self.task_specs())
+                        .chain(domain)
+                        .collect()
                 }));
             }
             let exposed: Vec<ToolIx> = self.loaded.exposed(inner);
-            inner.state_cache.tools(exposed.clone().into_boxed_slice(), || {
-                let mut tools = inner.meta_specs.clone();
-                if inner.mode == ExposureMode::Dynamic {
-                    tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));
-                }
-                tools.into()
-            })
+            inner
+                .state_cache
+                .tools((self.loaded.agent, exposed.clone().into_boxed_slice()), || {
+                    let mut tools = inner.meta_specs.clone();
+                    tools.extend(self.task_specs());
+                    if inner.mode == ExposureMode::Dynamic {
+                        tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));
+                    }
+                    tools.into()
+                })
         })
     }
 }

@@ -1,0 +1,150 @@
+//! Browse-only tool discovery (`listTools`, `describeTool`) and skills as tools
+//! (`task.<skill>`): the two-level disclosure of the tool-discovery design. Browsing never
+//! changes what is exposed; calling a skill's tool loads the skill.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::reach::Loaded;
+use crate::dispatch::ToolOutput;
+use crate::engine::Inner;
+use crate::index::{SkillIx, ToolIx};
+use crate::names;
+use crate::suggest::similar;
+use crate::tool::{ToolKind, ToolSpec};
+
+/// The namespace of the skills' tools: `task.<skill>`.
+pub const TASK_NAMESPACE: &str = "task";
+
+/// A tool's namespace: the dotted prefix of its name (`file.read` → `file`), else its toolset.
+#[must_use]
+pub fn namespace(spec: &ToolSpec) -> &str {
+    match spec.name.rsplit_once('.') {
+        Some((prefix, _)) => prefix,
+        None => spec.toolset.as_deref().unwrap_or_default(),
+    }
+}
+
+/// The first sentence of a description: up to the first `.`, `!` or `?` followed by a space
+/// or the end, or the first line break.
+#[must_use]
+pub fn summary(description: &str) -> &str {
+    let line = description.trim().lines().next().unwrap_or_default();
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
+            return &line[..=i];
+        }
+    }
+    line
+}
+
+/// The tool of skill `s`, when skills are tools: `task.<skill>`, described by the skill's
+/// description, no parameters.
+pub(crate) fn task_spec(inner: &Inner, s: SkillIx) -> ToolSpec {
+    let skill = inner.skill(s);
+    ToolSpec {
+        name: format!("{TASK_NAMESPACE}.{}", skill.name),
+        description: skill.description.to_string(),
+        input_schema: Arc::new(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+        kind: ToolKind::Meta,
+        toolset: None,
+        output_schema: None,
+    }
+}
+
+/// The skill whose tool `name` is (`task.<skill>` or its alias `task_<skill>`), if skills
+/// are tools and the agent can load it.
+pub(crate) fn task_skill(inner: &Inner, loaded: &Loaded, name: &str) -> Option<SkillIx> {
+    if !inner.skills_as_tools {
+        return None;
+    }
+    let skill = name.strip_prefix("task.").or_else(|| name.strip_prefix("task_"))?;
+    loaded.reachable_skill(inner, skill)
+}
+
+/// Every tool the agent can reach, by name: its skills' tools (if skills are tools), then
+/// the domain tools, sorted by name.
+fn browsable(inner: &Inner, loaded: &Loaded) -> Vec<(ToolSpec, Option<ToolIx>)> {
+    let mut tools: Vec<(ToolSpec, Option<ToolIx>)> = Vec::new();
+    if inner.skills_as_tools {
+        tools.extend(
+            loaded
+                .reachable_skills(inner)
+                .iter()
+                .map(|&s| (task_spec(inner, s), None)),
+        );
+    }
+    for t in loaded.reachable_toolsets(inner) {
+        tools.extend(inner.toolset_tools(t).map(|id| (inner.tool(id).spec.clone(), Some(id))));
+    }
+    tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    tools
+}
+
+pub(crate) fn list_tools(inner: &Inner, loaded: &Loaded, wanted: &str) -> ToolOutput {
+    let tools = browsable(inner, loaded);
+    let listed: Vec<Value> = tools
+        .iter()
+        .filter(|(spec, _)| wanted.is_empty() || namespace(spec) == wanted)
+        .map(
+            |(spec, _)| json!({"name": spec.name, "summary": summary(&spec.description), "namespace": namespace(spec)}),
+        )
+        .collect();
+    if listed.is_empty() && !wanted.is_empty() {
+        let mut namespaces: Vec<&str> = tools.iter().map(|(spec, _)| namespace(spec)).collect();
+        namespaces.sort_unstable();
+        namespaces.dedup();
+        return ToolOutput::error(
+            format!("no namespace `{wanted}`"),
+            json!({"available": namespaces, "similar": similar(wanted, namespaces.iter().copied(), 3)}),
+        );
+    }
+    ToolOutput::ok(json!({"success": true, "tools": listed}))
+}
+
+pub(crate) fn describe_tool(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOutput {
+    let tools = browsable(inner, loaded);
+    let found = tools
+        .iter()
+        .find(|(spec, _)| spec.name == name || names::alias(&spec.name).is_ok_and(|alias| alias == name));
+    let Some((spec, id)) = found else {
+        let names: Vec<&str> = tools.iter().map(|(spec, _)| spec.name.as_str()).collect();
+        return ToolOutput::error(
+            format!("unknown tool `{name}`"),
+            json!({"tool": name, "similar": similar(name, names.iter().copied(), 3)}),
+        );
+    };
+    let mut value = json!({
+        "success": true,
+        "name": spec.name,
+        "description": spec.description,
+        "namespace": namespace(spec),
+        "inputSchema": *spec.input_schema,
+    });
+    if let Some(schema) = &spec.output_schema {
+        value["outputSchema"] = Value::clone(schema);
+    }
+    match id {
+        Some(id) => {
+            let toolset = inner.toolset(inner.tool(*id).toolset);
+            value["toolset"] = json!(toolset.name);
+            value["callable"] = json!(loaded.is_exposed(inner, *id));
+            // The tool's own documentation (its markdown file), examples included.
+            if let Some(declared) = toolset.tool(&spec.name).filter(|t| !t.content.trim().is_empty()) {
+                value["documentation"] = json!(inner.variables.inject(&declared.content));
+            }
+            if !loaded.is_exposed(inner, *id) {
+                let skills: Vec<&str> = loaded
+                    .skills_with_toolset(inner, inner.tool(*id).toolset)
+                    .iter()
+                    .map(|&s| &*inner.skill(s).name)
+                    .collect();
+                value["loadWith"] = json!(skills);
+            }
+        }
+        None => value["callable"] = json!(true),
+    }
+    ToolOutput::ok(value)
+}

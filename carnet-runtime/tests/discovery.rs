@@ -1,0 +1,180 @@
+//! Browse-only discovery (`listTools`, `describeTool`) never changes what is exposed; skills
+//! as tools (`task.<skill>`) load their skill; both follow the presets and the naming.
+
+use carnet_runtime::session::discovery::{namespace, summary};
+use carnet_runtime::{
+    Carnet, ExposureMode, Manifest, Naming, Preset, Session, ToolImpl, ToolKind, ToolOutput, ToolsetImpl, block_on,
+};
+use serde_json::{Value, json};
+
+const MANIFEST: &str = r#"{
+  "agents": {
+    "assistant": { "name": "assistant", "description": "Helps", "initialSkills": ["notes"],
+      "skills": ["files"], "prompt": "You help." }
+  },
+  "skills": {
+    "notes": { "name": "notes", "description": "Keep notes. Short ones.", "toolsets": ["notes"], "content": "Take notes." },
+    "files": { "name": "files", "description": "Read and write files", "toolsets": ["files"], "content": "Manage files." }
+  },
+  "toolsets": {
+    "notes": { "name": "notes", "description": "Notes", "content": "", "tools": [
+      { "name": "note.add", "description": "Adds a note. The note is kept for the session.", "content": "" } ] },
+    "files": { "name": "files", "description": "Files", "content": "", "tools": [
+      { "name": "file.read", "description": "Reads a file!\nSecond line.", "content": "Example: `file.read {\"path\": \"a.txt\"}`" },
+      { "name": "listDir", "description": "Lists a folder", "content": "" } ] }
+  }
+}"#;
+
+fn carnet(configure: impl FnOnce(carnet_runtime::CarnetBuilder) -> carnet_runtime::CarnetBuilder) -> Carnet {
+    let manifest = Manifest::from_json(MANIFEST).unwrap();
+    let echo = |name: &'static str| {
+        ToolImpl::from_fn(name, json!({"type": "object"}), move |args| async move {
+            Ok(json!({"tool": name, "args": args}))
+        })
+    };
+    let read =
+        echo("file.read").with_output_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}));
+    configure(
+        Carnet::builder(&manifest)
+            .toolsets([
+                ToolsetImpl::new("notes", [echo("note.add")]),
+                ToolsetImpl::new("files", [read, echo("listDir")]),
+            ])
+            .preset(Preset::Discovery),
+    )
+    .build()
+    .unwrap()
+}
+
+fn call(session: &mut Session, tool: &str, arguments: Value) -> ToolOutput {
+    block_on(session.call(tool, arguments))
+}
+
+fn names(session: &Session) -> Vec<String> {
+    session.tools().iter().map(|t| t.name.clone()).collect()
+}
+
+#[test]
+fn summaries_and_namespaces() {
+    assert_eq!(summary("Adds a note. The note is kept."), "Adds a note.");
+    assert_eq!(summary("Reads a file!\nSecond line."), "Reads a file!");
+    assert_eq!(summary("Version 1.5 of the tool"), "Version 1.5 of the tool");
+    assert_eq!(summary("  "), "");
+    let manifest = Manifest::from_json(MANIFEST).unwrap();
+    let carnet = Carnet::builder(&manifest).allow_unimplemented().build().unwrap();
+    let spec = |name: &str| carnet.domain_tools_named(name).next().unwrap().clone();
+    assert_eq!(namespace(&spec("file.read")), "file");
+    assert_eq!(namespace(&spec("listDir")), "files", "no dotted prefix: the toolset");
+}
+
+#[test]
+fn list_tools_and_describe_tool_only_browse() {
+    let carnet = carnet(|b| b);
+    let mut session = carnet.session("assistant").unwrap();
+    let before = (names(&session), session.system_prompt().to_owned(), session.state());
+    assert!(before.0.contains(&"listTools".to_owned()) && before.0.contains(&"describeTool".to_owned()));
+
+    let listed = call(&mut session, "listTools", json!({}));
+    assert_eq!(
+        listed.value["tools"],
+        json!([
+            {"name": "file.read", "summary": "Reads a file!", "namespace": "file"},
+            {"name": "listDir", "summary": "Lists a folder", "namespace": "files"},
+            {"name": "note.add", "summary": "Adds a note.", "namespace": "note"},
+        ])
+    );
+    let file = call(&mut session, "listTools", json!({"namespace": "file"}));
+    assert_eq!(file.value["tools"].as_array().unwrap().len(), 1);
+    let missing = call(&mut session, "listTools", json!({"namespace": "fil"}));
+    assert_eq!(missing.error_message(), Some("no namespace `fil`"));
+    assert_eq!(missing.value["similar"][0], "file");
+
+    let described = call(&mut session, "describeTool", json!({"name": "file_read"}));
+    assert_eq!(described.value["name"], "file.read");
+    assert_eq!(described.value["description"], "Reads a file!\nSecond line.");
+    assert_eq!(described.value["toolset"], "files");
+    assert_eq!(described.value["outputSchema"]["properties"]["text"]["type"], "string");
+    assert_eq!(described.value["callable"], false);
+    assert_eq!(described.value["loadWith"], json!(["files"]));
+    assert!(
+        described.value["documentation"]
+            .as_str()
+            .unwrap()
+            .starts_with("Example:")
+    );
+    let unknown = call(&mut session, "describeTool", json!({"name": "file.reed"}));
+    assert_eq!(unknown.value["similar"][0], "file.read");
+
+    // Nothing changed: the same tools, prompt and state; the tool is still refused.
+    assert_eq!(
+        (names(&session), session.system_prompt().to_owned(), session.state()),
+        before
+    );
+    assert!(call(&mut session, "file.read", json!({})).is_error);
+    // Loading is what exposes.
+    call(&mut session, "loadTool", json!({"toolName": "file.read"}));
+    assert!(!call(&mut session, "file.read", json!({})).is_error);
+    assert_eq!(
+        call(&mut session, "describeTool", json!({"name": "file.read"})).value["callable"],
+        true
+    );
+}
+
+#[test]
+fn presets_and_naming_cover_the_discovery_tools() {
+    let full = carnet(|b| b.preset(Preset::Full));
+    let session = full.session("assistant").unwrap();
+    assert!(!names(&session).iter().any(|n| n == "listTools"), "Full keeps its six");
+    let snake = carnet(|b| b.naming(Naming::SnakeCase));
+    let mut session = snake.session("assistant").unwrap();
+    assert!(names(&session).contains(&"list_tools".to_owned()));
+    assert_eq!(
+        call(&mut session, "describe_tool", json!({"name": "listDir"})).value["name"],
+        "listDir"
+    );
+}
+
+#[test]
+fn skills_as_tools_load_their_skill() {
+    let carnet = carnet(|b| b.skills_as_tools(true));
+    let mut session = carnet.session("assistant").unwrap();
+    let tools = session.tools().to_vec();
+    let task = tools.iter().find(|t| t.name == "task.files").expect("the skill's tool");
+    assert_eq!(task.description, "Read and write files");
+    assert_eq!(task.kind, ToolKind::Meta);
+    let listed = call(&mut session, "listTools", json!({"namespace": "task"}));
+    let listed: Vec<&str> = listed.value["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["task.files", "task.notes"]);
+
+    // The provider alias works as well; the call loads the skill and returns its content.
+    assert!(!session.is_exposed("listDir"));
+    let loaded = call(&mut session, "task_files", json!({}));
+    assert_eq!(loaded.value["content"], "Manage files.");
+    assert!(loaded.exposes.contains(&"listDir".to_owned()));
+    assert!(session.is_loaded("files") && session.is_exposed("listDir"));
+    assert_eq!(call(&mut session, "task.files", json!({})).value["alreadyLoaded"], true);
+    assert!(
+        call(&mut session, "task.files", json!({"x": 1})).is_error,
+        "no parameters"
+    );
+    assert!(
+        session.call_detached("task.files", &json!({})).is_none(),
+        "it changes the session"
+    );
+
+    // Off by default; in the modes that keep the prefix they are eager like meta-tools.
+    let off = self::carnet(|b| b);
+    assert!(
+        !names(&off.session("assistant").unwrap())
+            .iter()
+            .any(|n| n.starts_with("task."))
+    );
+    let deferred = self::carnet(|b| b.skills_as_tools(true).mode(ExposureMode::Deferred));
+    let session = deferred.session("assistant").unwrap();
+    assert!(session.callable_tools().any(|n| n == "task.files"));
+}
