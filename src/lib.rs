@@ -59,7 +59,9 @@ pub mod engine {
     //! The [`Carnet`] engine: built once from a manifest and the toolsets' implementations,
     //! shared by every conversation; its builder and options.
 
-    pub use carnet_runtime::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
+    pub use carnet_runtime::{
+        BuildError, Carnet, CarnetBuilder, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat,
+    };
 }
 
 pub mod tools {

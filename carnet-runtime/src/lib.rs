@@ -33,7 +33,9 @@ pub mod suggest;
 pub use dispatch::{
     BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on, toolset_id,
 };
-pub use engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
+pub use engine::{
+    BuildError, Carnet, CarnetBuilder, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat,
+};
 pub use hook::{Before, CallInfo, Hook};
 pub use json::ManifestError;
 pub use manifest::{

@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::{ExposureMode, Inner};
+use crate::engine::{CatalogFormat, ExposureMode, Inner, PromptOptions};
 use crate::index::{AgentIx, SkillIx, ToolIx};
 use crate::session::MetaTool;
 use crate::variables::Variables;
@@ -30,9 +30,7 @@ pub(crate) fn estimate_tokens(text: &str) -> usize {
 }
 
 /// Sections 1-4 for `agent`, with `extra` variables over the engine's.
-pub(crate) fn prefix(inner: &Inner, agent: AgentIx, extra: Option<&Variables>) -> String {
-    let options = &inner.prompt;
-
+pub(crate) fn prefix(inner: &Inner, options: &PromptOptions, agent: AgentIx, extra: Option<&Variables>) -> String {
     let tables = &inner.agent_tables(agent);
     let a = inner.agent(agent);
     let inject = |text: &str| match extra {
@@ -66,7 +64,10 @@ pub(crate) fn prefix(inner: &Inner, agent: AgentIx, extra: Option<&Variables>) -
     on_demand.sort_unstable(); // skills are sorted by name in the manifest
     if !on_demand.is_empty() {
         if options.catalog {
-            sections.push(catalog(inner, &on_demand));
+            sections.push(match options.catalog_format {
+                CatalogFormat::Markdown => catalog(inner, options, &on_demand),
+                CatalogFormat::Xml => xml_catalog(inner, options, &on_demand),
+            });
         }
         if options.instructions {
             sections.push(instructions(inner));
@@ -75,7 +76,7 @@ pub(crate) fn prefix(inner: &Inner, agent: AgentIx, extra: Option<&Variables>) -
     sections.join(SEPARATOR)
 }
 
-fn catalog(inner: &Inner, skills: &[SkillIx]) -> String {
+fn catalog(inner: &Inner, options: &PromptOptions, skills: &[SkillIx]) -> String {
     let load = inner.meta_name(MetaTool::LoadSkill);
     let mut out = format!("## On-Demand Skills\n\nYou can load these skills on-demand by using the `{load}` tool:\n\n");
     let header_tokens = estimate_tokens(&out);
@@ -87,7 +88,7 @@ fn catalog(inner: &Inner, skills: &[SkillIx]) -> String {
             let _ = write!(line, " (toolsets: {})", skill.toolsets.join(", "));
         }
         line.push('\n');
-        if let Some(budget) = inner.prompt.catalog_token_budget {
+        if let Some(budget) = options.catalog_token_budget {
             let rest = skills.len() - i;
             if used + estimate_tokens(&line) > budget && i > 0 {
                 if inner.has_meta(MetaTool::ListAvailableSkills) {
@@ -103,6 +104,59 @@ fn catalog(inner: &Inner, skills: &[SkillIx]) -> String {
         out.push_str(&line);
     }
     out.truncate(out.trim_end().len());
+    out
+}
+
+/// The catalog as the Agent Skills integration guide gives it (the `to-prompt` form of the
+/// reference tool `skills-ref`): an `<available_skills>` block, one element per line,
+/// XML-escaped; a skill's location is its MCP resource, `skill://<name>/SKILL.md`.
+fn xml_catalog(inner: &Inner, options: &PromptOptions, skills: &[SkillIx]) -> String {
+    let load = inner.meta_name(MetaTool::LoadSkill);
+    let mut out = format!(
+        "## On-Demand Skills\n\nYou can load these skills on-demand by using the `{load}` tool:\n\n<available_skills>\n"
+    );
+    let mut used = estimate_tokens(&out);
+    for (i, &s) in skills.iter().enumerate() {
+        let skill = inner.skill(s);
+        let entry = format!(
+            "<skill>\n<name>\n{}\n</name>\n<description>\n{}\n</description>\n<location>\n{}\n</location>\n</skill>\n",
+            xml_escape(&skill.name),
+            xml_escape(skill.description.trim()),
+            xml_escape(&format!("skill://{}/SKILL.md", skill.name)),
+        );
+        if let Some(budget) = options.catalog_token_budget
+            && i > 0
+            && used + estimate_tokens(&entry) > budget
+        {
+            let rest = skills.len() - i;
+            let list = inner.meta_name(MetaTool::ListAvailableSkills);
+            if inner.has_meta(MetaTool::ListAvailableSkills) {
+                let _ = writeln!(out, "<!-- {rest} more: call `{list}` to list and search them all -->");
+            } else {
+                let _ = writeln!(out, "<!-- {rest} more -->");
+            }
+            break;
+        }
+        used += estimate_tokens(&entry);
+        out.push_str(&entry);
+    }
+    out.push_str("</available_skills>");
+    out
+}
+
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped (as Python's `html.escape`).
+pub(crate) fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
     out
 }
 
@@ -153,8 +207,13 @@ fn instructions(inner: &Inner) -> String {
 }
 
 /// Sections 5 and 6 for a session.
-pub(crate) fn suffix(inner: &Inner, agent: AgentIx, loaded: &[SkillIx], exposed: &[ToolIx]) -> String {
-    let options = &inner.prompt;
+pub(crate) fn suffix(
+    inner: &Inner,
+    options: &PromptOptions,
+    agent: AgentIx,
+    loaded: &[SkillIx],
+    exposed: &[ToolIx],
+) -> String {
     let tables = &inner.agent_tables(agent);
     let mut sections = Vec::new();
     if options.loaded_skills {

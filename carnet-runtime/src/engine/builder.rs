@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{
     AgentTables, BuildError, Carnet, DomainTool, ExposureMode, HookScope, Inner, Naming, Preset, PromptOptions,
-    ScopedHook, StateCache,
+    ResultFormat, ScopedHook, StateCache,
 };
 use crate::dispatch::{ToolImpl, ToolsetImpl};
 use crate::hook::Hook;
@@ -34,6 +34,7 @@ pub struct CarnetBuilder {
     naming: Naming,
     mode: ExposureMode,
     skills_as_tools: bool,
+    result_format: ResultFormat,
     prompt: PromptOptions,
     hooks: Vec<(Target, Arc<dyn Hook>)>,
     state: Box<dyn Any + Send + Sync>,
@@ -69,6 +70,7 @@ impl CarnetBuilder {
             naming: Naming::CamelCase,
             mode: ExposureMode::Dynamic,
             skills_as_tools: false,
+            result_format: ResultFormat::Json,
             prompt: PromptOptions::default(),
             hooks: Vec::new(),
             state: Box::new(()),
@@ -143,6 +145,13 @@ impl CarnetBuilder {
     #[must_use]
     pub fn skills_as_tools(mut self, on: bool) -> Self {
         self.skills_as_tools = on;
+        self
+    }
+
+    /// How a successful `loadSkill` result is written (default [`ResultFormat::Json`]).
+    #[must_use]
+    pub fn result_format(mut self, format: ResultFormat) -> Self {
+        self.result_format = format;
         self
     }
 
@@ -310,6 +319,7 @@ impl CarnetBuilder {
                 naming: self.naming,
                 mode: self.mode,
                 skills_as_tools: self.skills_as_tools,
+                result_format: self.result_format,
                 prompt: self.prompt,
                 hooks,
                 state: self.state,

@@ -19,7 +19,7 @@ use crate::tool::ToolSpec;
 use crate::variables::Variables;
 
 pub use builder::CarnetBuilder;
-pub use options::{BuildError, ExposureMode, Naming, Preset, PromptOptions};
+pub use options::{BuildError, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat};
 
 /// An agent's place in the engine's tables.
 #[derive(Debug)]
@@ -67,6 +67,7 @@ pub(crate) struct Inner {
     pub(crate) mode: ExposureMode,
     /// Whether each skill the agent can load is also a tool `task.<skill>`.
     pub(crate) skills_as_tools: bool,
+    pub(crate) result_format: ResultFormat,
     pub(crate) prompt: PromptOptions,
     pub(crate) hooks: Vec<ScopedHook>,
     pub(crate) state: Box<dyn Any + Send + Sync>,

@@ -128,6 +128,33 @@ pub struct PromptOptions {
     /// Caps the catalog to about this many tokens (estimated as characters / 4); the rest
     /// is reachable through `listAvailableSkills`.
     pub catalog_token_budget: Option<usize>,
+    /// How the catalog is written.
+    pub catalog_format: CatalogFormat,
+}
+
+/// How the skill catalog is written in the system prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CatalogFormat {
+    /// A markdown list: `- **name**: description (toolsets: ...)`.
+    #[default]
+    Markdown,
+    /// The Agent Skills integration guide's `<available_skills>` block
+    /// (`<skill><name>…</name><description>…</description><location>…</location></skill>`,
+    /// sorted, XML-escaped, left out with the section when there is no skill to load).
+    Xml,
+}
+
+/// How a successful `loadSkill` (or `task.<skill>`) result is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResultFormat {
+    /// A JSON object: `{"success": true, "content", "metadata", "files", "tools"}` (TS
+    /// Carnet's shape).
+    #[default]
+    Json,
+    /// The skill wrapped as text: `<skill_context name="…">` instructions, its files, which
+    /// tools it made callable and what to do now, `</skill_context>`. Failures stay
+    /// structured JSON.
+    Envelope,
 }
 
 impl Default for PromptOptions {
@@ -140,6 +167,7 @@ impl Default for PromptOptions {
             loaded_skills: true,
             available_tools: true,
             catalog_token_budget: None,
+            catalog_format: CatalogFormat::Markdown,
         }
     }
 }

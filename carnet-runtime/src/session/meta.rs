@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 
 use super::reach::Loaded;
 use crate::dispatch::ToolOutput;
-use crate::engine::{ExposureMode, Inner, Naming};
+use crate::engine::{ExposureMode, Inner, Naming, ResultFormat};
 use crate::index::{SkillIx, ToolIx};
+use crate::prompt::xml_escape;
 use crate::schema;
 use crate::suggest::similar;
 use crate::tool::{ToolKind, ToolSpec};
@@ -326,7 +327,62 @@ pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutp
     if inner.mode == ExposureMode::Dispatcher {
         value["toolSpecs"] = tool_specs(inner, &tool_ids);
     }
+    if inner.result_format == ResultFormat::Envelope {
+        value = Value::String(envelope(inner, s, &tool_ids, already));
+    }
     ToolOutput::ok(value).exposing(names(inner, &tool_ids))
+}
+
+/// A loaded skill as text: its instructions, files and tools inside
+/// `<skill_context name="…">`, with what to do now. Names, descriptions and paths are
+/// XML-escaped; the instructions stay as written, but for a closing `</skill_context` in
+/// them, escaped so the envelope cannot be closed early.
+fn envelope(inner: &Inner, s: SkillIx, tools: &[ToolIx], already: bool) -> String {
+    use std::fmt::Write as _;
+    let skill = inner.skill(s);
+    let content = inner.variables.inject(skill.content.trim());
+    let mut out = format!(
+        "<skill_context name=\"{}\">\n{}\n",
+        xml_escape(&skill.name),
+        content.replace("</skill_context", "&lt;/skill_context")
+    );
+    if !skill.files.is_empty() {
+        out.push_str("\n<skill_files>\n");
+        for f in skill.files.iter() {
+            let description = f.description.as_deref().map(xml_escape).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "<file path=\"{}\" media_type=\"{}\" size=\"{}\">{description}</file>",
+                xml_escape(&f.path),
+                xml_escape(&f.media_type),
+                f.data.len()
+            );
+        }
+        out.push_str("</skill_files>\n");
+    }
+    let tool_names: Vec<&str> = tools.iter().map(|&id| inner.tool(id).spec.name.as_str()).collect();
+    out.push('\n');
+    if already {
+        out.push_str("This skill was already loaded. ");
+    }
+    out.push_str("Follow these instructions for the task at hand.");
+    if !tool_names.is_empty() {
+        let how = if inner.mode == ExposureMode::Dispatcher {
+            format!(" through `{}`", inner.meta_name(MetaTool::CallTool))
+        } else {
+            String::new()
+        };
+        let _ = write!(out, " You can now call{how}: {}.", xml_escape(&tool_names.join(", ")));
+    }
+    if !skill.files.is_empty() && inner.has_meta(MetaTool::LoadSkillFile) {
+        let _ = write!(
+            out,
+            " Load a file listed above with `{}` when you need it.",
+            inner.meta_name(MetaTool::LoadSkillFile)
+        );
+    }
+    out.push_str("\n</skill_context>");
+    out
 }
 
 fn names(inner: &Inner, ids: &[ToolIx]) -> Vec<String> {

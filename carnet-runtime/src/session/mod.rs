@@ -16,7 +16,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::dispatch::ToolOutput;
-use crate::engine::{Carnet, ExposureMode};
+use crate::engine::{Carnet, ExposureMode, PromptOptions};
 use crate::extensions::Extensions;
 use crate::index::ToolIx;
 use crate::prompt;
@@ -261,11 +261,11 @@ impl Session {
                 let prefix = inner
                     .agent_tables(agent)
                     .prefix
-                    .get_or_init(|| prompt::prefix(inner, agent, None));
+                    .get_or_init(|| prompt::prefix(inner, &inner.prompt, agent, None));
                 if inner.mode.keeps_prefix() {
                     return prefix.as_str().into();
                 }
-                let suffix = prompt::suffix(inner, agent, &self.loaded.skills, &exposed);
+                let suffix = prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed);
                 join(prefix, &suffix).into()
             })
         })
@@ -274,16 +274,61 @@ impl Session {
     /// The system prompt with per-call variables over the engine's (not cached).
     #[must_use]
     pub fn system_prompt_with(&self, variables: &Variables) -> String {
+        self.render_prompt(&self.carnet.inner.prompt, Some(variables))
+    }
+
+    /// The system prompt with these sections and catalog options instead of the engine's,
+    /// for this call only (not cached).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, PromptOptions, CatalogFormat};
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "skills": ["notes"], "prompt": "Be kind."}}, "skills": {"notes": {"name": "notes",
+    /// #   "description": "Take <notes> & more", "content": "Write it down."}}, "toolsets": {}}"#)?;
+    /// let carnet = Carnet::builder(&manifest).build()?;
+    /// let session = carnet.session("a")?;
+    /// let xml = PromptOptions { catalog_format: CatalogFormat::Xml, ..PromptOptions::default() };
+    /// let prompt = session.system_prompt_for(&xml, None);
+    /// assert!(prompt.contains("<description>\nTake &lt;notes&gt; &amp; more\n</description>"));
+    /// assert!(!session.system_prompt().contains("<available_skills>"), "the engine's options are untouched");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn system_prompt_for(&self, options: &PromptOptions, variables: Option<&Variables>) -> String {
+        self.render_prompt(options, variables)
+    }
+
+    fn render_prompt(&self, options: &PromptOptions, variables: Option<&Variables>) -> String {
         let inner = &*self.carnet.inner;
         let agent = self.loaded.agent;
-        let prefix = prompt::prefix(inner, agent, Some(variables));
+        let prefix = prompt::prefix(inner, options, agent, variables);
         if inner.mode.keeps_prefix() {
             return prefix;
         }
+        let exposed = self.loaded.exposed(inner);
         join(
             &prefix,
-            &prompt::suffix(inner, agent, &self.loaded.skills, &self.loaded.exposed(inner)),
+            &prompt::suffix(inner, options, agent, &self.loaded.skills, &exposed),
         )
+    }
+
+    /// The tools to offer the model ([`Session::tools`]) restricted to the names given
+    /// (canonical names or provider aliases), in the order of [`Session::tools`]: a per-call
+    /// filter, for a step where only some tools make sense. Names that are not offered are
+    /// left out.
+    #[must_use]
+    pub fn tools_only(&self, names: &[&str]) -> Vec<ToolSpec> {
+        self.tools()
+            .iter()
+            .filter(|t| {
+                names
+                    .iter()
+                    .any(|n| *n == t.name || crate::names::alias(&t.name).is_ok_and(|a| a == *n))
+            })
+            .cloned()
+            .collect()
     }
 
     /// The tools to offer the model: the meta-tools, then the domain tools the mode sends:
