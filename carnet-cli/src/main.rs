@@ -164,6 +164,9 @@ enum Command {
         /// Skip the cost of loading each skill (slow on very large catalogs).
         #[arg(long)]
         no_skill_costs: bool,
+        /// How domain tools are exposed.
+        #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
+        mode: tools::Mode,
     },
     /// Serve AGENT over the Model Context Protocol: stdio, or streamable HTTP with `--http`.
     ///
@@ -443,12 +446,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             agent,
             load,
             no_skill_costs,
+            mode,
         } => {
             let (_, manifest) = checked(cli)?;
             stats::run(
                 &manifest,
                 agent.as_deref(),
                 load,
+                (*mode).into(),
                 !no_skill_costs,
                 cli.format == Format::Json,
             )

@@ -5,15 +5,30 @@
 #![allow(clippy::cast_precision_loss, clippy::cast_possible_wrap)]
 
 use carnet_runtime::tokens::{self, ContextTokens};
-use carnet_runtime::{Carnet, Manifest};
+use carnet_runtime::{Carnet, ExposureMode, Manifest, block_on};
 use serde_json::{Value, json};
 
 use crate::Failure;
 
+/// One model call of the conversation: a turn after the loads so far.
 struct Turn {
     label: String,
+    /// System prompt and tools.
     tokens: ContextTokens,
     tools: usize,
+    /// The load results in the message history by then (they stay in it).
+    history: usize,
+    /// How much of this call is the previous call's request unchanged, hence cacheable:
+    /// providers cache a prefix that starts with the tools and the system prompt, so a
+    /// change there leaves nothing cacheable.
+    stable: usize,
+}
+
+impl Turn {
+    /// What the call costs: system prompt, tools and the history so far.
+    fn total(&self) -> usize {
+        self.tokens.total() + self.history
+    }
 }
 
 struct SkillCost {
@@ -26,19 +41,21 @@ pub(crate) fn run(
     manifest: &Manifest,
     agent: Option<&str>,
     load: &[String],
+    mode: ExposureMode,
     skill_costs: bool,
     as_json: bool,
 ) -> Result<(), Failure> {
     let agents = crate::select_agents(manifest, agent)?;
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
+        .mode(mode)
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
     let mut reports = Vec::new();
     let mut text = String::new();
     for agent in agents {
         let name = &*agent.name;
-        let mut session = crate::prompt::session(manifest, name, &[], |b| b)?;
+        let mut session = crate::prompt::session(manifest, name, &[], |b| b.mode(mode))?;
         let initial: Vec<&str> = session.loaded_skills().collect();
         let label = if initial.is_empty() {
             "(none)".to_owned()
@@ -49,22 +66,47 @@ pub(crate) fn run(
             label,
             tokens: tokens::context(session.system_prompt(), session.tools()),
             tools: session.tools().len(),
+            history: 0,
+            stable: 0,
         }];
+        let load_skill = session
+            .tools()
+            .iter()
+            .find(|t| t.name == "loadSkill" || t.name == "load_skill")
+            .map_or_else(|| "loadSkill".to_owned(), |t| t.name.clone());
+        let mut previous = (session.system_prompt().to_owned(), session.tools().to_vec());
+        let mut history = 0;
         for skill in load {
             crate::prompt::session(manifest, name, std::slice::from_ref(skill), |b| b)?;
-            session
-                .load_skill(skill)
-                .map_err(|o| Failure::usage(format!("error: {}", o.error_message().unwrap_or(""))))?;
+            // The load as the model makes it: its result joins the history for good.
+            let output = block_on(session.call(&load_skill, json!({"skillName": skill})));
+            if output.is_error {
+                return Err(Failure::usage(format!(
+                    "error: {}",
+                    output.error_message().unwrap_or("")
+                )));
+            }
+            let prefix_kept = previous.0 == session.system_prompt() && previous.1 == session.tools();
+            let before = turns.last().map_or(0, Turn::total);
+            history += tokens::count(&output.to_text());
             turns.push(Turn {
                 label: format!("+ {skill}"),
                 tokens: tokens::context(session.system_prompt(), session.tools()),
                 tools: session.tools().len(),
+                history,
+                stable: if prefix_kept { before } else { 0 },
             });
+            previous = (session.system_prompt().to_owned(), session.tools().to_vec());
         }
+        let conversation: usize = turns.iter().map(Turn::total).sum();
+        let stable: usize = turns.iter().map(|t| t.stable).sum();
         let baseline = carnet
             .everything_up_front(name)
             .map_err(|e| Failure::usage(format!("error: {e}")))?;
         let up_front = tokens::context(&baseline.system_prompt, &baseline.tools);
+        // Everything up front needs no load: each call sends the same context, all of it
+        // cacheable after the first.
+        let up_front_conversation = up_front.total() * turns.len();
 
         let mut costs = Vec::new();
         let fresh = carnet
@@ -105,41 +147,61 @@ pub(crate) fn run(
             reports.push(json!({
                 "agent": name,
                 "encoding": "o200k_base",
+                "mode": mode.name(),
                 "turns": turns.iter().map(|t| json!({
                     "loaded": t.label, "system": t.tokens.system, "tools": t.tokens.tools,
+                    "history": t.history, "call": t.total(), "cacheStable": t.stable,
                     "total": t.tokens.total(), "toolCount": t.tools,
-                    "shareOfUpFront": share(t.tokens.total(), up_front.total()),
+                    "shareOfUpFront": share(t.total(), up_front.total()),
                 })).collect::<Vec<_>>(),
+                "conversation": {
+                    "calls": turns.len(), "progressive": conversation, "upFront": up_front_conversation,
+                    "shareOfUpFront": share(conversation, up_front_conversation),
+                    "cacheStable": stable, "cacheStableShare": share(stable, conversation),
+                },
                 "everythingUpFront": {"system": up_front.system, "tools": up_front.tools, "total": up_front.total(), "toolCount": baseline.tools.len()},
                 "skills": costs.iter().map(|c| json!({"skill": c.skill, "content": c.content, "context": c.context, "total": c.content as i64 + c.context})).collect::<Vec<_>>(),
             }));
         } else {
-            text.push_str(&format!("agent `{name}` (tokens, o200k_base)\n\n"));
             text.push_str(&format!(
-                "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>10}\n",
-                "turn", "loaded", "prompt", "tools", "total", "tools#", "vs all"
+                "agent `{name}`, {} mode (tokens, o200k_base; a call = prompt + tools + the load results in the history)\n\n",
+                mode.name()
+            ));
+            text.push_str(&format!(
+                "{:<4} {:<30} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8}\n",
+                "call", "loaded", "prompt", "tools", "history", "total", "cached", "tools#", "vs all"
             ));
             for (i, t) in turns.iter().enumerate() {
                 text.push_str(&format!(
-                    "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>9.1}%\n",
+                    "{:<4} {:<30} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7.1}%\n",
                     i,
-                    truncate(&t.label, 34),
+                    truncate(&t.label, 30),
                     t.tokens.system,
                     t.tokens.tools,
-                    t.tokens.total(),
+                    t.history,
+                    t.total(),
+                    t.stable,
                     t.tools,
-                    share(t.tokens.total(), up_front.total())
+                    share(t.total(), up_front.total())
                 ));
             }
             text.push_str(&format!(
-                "{:<4} {:<34} {:>7} {:>7} {:>7} {:>6} {:>9.1}%\n",
+                "{:<4} {:<30} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7.1}%\n",
                 "all",
                 "everything up front",
                 up_front.system,
                 up_front.tools,
+                0,
                 up_front.total(),
+                "",
                 baseline.tools.len(),
                 100.0
+            ));
+            text.push_str(&format!(
+                "\nwhole conversation ({} calls): {conversation} tokens against {up_front_conversation} up front ({:.1}%); cache-stable prefix: {stable} tokens ({:.1}% of the calls)\n",
+                turns.len(),
+                share(conversation, up_front_conversation),
+                share(stable, conversation)
             ));
             if !costs.is_empty() {
                 text.push_str(&format!(
