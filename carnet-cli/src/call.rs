@@ -1,8 +1,17 @@
 //! `carnet call`: a meta-tool's result exactly as the model receives it.
 
-use carnet_runtime::{ExposureMode, Manifest, ToolKind, block_on};
+use carnet_runtime::{ExposureMode, Manifest, ResultFormat, ToolKind, block_on};
+use clap::ValueEnum;
 
 use crate::{Failure, tools};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Results {
+    /// A JSON object (TS Carnet's shape).
+    Json,
+    /// `<skill_context name="…">` … `</skill_context>`.
+    Envelope,
+}
 
 pub(crate) fn run(
     manifest: &Manifest,
@@ -11,8 +20,15 @@ pub(crate) fn run(
     arguments: Option<&str>,
     load: &[String],
     mode: tools::Mode,
+    results: Results,
 ) -> Result<(), Failure> {
-    let mut session = crate::prompt::session(manifest, agent, load, |b| b.mode(ExposureMode::from(mode)))?;
+    let format = match results {
+        Results::Json => ResultFormat::Json,
+        Results::Envelope => ResultFormat::Envelope,
+    };
+    let mut session = crate::prompt::session(manifest, agent, load, |b| {
+        b.mode(ExposureMode::from(mode)).result_format(format)
+    })?;
     let meta: Vec<&str> = session
         .tools()
         .iter()

@@ -114,6 +114,9 @@ enum Command {
         /// Set a variable (repeatable); everything after the first `=` is the value.
         #[arg(long = "var", value_name = "K=V", value_parser = parse_var)]
         vars: Vec<(String, String)>,
+        /// How the skill catalog is written.
+        #[arg(long, value_enum, default_value_t = prompt::Catalog::Markdown)]
+        catalog: prompt::Catalog,
     },
     /// Print the tool list AGENT's model receives, after loading the given skills.
     ///
@@ -152,6 +155,10 @@ enum Command {
         /// How domain tools are exposed (dispatcher results carry the tools' schemas).
         #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
         mode: tools::Mode,
+        /// How a loaded skill is written: `json` (TS Carnet's object) or `envelope`
+        /// (`<skill_context name="…">`).
+        #[arg(long, value_enum, default_value_t = call::Results::Json)]
+        results: call::Results,
     },
     /// Context tokens (o200k_base) per turn, progressive against everything up front, and
     /// the cost of loading each skill.
@@ -418,9 +425,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             let (_, manifest) = checked(cli)?;
             list::run(&manifest, agent.as_deref(), *depth, cli.format == Format::Json)
         }
-        Command::Prompt { agent, load, vars } => {
+        Command::Prompt {
+            agent,
+            load,
+            vars,
+            catalog,
+        } => {
             let (_, manifest) = checked(cli)?;
-            prompt::run(&manifest, agent, load, vars, cli.format == Format::Json)
+            prompt::run(&manifest, agent, load, vars, *catalog, cli.format == Format::Json)
         }
         Command::Tools {
             agent,
@@ -438,9 +450,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             arguments,
             load,
             mode,
+            results,
         } => {
             let (_, manifest) = checked(cli)?;
-            call::run(&manifest, agent, tool, arguments.as_deref(), load, *mode)
+            call::run(&manifest, agent, tool, arguments.as_deref(), load, *mode, *results)
         }
         Command::Stats {
             agent,

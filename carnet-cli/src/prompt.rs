@@ -1,6 +1,6 @@
 //! `carnet prompt`: the system prompt an agent's model gets, after loading some skills.
 
-use carnet_runtime::{Carnet, Manifest, Session, Variables};
+use carnet_runtime::{Carnet, CatalogFormat, Manifest, PromptOptions, Session, Variables};
 use serde_json::json;
 
 use crate::{Failure, unknown};
@@ -32,14 +32,30 @@ pub(crate) fn session(
     Ok(session)
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Catalog {
+    /// A markdown list.
+    Markdown,
+    /// The Agent Skills `<available_skills>` block.
+    Xml,
+}
+
 pub(crate) fn run(
     manifest: &Manifest,
     agent: &str,
     load: &[String],
     vars: &[(String, String)],
+    catalog: Catalog,
     as_json: bool,
 ) -> Result<(), Failure> {
-    let session = session(manifest, agent, load, |b| b)?;
+    let options = PromptOptions {
+        catalog_format: match catalog {
+            Catalog::Markdown => CatalogFormat::Markdown,
+            Catalog::Xml => CatalogFormat::Xml,
+        },
+        ..PromptOptions::default()
+    };
+    let session = session(manifest, agent, load, |b| b.prompt_options(options))?;
     let prompt = if vars.is_empty() {
         session.system_prompt().to_owned()
     } else {

@@ -841,3 +841,65 @@ fn control_characters_in_a_manifest_are_printed_escaped() {
         assert!(text.contains("\\u{1b}]0;owned\\u{7}"), "{text}");
     }
 }
+
+#[test]
+fn prompt_catalog_xml_stats_modes_and_envelope_results() {
+    let dir = example();
+    let out = carnet(&["--dir", &dir, "prompt", "researcher", "--catalog", "xml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let prompt = stdout(&out);
+    assert!(
+        prompt.contains("<available_skills>\n<skill>\n<name>\ndataAnalysis\n</name>"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("<location>\nskill://dataAnalysis/SKILL.md\n</location>"));
+
+    let out = carnet(&[
+        "--dir",
+        &dir,
+        "call",
+        "researcher",
+        "loadSkill",
+        r#"{"skillName": "reportWriting"}"#,
+        "--results",
+        "envelope",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("<skill_context name=\"reportWriting\">\n"), "{text}");
+    assert!(text.trim_end().ends_with("</skill_context>"));
+
+    // A call costs prompt, tools and the history; the modes that keep the prefix have a
+    // cache-stable share, dynamic has none.
+    let stats = |mode: &str| -> serde_json::Value {
+        let out = carnet(&[
+            "--dir",
+            &dir,
+            "--format",
+            "json",
+            "stats",
+            "researcher",
+            "--load",
+            "dataAnalysis",
+            "--no-skill-costs",
+            "--mode",
+            mode,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()[0].clone()
+    };
+    let dynamic = stats("dynamic");
+    let deferred = stats("deferred");
+    let load = &dynamic["turns"][1];
+    assert!(
+        load["history"].as_u64().unwrap() > 1000,
+        "the load result stays in the history: {load}"
+    );
+    assert_eq!(
+        load["call"].as_u64().unwrap(),
+        load["system"].as_u64().unwrap() + load["tools"].as_u64().unwrap() + load["history"].as_u64().unwrap()
+    );
+    assert_eq!(dynamic["conversation"]["cacheStable"], 0);
+    assert_eq!(deferred["turns"][1]["cacheStable"], deferred["turns"][0]["call"]);
+    assert!(deferred["conversation"]["cacheStableShare"].as_f64().unwrap() > 10.0);
+}
