@@ -178,3 +178,23 @@ fn skills_as_tools_load_their_skill() {
     let session = deferred.session("assistant").unwrap();
     assert!(session.callable_tools().any(|n| n == "task.files"));
 }
+
+#[test]
+fn tools_only_filters_the_offered_list_for_one_call() {
+    let carnet = carnet(|b| b);
+    let mut session = carnet.session("assistant").unwrap();
+    let only: Vec<String> = session
+        .tools_only(&["loadSkill", "note_add", "file.read", "nosuch"])
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(
+        only,
+        ["loadSkill", "note.add"],
+        "offered tools only, by name or alias, in list order"
+    );
+    call(&mut session, "loadSkill", json!({"skillName": "files"}));
+    let only: Vec<String> = session.tools_only(&["file.read"]).into_iter().map(|t| t.name).collect();
+    assert_eq!(only, ["file.read"]);
+    assert!(names(&session).len() > 3, "the session's own list is untouched");
+}
