@@ -33,9 +33,11 @@ pub struct OpenAiOptions {
     pub namespaces: BTreeMap<String, String>,
 }
 
-/// A call's id as sent: the model's, else one made from its place in the conversation.
-fn call_id(id: Option<&String>, index: usize, prefix: &str) -> String {
-    id.cloned().unwrap_or_else(|| format!("{prefix}{index}"))
+/// A call's id as sent: the model's, else one made from its place in the conversation
+/// (`place` = the assistant message's index and the call's position in it).
+fn call_id(id: Option<&String>, place: (usize, usize), prefix: &str) -> String {
+    id.cloned()
+        .unwrap_or_else(|| format!("{prefix}{}_{}", place.0, place.1))
 }
 
 /// The body of `POST /v1/messages`.
@@ -70,7 +72,7 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
                     };
                     content.push(json!({
                         "type": "tool_use",
-                        "id": call_id(call.id.as_ref(), index * 1000 + n, "toolu_"),
+                        "id": call_id(call.id.as_ref(), (index, n), "toolu_"),
                         "name": wire_name(&aliases, &call.name),
                         "input": input,
                     }));
@@ -117,20 +119,19 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
     Ok(body)
 }
 
-/// For a tool result without a call id: the made-up id of its call (same numbering as the
-/// assistant message's `tool_use` blocks).
-fn tool_use_index(messages: &[Message], result: usize) -> usize {
-    let Message::Tool { call, .. } = &messages[result] else {
-        return result;
-    };
-    for (index, message) in messages[..result].iter().enumerate().rev() {
-        if let Message::Assistant { tool_calls, .. } = message
-            && let Some(n) = tool_calls.iter().position(|c| c == call)
-        {
-            return index * 1000 + n;
+/// For a tool result without a call id: the place of its call, to make the same id as the
+/// assistant message's call got.
+fn tool_use_index(messages: &[Message], result: usize) -> (usize, usize) {
+    if let Message::Tool { call, .. } = &messages[result] {
+        for (index, message) in messages[..result].iter().enumerate().rev() {
+            if let Message::Assistant { tool_calls, .. } = message
+                && let Some(n) = tool_calls.iter().position(|c| c == call)
+            {
+                return (index, n);
+            }
         }
     }
-    result
+    (result, 0)
 }
 
 fn openai_tools_options(options: &OpenAiOptions) -> openai::Options {
@@ -167,7 +168,7 @@ pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -
                         .enumerate()
                         .map(|(n, call)| {
                             json!({
-                                "id": call_id(call.id.as_ref(), index * 1000 + n, "call_"),
+                                "id": call_id(call.id.as_ref(), (index, n), "call_"),
                                 "type": "function",
                                 "function": {"name": wire_name(&aliases, &call.name), "arguments": call.arguments.to_string()},
                             })
@@ -266,7 +267,7 @@ pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptio
                 for (n, call) in tool_calls.iter().enumerate() {
                     input.push(json!({
                         "type": "function_call",
-                        "call_id": call_id(call.id.as_ref(), index * 1000 + n, "call_"),
+                        "call_id": call_id(call.id.as_ref(), (index, n), "call_"),
                         "name": wire_name(&aliases, &call.name),
                         "arguments": call.arguments.to_string(),
                     }));
@@ -326,4 +327,91 @@ pub fn gemini_tool_config(request: &ChatRequest<'_>) -> Result<Option<Value>, Pr
     config.insert("mode".to_owned(), json!("VALIDATED"));
     config.insert("allowedFunctionNames".to_owned(), json!(names));
     Ok(Some(json!({"functionCallingConfig": config})))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::dispatch::ToolOutput;
+    use crate::tool::ToolCall;
+
+    fn spec(name: &str, kind: ToolKind) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            input_schema: Arc::new(json!({"type": "object"})),
+            kind,
+            toolset: (kind == ToolKind::Domain).then(|| "files".to_owned()),
+            output_schema: None,
+        }
+    }
+
+    #[test]
+    fn calls_without_ids_get_matching_made_up_ids() {
+        let tools = [spec("loadSkill", ToolKind::Meta), spec("file.read", ToolKind::Domain)];
+        let call = |name: &str| ToolCall {
+            id: None,
+            name: name.into(),
+            arguments: json!({}),
+        };
+        let messages = [
+            Message::User("hi".into()),
+            Message::Assistant {
+                text: None,
+                tool_calls: vec![call("loadSkill"), call("file.read")],
+            },
+            Message::Tool {
+                call: call("loadSkill"),
+                output: ToolOutput::ok(json!({"success": true})).exposing(vec!["file.read".into()]),
+            },
+            Message::Tool {
+                call: call("file.read"),
+                output: ToolOutput::error("nope", json!({})),
+            },
+        ];
+        let callable = vec!["loadSkill".to_owned()];
+        let request = ChatRequest {
+            system: "s",
+            messages: &messages,
+            tools: &tools,
+            mode: ExposureMode::Deferred,
+            callable: &callable,
+        };
+        let body = anthropic_request(
+            &request,
+            &AnthropicOptions {
+                model: "m".into(),
+                max_tokens: 1,
+            },
+        )
+        .unwrap();
+        let uses = &body["messages"][1]["content"];
+        let results = &body["messages"][2]["content"];
+        assert_eq!(uses[0]["id"], "toolu_1_0");
+        assert_eq!(uses[1]["name"], "file_read", "aliased");
+        assert_eq!(results[0]["tool_use_id"], uses[0]["id"]);
+        assert_eq!(results[1]["tool_use_id"], uses[1]["id"]);
+        assert_eq!(
+            results[0]["content"][1],
+            json!({"type": "tool_reference", "tool_name": "file_read"})
+        );
+        assert_eq!(results[1]["is_error"], true);
+        let chat = openai_chat_request(&request, &OpenAiOptions::default()).unwrap();
+        assert_eq!(
+            chat["messages"][2]["tool_calls"][1]["id"],
+            chat["messages"][4]["tool_call_id"]
+        );
+        let responses = openai_responses_request(&request, &OpenAiOptions::default()).unwrap();
+        let input = responses["input"].as_array().unwrap();
+        assert_eq!(input[1]["call_id"], input[3]["call_id"]);
+        assert_eq!(input[4]["type"], "additional_tools");
+        assert_eq!(input[4]["tools"][0]["tools"][0]["name"], "file_read");
+        assert_eq!(
+            input[4]["tools"][0]["tools"][0].get("defer_loading"),
+            None,
+            "loaded: not deferred"
+        );
+    }
 }
