@@ -20,8 +20,10 @@ use crate::engine::ExposureMode;
 use crate::session::Session;
 use crate::tool::{ToolCall, ToolSpec};
 
-/// A message of the conversation.
-#[derive(Debug, Clone, PartialEq)]
+/// A message of the conversation. Serialises as `{"role": "user" | "assistant" | "tool",
+/// "content": ...}`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "role", content = "content", rename_all = "snake_case")]
 pub enum Message {
     /// From the user.
     User(String),
@@ -30,6 +32,7 @@ pub enum Message {
         /// What the model said.
         text: Option<String>,
         /// The tools it called.
+        #[serde(rename = "toolCalls")]
         tool_calls: Vec<ToolCall>,
     },
     /// A tool's result.
@@ -39,6 +42,57 @@ pub enum Message {
         /// The result.
         output: ToolOutput,
     },
+}
+
+/// A conversation saved as data: its messages and its session's state. Saved as JSON, it
+/// resumes in another process ([`Transcript::resume`]) exactly where it stopped: the next
+/// request is the one the uninterrupted conversation would have sent.
+///
+/// # Examples
+///
+/// ```
+/// # use carnet_runtime::{Carnet, Manifest, block_on};
+/// use carnet_runtime::chat::{Message, Transcript};
+/// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+/// #   "skills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S", "content": "Do S."}},
+/// #   "toolsets": {}}"#)?;
+/// # let carnet = Carnet::builder(&manifest).build()?;
+/// let mut session = carnet.session("a")?;
+/// block_on(session.call("loadSkill", serde_json::json!({"skillName": "s"})));
+/// let saved = serde_json::to_string(&Transcript::new(&session, vec![Message::User("hi".into())]))?;
+///
+/// let (resumed, messages) = serde_json::from_str::<Transcript>(&saved)?.resume(&carnet)?;
+/// assert!(resumed.is_loaded("s"));
+/// assert_eq!(messages, [Message::User("hi".into())]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Transcript {
+    /// The messages so far.
+    pub messages: Vec<Message>,
+    /// The session's loaded skills, toolsets and tools, by name.
+    pub state: crate::session::SessionState,
+}
+
+impl Transcript {
+    /// The conversation of `session` with `messages`.
+    #[must_use]
+    pub fn new(session: &Session, messages: Vec<Message>) -> Self {
+        Transcript {
+            messages,
+            state: session.state(),
+        }
+    }
+
+    /// The session, resumed on `carnet`, and the messages.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::Carnet::resume`]: a state saved against other content, or naming what the
+    /// agent cannot load.
+    pub fn resume(self, carnet: &crate::Carnet) -> Result<(Session, Vec<Message>), crate::SessionError> {
+        Ok((carnet.resume(&self.state)?, self.messages))
+    }
 }
 
 /// What the model receives at each step.

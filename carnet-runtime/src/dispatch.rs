@@ -22,7 +22,11 @@ use crate::extensions::Extensions;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a tool call returns: the tool's JSON result, or a structured error result.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serialises as `{"value", "isError", "exposes"?}` (part of a saved
+/// [`Transcript`](crate::chat::Transcript)).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolOutput {
     /// The result sent back to the model.
     pub value: Value,
@@ -32,6 +36,7 @@ pub struct ToolOutput {
     /// [`ExposureMode::Deferred`](crate::ExposureMode::Deferred) providers render them in
     /// their reference form (Anthropic `tool_reference` blocks, an `OpenAI` `additional_tools`
     /// item).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exposes: Vec<String>,
 }
 

@@ -36,7 +36,7 @@ pub struct ToolSpec {
 }
 
 /// A tool call parsed back from a provider's response, with the canonical tool name.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     /// The provider's call id, when it has one (`OpenAI`, Anthropic, MCP requests).
     pub id: Option<String>,
