@@ -17,6 +17,7 @@ fn specs() -> Vec<ToolSpec> {
             input_schema: Arc::new(json!({"type": "object", "properties": {"q": {"type": "string"}}})),
             kind: ToolKind::Domain,
             toolset: None,
+            output_schema: None,
         })
         .collect()
 }
