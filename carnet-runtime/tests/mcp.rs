@@ -882,3 +882,25 @@ async fn an_output_schema_is_listed_and_structured_content_validates_against_it(
     carnet_runtime::schema::validate(&result["structuredContent"], &mean_schema()).unwrap();
     assert_eq!(result["structuredContent"], json!({ "mean": 2.0 }));
 }
+
+#[tokio::test]
+async fn deferred_and_allowed_tools_modes_serve_a_fixed_full_list_and_refuse_unloaded_tools() {
+    for mode in [ExposureMode::Deferred, ExposureMode::AllowedTools] {
+        let server = Server::new(&carnet(mode), "researcher").unwrap();
+        let (mut client, init) = Client::initialized(&server).await;
+        assert_eq!(init["capabilities"]["tools"]["listChanged"], false, "{mode:?}");
+        let before = client.tool_names().await;
+        assert!(
+            before.contains(&"stats_mean".to_owned()),
+            "{mode:?}: every reachable tool is listed"
+        );
+        let refused = client.call_tool("stats_mean", json!({ "values": [1] })).await;
+        assert_eq!(refused["isError"], true, "{mode:?}");
+        client
+            .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+            .await;
+        assert_eq!(client.tool_names().await, before, "{mode:?}: the list never changes");
+        let mean = client.call_tool("stats_mean", json!({ "values": [1, 3] })).await;
+        assert_eq!(mean["structuredContent"], json!({ "mean": 2.0 }), "{mode:?}");
+    }
+}
