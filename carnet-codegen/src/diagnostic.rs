@@ -129,6 +129,11 @@ codes! {
     InvalidGlob = "E0027", "invalid-glob", Error;
     /// The frontmatter is written in a language other than YAML.
     UnsupportedFrontmatter = "E0028", "unsupported-frontmatter", Error;
+    /// A skill's name has characters a resource URI must percent-encode (MCP clients match
+    /// the name to the URI's segment as written).
+    SkillNameNotUriSafe = "E0029", "skill-name-not-uri-safe", Error;
+    /// Two resources of the MCP server would get the same `skill://` URI.
+    ResourceUriCollision = "E0030", "resource-uri-collision", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.

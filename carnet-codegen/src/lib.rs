@@ -43,6 +43,7 @@ mod project;
 mod settings;
 mod source;
 mod typed_id;
+mod uris;
 mod validate;
 
 use std::fmt;

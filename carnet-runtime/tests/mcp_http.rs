@@ -126,7 +126,7 @@ async fn modern(addr: SocketAddr, method: &str, mut params: Value) -> Value {
         "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
         "io.modelcontextprotocol/clientCapabilities": {},
     });
-    let name = params["name"].as_str().unwrap_or_default().to_owned();
+    let name = params["name"].as_str().or(params["uri"].as_str()).unwrap_or_default().to_owned();
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
     let mut headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
     if !name.is_empty() {
@@ -390,4 +390,41 @@ async fn origins_outside_the_allow_list_are_refused_and_cors_is_opt_in() {
     assert!(head.contains("access-control-expose-headers: mcp-session-id"), "{head}");
     let (status, _, _) = exchange(addr, "POST", "/mcp", &[("Origin", "http://localhost:5173")], &initialize()).await;
     assert_eq!(status, 403, "the list replaces the loopback default");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_skill_names_and_colliding_uris_do_not_break_the_skill_list() {
+    // Content `carnet_codegen` refuses (E0029, E0030), written by hand as JSON.
+    let manifest = r##"{
+      "agents": { "main": { "name": "main", "description": "Main", "prompt": "Hi.",
+        "skills": ["données analysis", "a/b", "a", "research"] } },
+      "skills": {
+        "données analysis": { "name": "données analysis", "description": "Spaces and accents", "content": "D" },
+        "a/b": { "name": "a/b", "description": "A slash", "content": "AB" },
+        "a": { "name": "a", "description": "Lists b/SKILL.md", "content": "A",
+          "files": [ { "path": "b/SKILL.md", "description": "B", "content": "not the skill a/b" } ] },
+        "research": { "name": "research", "description": "Lists its SKILL.md", "content": "R",
+          "files": [ { "path": "SKILL.md", "description": "S", "content": "a second SKILL.md" } ] }
+      },
+      "toolsets": {}
+    }"##;
+    let carnet = Carnet::builder(&Manifest::from_json(manifest).unwrap())
+        .mode(ExposureMode::Dispatcher)
+        .build()
+        .unwrap();
+    let addr = serve(Server::new(&carnet, "main").unwrap()).await;
+    let listed = modern(addr, "skills/list", json!({})).await;
+    let skills = listed["result"]["skills"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+    assert!(uris.contains(&"skill://a/SKILL.md") && uris.contains(&"skill://research/SKILL.md"), "{listed}");
+    assert!(!uris.iter().any(|u| u.contains("%20") || u.contains("a/b/")), "{listed}");
+    // The instructions win over the file listed with their URI.
+    let read = modern(addr, "resources/read", json!({ "uri": "skill://research/SKILL.md" })).await;
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{read}"));
+    assert!(text.contains("Lists its SKILL.md"), "{text}");
+    let resources = modern(addr, "resources/list", json!({})).await;
+    let all: Vec<&str> = resources["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    let mut unique = all.clone();
+    unique.dedup();
+    assert_eq!(all, unique, "no URI twice");
 }
