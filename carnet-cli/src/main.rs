@@ -197,6 +197,18 @@ enum Command {
         /// the value.
         #[arg(long = "var", value_name = "K=V", value_parser = parse_var)]
         vars: Vec<(String, String)>,
+        /// HTTP limits, the agent card's URL and the origins allowed.
+        #[command(flatten)]
+        http_options: serve::HttpOptions,
+    },
+    /// Print the A2A 1.0 agent card of AGENT (what `serve-mcp --http` serves at
+    /// `/.well-known/agent-card.json`).
+    Card {
+        /// The agent.
+        agent: String,
+        /// The MCP endpoint the card names.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/mcp")]
+        url: String,
     },
     /// Print one agent, skill, toolset or tool.
     Show {
@@ -476,9 +488,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             mode,
             http,
             vars,
+            http_options,
         } => {
             let (_, manifest) = checked(cli)?;
-            serve::run(&manifest, agent, *mode, http.as_deref(), vars)
+            serve::run(&manifest, agent, *mode, http.as_deref(), vars, http_options)
+        }
+        Command::Card { agent, url } => {
+            let (_, manifest) = checked(cli)?;
+            serve::card(&manifest, agent, url)
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

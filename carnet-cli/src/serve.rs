@@ -1,6 +1,14 @@
-//! `carnet serve-mcp`: any carnet directory as an MCP server, with the meta-tools.
+//! `carnet serve-mcp`: any carnet directory as an MCP server, with the meta-tools; `carnet
+//! card`: the A2A agent card it serves.
+//!
+//! Replicas: run several `serve-mcp --http --mode dispatcher` processes with the same
+//! `CARNET_SESSION_KEY` behind a load balancer; a `2026-07-28` conversation travels as its
+//! sealed `session` handle and any replica serves it. Sessions of the 2025 revisions live in
+//! one process: route them by `Mcp-Session-Id` (sticky sessions, see the README).
 
-use carnet_runtime::mcp::Server;
+use std::time::Duration;
+
+use carnet_runtime::mcp::{HttpLimits, SESSION_KEY_ENV, Server, SessionKeys};
 use carnet_runtime::{Carnet, ExposureMode, Manifest};
 
 use crate::Failure;
@@ -18,6 +26,7 @@ pub(crate) fn run(
     mode: Mode,
     http: Option<&str>,
     vars: &[(String, String)],
+    options: &HttpOptions,
 ) -> Result<(), Failure> {
     let mode = ExposureMode::from(mode);
     let carnet = Carnet::builder(manifest)
@@ -26,9 +35,15 @@ pub(crate) fn run(
         .mode(mode)
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
-    let server = Server::new(&carnet, agent)
+    let keys = SessionKeys::from_env().map_err(|e| Failure::usage(format!("error: {SESSION_KEY_ENV}: {e}")))?;
+    let shared_key = keys.is_some();
+    let mut server = Server::new(&carnet, agent)
         .map_err(|_| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?
-        .named("carnet", env!("CARGO_PKG_VERSION"));
+        .named("carnet", env!("CARGO_PKG_VERSION"))
+        .http_limits(options.limits());
+    if let Some(keys) = keys {
+        server = server.session_keys(keys);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -43,7 +58,16 @@ pub(crate) fn run(
                 server.serve_stdio().await
             }
             Some(addr) => {
-                let http = server.bind_http(addr).await?;
+                let mut http = server.bind_http(addr).await?;
+                if let Some(url) = &options.public_url {
+                    http = http.public_url(url);
+                }
+                if !shared_key && mode == ExposureMode::Dispatcher {
+                    eprintln!(
+                        "carnet: {SESSION_KEY_ENV} is not set: session handles are sealed with a key of this \
+                         process, so other replicas and a restart cannot open them"
+                    );
+                }
                 outln!("{}", http.url());
                 eprintln!(
                     "carnet: serving agent `{agent}` over MCP at {} ({mode:?} mode); {note}",
@@ -60,4 +84,50 @@ pub(crate) fn run(
     runtime.shutdown_background();
     // An address that is not loopback, or taken, is the user's to change.
     outcome.map_err(|e| Failure::usage(format!("error: {e}")))
+}
+
+/// The options of `serve-mcp --http`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HttpOptions {
+    /// The endpoint URL the agent card names, when clients reach it elsewhere (a load
+    /// balancer in front of replicas); default: the bound address.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
+    /// A browser origin allowed to call the endpoint (repeatable; `scheme://host[:port]`,
+    /// `:*` for any port); default: localhost, 127.0.0.1 and [::1] on any port.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// Answer CORS preflights for the allowed origins (browser clients).
+    #[arg(long)]
+    cors: bool,
+    /// Sessions of the 2025 revisions held at once.
+    #[arg(long, value_name = "N", default_value_t = HttpLimits::default().max_sessions)]
+    max_sessions: usize,
+    /// Seconds after which an unused session of the 2025 revisions ends.
+    #[arg(long, value_name = "SECS", default_value_t = HttpLimits::default().session_idle.as_secs())]
+    session_idle: u64,
+}
+
+impl HttpOptions {
+    fn limits(&self) -> HttpLimits {
+        let mut limits = HttpLimits::default()
+            .with_cors(self.cors)
+            .with_max_sessions(self.max_sessions)
+            .with_session_idle(Duration::from_secs(self.session_idle));
+        if !self.allow_origins.is_empty() {
+            limits = limits.with_allowed_origins(self.allow_origins.iter().cloned());
+        }
+        limits
+    }
+}
+
+/// Prints the A2A agent card of `agent` naming the endpoint `url`.
+pub(crate) fn card(manifest: &Manifest, agent: &str, url: &str) -> Result<(), Failure> {
+    let card = carnet_runtime::mcp::agent_card(manifest, agent, url, env!("CARGO_PKG_VERSION"))
+        .ok_or_else(|| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&card).expect("JSON values serialise")
+    );
+    Ok(())
 }

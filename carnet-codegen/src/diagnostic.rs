@@ -142,6 +142,11 @@ codes! {
     ControlCharacter = "E0032", "control-character", Error;
     /// A single-file skill (`skills/foo.md`): Agent Skills needs a folder per skill.
     SingleFileSkill = "E0033", "single-file-skill", Error;
+    /// A skill's name has characters a resource URI must percent-encode (MCP clients match
+    /// the name to the URI's segment as written).
+    SkillNameNotUriSafe = "E0034", "skill-name-not-uri-safe", Error;
+    /// Two resources of the MCP server would get the same `skill://` URI.
+    ResourceUriCollision = "E0035", "resource-uri-collision", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.

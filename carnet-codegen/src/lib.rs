@@ -69,6 +69,7 @@ mod read;
 mod settings;
 mod source;
 mod typed_id;
+mod uris;
 mod validate;
 
 use std::fmt;

@@ -820,3 +820,34 @@ pub(crate) fn control_character_in_text(kind: &str, name: &str) -> String {
 
 /// Label on the description.
 pub(crate) const TERMINALS_INTERPRET: &str = "terminals interpret control characters; carnet prints them escaped";
+
+// E0034 skill-name-not-uri-safe.
+
+/// A skill name that a `skill://` URI would have to percent-encode.
+pub(crate) fn skill_name_not_uri_safe(name: &str) -> String {
+    format!("skill name `{name}` cannot be a resource URI segment as written")
+}
+
+/// Label on such a name.
+pub(crate) const URI_SAFE_CHARACTERS: &str =
+    "only `A-Z`, `a-z`, `0-9`, `-`, `.`, `_` and `~` are allowed, and not `.` or `..` alone";
+
+/// Why the name matters.
+pub(crate) const SERVED_AS_SKILL_URI: &str =
+    "the MCP server serves the skill at `skill://<name>/SKILL.md`, and clients compare the name with that segment";
+
+// E0035 resource-uri-collision.
+
+/// Two resources with one URI.
+pub(crate) fn resource_uri_collision(uri: &str) -> String {
+    format!("two resources of the MCP server would both be `{uri}`")
+}
+
+/// Label on the file that collides with its skill's instructions.
+pub(crate) const COLLIDES_WITH_SKILL_MD: &str = "this file has the URI of the skill's own instructions";
+
+/// Label on the second of two colliding resources.
+pub(crate) const SAME_URI_HERE: &str = "this resource has the same URI";
+
+/// Help for a file listed as `SKILL.md`.
+pub(crate) const SKILL_MD_IS_SERVED: &str = "the skill's `SKILL.md` is always served: remove it from `files`";

@@ -32,6 +32,7 @@ pub(crate) fn validate(project: &mut Project, diags: &mut Diagnostics) {
     check_tool_names(project, diags);
     check_reachable_tools(project, diags);
     resolve_skill_files(project, diags);
+    crate::uris::check_resource_uris(project, diags);
     check_unreachable_skills(project, diags);
     check_unused_toolsets(project, diags);
     check_agent_skills_style(project, diags);

@@ -5,7 +5,9 @@
 #
 # Builds the servers (`cargo build -p mcp-server -p carnet-cli`) unless MCP_SERVER names a
 # binary to test (CARNET_BIN then names the `carnet` binary, default target/debug/carnet),
-# creates target/mcp-venv with mcp==2.3.0 if needed, then runs tests/mcp/e2e.py.
+# creates target/mcp-venv with mcp==2.3.0 and a2a-sdk==1.3.0 if needed, then runs
+# tests/mcp/e2e.py, then tests/mcp/replicas.py (three replicas behind haproxy; skipped with a
+# note when haproxy is not installed, unless CI is set).
 # Environment: MCP_SERVER (skip the build, test this binary), E2E_TIMEOUT (seconds for the
 # whole run, default 600), PYTHON (interpreter for the venv, default python3).
 set -euo pipefail
@@ -18,9 +20,9 @@ if [ ! -x "$VENV/bin/python" ]; then
     echo "creating $VENV" >&2
     "${PYTHON:-python3}" -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c 'import mcp, httpx2, anyio' 2>/dev/null; then
-    echo "installing mcp==2.3.0 into $VENV" >&2
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0"
+if ! "$VENV/bin/python" -c 'import mcp, httpx2, anyio, a2a.client' 2>/dev/null; then
+    echo "installing mcp==2.3.0 and a2a-sdk==1.3.0 into $VENV" >&2
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "a2a-sdk==1.3.0"
 fi
 
 if [ -z "${MCP_SERVER:-}" ]; then
@@ -76,5 +78,26 @@ set -e
 child=""
 if [ "$status" -eq 124 ]; then
     echo "FAIL: the end-to-end tests did not finish within ${E2E_TIMEOUT:-600} s" >&2
+fi
+[ "$status" -eq 0 ] || exit "$status"
+
+# Replicas behind haproxy (only with --only unset: a filtered run is someone's quick loop).
+if [ "$#" -eq 0 ]; then
+    if command -v haproxy >/dev/null 2>&1; then
+        timeout --kill-after=15 "${REPLICAS_TIMEOUT:-180}" \
+            "$VENV/bin/python" -u "$ROOT/tests/mcp/replicas.py" --server "$MCP_SERVER" &
+        child=$!
+        set +e
+        wait "$child"
+        status=$?
+        set -e
+        child=""
+        [ "$status" -ne 124 ] || echo "FAIL: the replica test did not finish within ${REPLICAS_TIMEOUT:-180} s" >&2
+    elif [ -n "${CI:-}" ]; then
+        echo "FAIL: haproxy is not installed (.ci/run installs it)" >&2
+        status=1
+    else
+        echo "note: haproxy is not installed: skipping tests/mcp/replicas.py (apt-get install haproxy)" >&2
+    fi
 fi
 exit "$status"

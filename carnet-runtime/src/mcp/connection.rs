@@ -14,18 +14,22 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
+use super::handle::HandleError;
 use super::{Shared, list_tools, messages};
 use crate::providers::Aliases;
-use crate::{ExposureMode, Session, SessionState, Variables};
+use crate::{ExposureMode, Session, SessionState, ToolOutput, Variables};
+
+/// The argument that carries a sealed session handle in the stateless revision.
+pub(super) const SESSION_ARGUMENT: &str = "session";
 
 /// One MCP connection: the [`rmcp::ServerHandler`] that serves a [`Server`](super::Server)'s
 /// agent through its own [`Session`]. Made by [`Server::connection`](super::Server::connection).
 pub struct Connection {
     shared: Arc<Shared>,
     session: Mutex<Session>,
-    /// Whether the stateless revision (`2026-07-28`) may be negotiated: only where the
-    /// transport itself is the connection (a byte stream) and `tools/list` never changes.
-    stateless: bool,
+    /// Whether the transport is the conversation (a byte stream): there, a stateless request
+    /// without a handle continues the connection's session; over HTTP it starts a new one.
+    per_process: bool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -37,13 +41,59 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    pub(super) fn new(shared: Arc<Shared>, stateless: bool) -> Connection {
+    pub(super) fn new(shared: Arc<Shared>, per_process: bool) -> Connection {
         let session = Mutex::new(shared.session());
         Connection {
             shared,
             session,
-            stateless,
+            per_process,
         }
+    }
+
+    /// Whether the stateless revision (`2026-07-28`) may be used: only where `tools/list`
+    /// never changes (dispatcher mode).
+    fn stateless(&self) -> bool {
+        self.shared.carnet.mode() == ExposureMode::Dispatcher
+    }
+
+    /// The session a stateless request names with its `session` argument (removed from
+    /// `arguments`), or, without one, the connection's (byte streams) or a new one (HTTP).
+    async fn session_of(
+        &self,
+        arguments: &mut serde_json::Map<String, Value>,
+    ) -> Result<(Session, Option<SessionState>), ToolOutput> {
+        let handle = match arguments.remove(SESSION_ARGUMENT) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(handle)) => Some(handle),
+            Some(_) => return Err(handle_refused(HandleError::Malformed)),
+        };
+        let Some(handle) = handle else {
+            let session = if self.per_process {
+                let state = self.session.lock().await.state();
+                self.shared
+                    .carnet
+                    .resume(&state)
+                    .expect("the connection's own state resumes")
+            } else {
+                self.shared.session()
+            };
+            let state = session.state();
+            return Ok((session, Some(state)));
+        };
+        let carnet = &self.shared.carnet;
+        let fingerprint = format!("{:016x}", carnet.manifest().fingerprint);
+        let state = self
+            .shared
+            .keys
+            .open(&handle, &self.shared.agent, &fingerprint, std::time::SystemTime::now())
+            .map_err(handle_refused)?;
+        let session = carnet.resume(&state).map_err(|e| {
+            ToolOutput::error(
+                format!("the session handle cannot be resumed: {e}"),
+                json!({ "code": "session_invalid" }),
+            )
+        })?;
+        Ok((session, Some(state)))
     }
 
     /// What this connection's session has loaded, to save or inspect
@@ -118,6 +168,89 @@ fn params_problem(method: &str, params: Option<Value>) -> Option<String> {
     }
 }
 
+impl Connection {
+    /// `tools/call` in the stateless revision: the conversation's state comes in as the
+    /// `session` argument and, when the call changed it, goes back out as the result's
+    /// `session` field.
+    async fn call_tool_stateless(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut arguments = request.arguments.unwrap_or_default();
+        let (mut session, before) = match self.session_of(&mut arguments).await {
+            Ok(found) => found,
+            Err(refused) => return tool_result(refused),
+        };
+        let arguments = Value::Object(arguments);
+        let name = self.canonical(&session, &request.name);
+        let cancelled = || messages::cancelled(&name);
+        let mut output = if let Some(call) = session.call_detached(&name, &arguments) {
+            until_cancelled(context, call).await.ok_or_else(cancelled)?
+        } else {
+            until_cancelled(context, session.call(&name, arguments))
+                .await
+                .ok_or_else(cancelled)?
+        };
+        let after = session.state();
+        if before.as_ref() != Some(&after) {
+            if let Value::Object(fields) = &mut output.value {
+                let handle = self.shared.keys.seal(&after, std::time::SystemTime::now());
+                fields.insert(SESSION_ARGUMENT.to_owned(), Value::String(handle));
+            }
+            if self.per_process {
+                *self.session.lock().await = session;
+            }
+        }
+        tool_result(output)
+    }
+}
+
+/// Whether `context` is a request of the stateless revision (`2026-07-28` or later).
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// `tool` taking an optional `session` argument.
+fn add_session_argument(tool: &mut rmcp::model::Tool) {
+    let schema = Arc::make_mut(&mut tool.input_schema);
+    let properties = schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Value::Object(properties) = properties {
+        properties.insert(
+            SESSION_ARGUMENT.to_owned(),
+            json!({
+                "type": "string",
+                "description": "The conversation's sealed session handle: the `session` string of the \
+                                last result that returned one; omit it to start a new conversation",
+            }),
+        );
+    }
+}
+
+/// A refused session handle as the result the model reads.
+fn handle_refused(error: HandleError) -> ToolOutput {
+    ToolOutput::error(error.to_string(), json!({ "code": error.code() }))
+}
+
+/// A carnet result as MCP's: its text, and the value itself as structured content when it
+/// is an object.
+fn tool_result(output: ToolOutput) -> Result<CallToolResponse, ErrorData> {
+    let mut result = json!({
+        "content": [{ "type": "text", "text": output.to_text() }],
+        "isError": output.is_error,
+        "resultType": "complete",
+    });
+    if output.value.is_object() {
+        result["structuredContent"] = output.value;
+    }
+    let result: CallToolResult = serde_json::from_value(result).map_err(|e| messages::unencodable("the result", e))?;
+    Ok(result.into())
+}
+
 /// `future`'s output, or `None` when the client cancels the request first.
 async fn until_cancelled<T>(context: &RequestContext<RoleServer>, future: impl Future<Output = T>) -> Option<T> {
     tokio::select! {
@@ -155,16 +288,23 @@ impl ServerHandler for Connection {
             ProtocolVersion::V_2025_11_25,
             ProtocolVersion::V_2026_07_28,
         ];
-        Cow::Borrowed(if self.stateless { SUPPORTED } else { &SUPPORTED[..3] })
+        Cow::Borrowed(if self.stateless() { SUPPORTED } else { &SUPPORTED[..3] })
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let session = self.session.lock().await;
-        Ok(ListToolsResult::with_all_items(list_tools(&session)?))
+        let mut tools = list_tools(&session)?;
+        if is_stateless(&context) {
+            // The same list for every request: the dispatcher's, each tool taking the handle.
+            for tool in &mut tools {
+                add_session_argument(tool);
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -172,6 +312,9 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if is_stateless(&context) {
+            return self.call_tool_stateless(request, &context).await;
+        }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // Domain tools run without the session, so one connection's calls run side by side
         // (hosts issue a model's parallel tool calls at once); the meta-tools that load things
@@ -196,17 +339,7 @@ impl ServerHandler for Connection {
             // away is not this call's error.
             let _ = context.peer.notify_tool_list_changed().await;
         }
-        let mut result = json!({
-            "content": [{ "type": "text", "text": output.to_text() }],
-            "isError": output.is_error,
-            "resultType": "complete",
-        });
-        if output.value.is_object() {
-            result["structuredContent"] = output.value;
-        }
-        let result: CallToolResult =
-            serde_json::from_value(result).map_err(|e| messages::unencodable("the result", e))?;
-        Ok(result.into())
+        tool_result(output)
     }
 
     async fn list_prompts(

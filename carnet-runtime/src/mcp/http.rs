@@ -1,20 +1,22 @@
-//! Streamable HTTP on a loopback address: rmcp's session-per-client service behind hyper,
-//! with JSON-RPC error bodies for what cannot be read.
+//! Streamable HTTP on a loopback address: rmcp's service behind hyper, with JSON-RPC error
+//! bodies for what cannot be read, time limits on reading requests, a cap on sessions, an
+//! `Origin` allow-list with opt-in CORS, and the A2A agent card.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, ORIGIN};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::StreamableHttpServerConfig;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
@@ -24,6 +26,132 @@ use super::{Connection, Server, endpoint_url, messages};
 type Endpoint = rmcp::transport::StreamableHttpService<Connection, LocalSessionManager>;
 type Body = BoxBody<Bytes, Infallible>;
 
+/// The path of the A2A agent card.
+pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+const SESSION_ID: &str = "mcp-session-id";
+
+/// Limits of the HTTP server of [`Server::bind_http`](super::Server::bind_http), set with
+/// [`Server::http_limits`](super::Server::http_limits).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use carnet_runtime::mcp::HttpLimits;
+///
+/// let limits = HttpLimits::default()
+///     .with_max_sessions(1_000)
+///     .with_session_idle(Duration::from_secs(600))
+///     .with_allowed_origins(["https://app.example.com"])
+///     .with_cors(true);
+/// assert_eq!(limits.header_timeout, Duration::from_secs(10));
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpLimits {
+    /// Time a client has to send a request's headers, from the moment the server waits for
+    /// them; a slower one is disconnected (default 10 s).
+    pub header_timeout: Duration,
+    /// Time a client has to send a request's body once its headers are in; a slower one gets
+    /// 408 (default 30 s).
+    pub body_timeout: Duration,
+    /// Sessions of the revisions with sessions (2025) held at once; an `initialize` beyond
+    /// it gets 503 (default 10,000). The stateless revision holds none.
+    pub max_sessions: usize,
+    /// A session unused this long is ended and its memory freed (default 30 min).
+    pub session_idle: Duration,
+    /// Browser origins allowed to call the endpoint, as `scheme://host[:port]`, `:*` for any
+    /// port, or `*` for any origin (default: `http` and `https` on `localhost`, `127.0.0.1`
+    /// and `[::1]`, any port). A request with another `Origin` gets 403; requests without
+    /// one (non-browser clients) pass.
+    pub allowed_origins: Vec<String>,
+    /// Whether to answer CORS preflights and add CORS headers for the allowed origins, so
+    /// browser clients can call the endpoint (default `false`).
+    pub cors: bool,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_sessions: 10_000,
+            session_idle: Duration::from_secs(30 * 60),
+            allowed_origins: ["http", "https"]
+                .iter()
+                .flat_map(|scheme| {
+                    ["localhost", "127.0.0.1", "[::1]"]
+                        .iter()
+                        .map(move |host| format!("{scheme}://{host}:*"))
+                })
+                .collect(),
+            cors: false,
+        }
+    }
+}
+
+impl HttpLimits {
+    /// Sets [`HttpLimits::header_timeout`].
+    #[must_use]
+    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Sets [`HttpLimits::body_timeout`].
+    #[must_use]
+    pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// Sets [`HttpLimits::max_sessions`].
+    #[must_use]
+    pub fn with_max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// Sets [`HttpLimits::session_idle`].
+    #[must_use]
+    pub fn with_session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// Sets [`HttpLimits::allowed_origins`].
+    #[must_use]
+    pub fn with_allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`HttpLimits::cors`].
+    #[must_use]
+    pub fn with_cors(mut self, cors: bool) -> Self {
+        self.cors = cors;
+        self
+    }
+
+    /// Whether a request with `Origin: origin` may be served.
+    fn allows(&self, origin: &str) -> bool {
+        let origin = origin.to_ascii_lowercase();
+        self.allowed_origins.iter().any(|entry| {
+            let entry = entry.to_ascii_lowercase();
+            if entry == "*" || entry == origin {
+                return true;
+            }
+            entry.strip_suffix(":*").is_some_and(|prefix| {
+                origin == prefix
+                    || origin
+                        .strip_prefix(prefix)
+                        .and_then(|rest| rest.strip_prefix(':'))
+                        .is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+    }
+}
+
 /// A bound streamable HTTP endpoint (`http://ADDR/mcp`); made by
 /// [`Server::bind_http`](super::Server::bind_http).
 #[derive(Debug)]
@@ -31,6 +159,8 @@ pub struct HttpServer {
     listener: TcpListener,
     server: Server,
     shutdown: CancellationToken,
+    /// Where a proxy in front of the replicas is reached, for the agent card.
+    public_url: Option<String>,
 }
 
 impl HttpServer {
@@ -53,6 +183,7 @@ impl HttpServer {
                         listener,
                         server,
                         shutdown: CancellationToken::new(),
+                        public_url: None,
                     });
                 }
                 Err(e) => last = Some(e),
@@ -74,6 +205,14 @@ impl HttpServer {
             .map_or_else(|_| "http://localhost/mcp".to_owned(), endpoint_url)
     }
 
+    /// Sets the endpoint URL the agent card names (default [`HttpServer::url`]): the
+    /// address of the load balancer in front of replicas, say.
+    #[must_use]
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
     /// Serves until the process ends.
     ///
     /// # Errors
@@ -90,7 +229,8 @@ impl HttpServer {
     ///
     /// When the listener's address cannot be read.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> io::Result<()> {
-        let max = self.server.shared.max_message_bytes;
+        let shared = &self.server.shared;
+        let limits = shared.limits.clone();
         // rmcp checks `Host` against loopback names; the address bound may be another one.
         let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
         let ip = self.listener.local_addr()?.ip().to_string();
@@ -100,8 +240,31 @@ impl HttpServer {
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
             .with_cancellation_token(self.shutdown.child_token())
-            .with_max_request_body_bytes(max);
-        let endpoint = self.server.http_service(config);
+            .with_max_request_body_bytes(shared.max_message_bytes);
+        let mut session_config = SessionConfig::default();
+        session_config.keep_alive = Some(limits.session_idle);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config = session_config;
+        let sessions = Arc::new(sessions);
+        let url = self.public_url.clone().unwrap_or_else(|| self.url());
+        let card = super::agent_card(
+            shared.carnet.manifest(),
+            &shared.agent,
+            &url,
+            &shared.config.server_info.version,
+        )
+        .map(|card| Bytes::from(serde_json::to_vec_pretty(&card).expect("JSON values serialise")));
+        let context = Arc::new(Context {
+            endpoint: self.server.endpoint(config, sessions.clone()),
+            sessions,
+            max: shared.max_message_bytes,
+            limits,
+            card,
+        });
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(context.limits.header_timeout);
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             let stream = tokio::select! {
@@ -116,13 +279,12 @@ impl HttpServer {
                 },
                 () = &mut shutdown => break,
             };
-            let endpoint = endpoint.clone();
-            let service = hyper::service::service_fn(move |request| handle(endpoint.clone(), max, request));
+            let context = context.clone();
+            let service = hyper::service::service_fn(move |request| handle(context.clone(), request));
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
             tokio::spawn(async move {
                 // A client hanging up mid-request is that connection's end, not the server's.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let _ = connection.await;
             });
         }
         self.shutdown.cancel();
@@ -130,16 +292,122 @@ impl HttpServer {
     }
 }
 
-/// One HTTP request: POST bodies are read here (bounded) and checked to be JSON, so that an
-/// oversized or malformed message gets a JSON-RPC error body; then rmcp serves it.
-async fn handle(mut endpoint: Endpoint, max: usize, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
-    if request.uri().path() != "/mcp" {
-        return Ok(error(
-            StatusCode::NOT_FOUND,
-            &messages::not_the_endpoint(request.uri().path()),
-        ));
+/// What every request of one [`HttpServer`] shares.
+struct Context {
+    endpoint: Endpoint,
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+    limits: HttpLimits,
+    card: Option<Bytes>,
+}
+
+/// One HTTP request: the agent card; then, at `/mcp`, the `Origin` check and CORS, then
+/// the request itself.
+async fn handle(context: Arc<Context>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let path = request.uri().path().to_owned();
+    if path == AGENT_CARD_PATH {
+        return Ok(agent_card(&context, request.method()));
     }
+    if path != "/mcp" {
+        return Ok(error(StatusCode::NOT_FOUND, &messages::not_the_endpoint(&path)));
+    }
+    let origin = request
+        .headers()
+        .get(ORIGIN)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    if let Some(origin) = &origin
+        && !context.limits.allows(origin)
+    {
+        return Ok(error(StatusCode::FORBIDDEN, &messages::origin_refused(origin)));
+    }
+    let cors = origin.filter(|_| context.limits.cors);
+    if request.method() == Method::OPTIONS
+        && let Some(origin) = &cors
+    {
+        let mut response = Response::new(Full::new(Bytes::new()).boxed());
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        add_cors(&mut response, origin, true);
+        return Ok(response);
+    }
+    let mut response = handle_mcp(&context, request).await?;
+    if let Some(origin) = &cors {
+        add_cors(&mut response, origin, false);
+    }
+    Ok(response)
+}
+
+/// `GET` of the A2A agent card, readable from any origin (it is public by nature).
+fn agent_card(context: &Context, method: &Method) -> Response<Body> {
+    if method != Method::GET && method != Method::HEAD {
+        return error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &messages::method_not_allowed(method, AGENT_CARD_PATH),
+        );
+    }
+    let Some(card) = &context.card else {
+        return error(StatusCode::NOT_FOUND, &messages::not_the_endpoint(AGENT_CARD_PATH));
+    };
+    let body = if method == Method::HEAD {
+        Bytes::new()
+    } else {
+        card.clone()
+    };
+    let mut response = Response::new(Full::new(body).boxed());
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        HeaderName::from_static("access-control-allow-origin"),
+        HeaderValue::from_static("*"),
+    );
+    response
+}
+
+fn add_cors(response: &mut Response<Body>, origin: &str, preflight: bool) {
+    let Ok(origin) = HeaderValue::from_str(origin) else {
+        return;
+    };
+    let headers = response.headers_mut();
+    headers.insert(HeaderName::from_static("access-control-allow-origin"), origin);
+    headers.insert(HeaderName::from_static("vary"), HeaderValue::from_static("Origin"));
+    headers.insert(
+        HeaderName::from_static("access-control-expose-headers"),
+        HeaderValue::from_static("mcp-session-id, mcp-protocol-version"),
+    );
+    if preflight {
+        headers.insert(
+            HeaderName::from_static("access-control-allow-methods"),
+            HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
+        );
+        headers.insert(
+            HeaderName::from_static("access-control-allow-headers"),
+            HeaderValue::from_static(
+                "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id",
+            ),
+        );
+        headers.insert(
+            HeaderName::from_static("access-control-max-age"),
+            HeaderValue::from_static("600"),
+        );
+    }
+}
+
+/// A request at `/mcp`: POST bodies are read here (bounded in size and time) and checked to
+/// be JSON, so that an oversized, slow or malformed message gets a JSON-RPC error body; an
+/// `initialize` beyond the session cap gets 503 and a DELETE of an unknown session 404; then
+/// rmcp serves it.
+async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let mut endpoint = context.endpoint.clone();
+    let session_id = request
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     if request.method() == Method::DELETE {
+        if let Some(id) = &session_id
+            && !context.sessions.sessions.read().await.contains_key(id.as_str())
+        {
+            return Ok(error(StatusCode::NOT_FOUND, &messages::unknown_session()));
+        }
         // rmcp ends the session before answering 202; say so the way clients expect.
         let mut response = endpoint.call(request).await?;
         if response.status() == StatusCode::ACCEPTED {
@@ -150,22 +418,33 @@ async fn handle(mut endpoint: Endpoint, max: usize, request: Request<Incoming>) 
     if request.method() != Method::POST {
         return endpoint.call(request).await;
     }
-    let (parts, mut body) = request.into_parts();
-    let mut bytes = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let frame = match frame {
-            Ok(frame) => frame,
-            Err(e) => return Ok(error(StatusCode::BAD_REQUEST, &messages::unreadable_body(e))),
-        };
-        if let Ok(data) = frame.into_data() {
-            if bytes.len() + data.len() > max {
-                return Ok(error(StatusCode::PAYLOAD_TOO_LARGE, &messages::too_large(max)));
-            }
-            bytes.extend_from_slice(&data);
+    let (parts, body) = request.into_parts();
+    let max = context.max;
+    let bytes = match tokio::time::timeout(context.limits.body_timeout, read_body(body, max)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(response)) => return Ok(response),
+        Err(_) => {
+            let mut response = error(
+                StatusCode::REQUEST_TIMEOUT,
+                &messages::body_timeout(context.limits.body_timeout),
+            );
+            response
+                .headers_mut()
+                .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+            return Ok(response);
         }
-    }
+    };
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
         return Ok(error(StatusCode::BAD_REQUEST, &messages::not_json(e)));
+    }
+    if session_id.is_none() && is_initialize(&bytes) {
+        let max = context.limits.max_sessions;
+        if context.sessions.sessions.read().await.len() >= max {
+            return Ok(error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &messages::too_many_sessions(max),
+            ));
+        }
     }
     // The media type as rmcp compares it: before any parameter, ignoring case.
     let is_json = parts
@@ -183,6 +462,31 @@ async fn handle(mut endpoint: Endpoint, max: usize, request: Request<Incoming>) 
         return Ok(error(StatusCode::BAD_REQUEST, &messages::not_a_message(reason)));
     }
     Ok(response)
+}
+
+/// The body, at most `max` bytes.
+async fn read_body(mut body: Incoming, max: usize) -> Result<Vec<u8>, Response<Body>> {
+    let mut bytes = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| error(StatusCode::BAD_REQUEST, &messages::unreadable_body(e)))?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > max {
+                return Err(error(StatusCode::PAYLOAD_TOO_LARGE, &messages::too_large(max)));
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(bytes)
+}
+
+/// Whether `body` is an `initialize` request (which opens a session).
+fn is_initialize(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Peek<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Peek<'_>>(body).is_ok_and(|p| p.method.as_deref() == Some("initialize"))
 }
 
 fn error(status: StatusCode, error: &rmcp::ErrorData) -> Response<Body> {

@@ -89,3 +89,36 @@ pub(super) fn cancelled(tool: &str) -> ErrorData {
 pub(super) fn unencodable(what: &str, error: impl Display) -> ErrorData {
     ErrorData::internal_error(format!("{what} cannot be encoded: {error}"), None)
 }
+
+pub(super) fn origin_refused(origin: &str) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "the origin `{origin}` is not allowed to use this server; its allowed origins are configured with `HttpLimits::allowed_origins`"
+        ),
+        None,
+    )
+}
+
+pub(super) fn too_many_sessions(max: usize) -> ErrorData {
+    ErrorData::internal_error(
+        format!(
+            "the server holds its limit of {max} sessions; try again later, or use the stateless revision (2026-07-28), which needs none"
+        ),
+        None,
+    )
+}
+
+pub(super) fn unknown_session() -> ErrorData {
+    ErrorData::invalid_request("no session with this `Mcp-Session-Id`: it ended or never existed", None)
+}
+
+pub(super) fn body_timeout(limit: std::time::Duration) -> ErrorData {
+    ErrorData::invalid_request(
+        format!("the request body did not arrive within {} ms", limit.as_millis()),
+        None,
+    )
+}
+
+pub(super) fn method_not_allowed(method: &hyper::Method, path: &str) -> ErrorData {
+    ErrorData::invalid_request(format!("`{method}` is not served at `{path}`"), None)
+}

@@ -79,7 +79,9 @@
 //! # }
 //! ```
 
+mod card;
 mod connection;
+mod handle;
 mod http;
 mod messages;
 mod resources;
@@ -95,8 +97,10 @@ use tokio::net::ToSocketAddrs;
 
 use crate::{Carnet, ExposureMode, Session, SessionError, providers};
 
+pub use card::{A2A_PROTOCOL_VERSION, agent_card};
 pub use connection::Connection;
-pub use http::HttpServer;
+pub use handle::{DEFAULT_HANDLE_TTL, KeyError, MIN_KEY_BYTES, PREVIOUS_SESSION_KEY_ENV, SESSION_KEY_ENV, SessionKeys};
+pub use http::{AGENT_CARD_PATH, HttpLimits, HttpServer};
 pub use resources::SKILL_URI_SCHEME;
 
 /// Messages larger than this (16 MiB) are refused by default.
@@ -119,6 +123,10 @@ struct Shared {
     config: ServerConfig,
     resources: resources::Index,
     max_message_bytes: usize,
+    /// The keys sealing the session handles of the stateless revision.
+    keys: Arc<SessionKeys>,
+    /// Limits of [`Server::bind_http`].
+    limits: HttpLimits,
 }
 
 impl std::fmt::Debug for Server {
@@ -158,6 +166,8 @@ impl Server {
                 config,
                 resources,
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+                keys: Arc::new(SessionKeys::random()),
+                limits: HttpLimits::default(),
             }),
         })
     }
@@ -175,6 +185,23 @@ impl Server {
     #[must_use]
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         Arc::make_mut(&mut self.shared).max_message_bytes = bytes;
+        self
+    }
+
+    /// Sets the keys that seal session handles (the stateless revision, `2026-07-28`).
+    /// Without this call the server seals with a random key of its own, so its handles open
+    /// only in this process: replicas behind a load balancer need one shared key
+    /// ([`SessionKeys::from_env`] reads [`SESSION_KEY_ENV`]).
+    #[must_use]
+    pub fn session_keys(mut self, keys: SessionKeys) -> Self {
+        Arc::make_mut(&mut self.shared).keys = Arc::new(keys);
+        self
+    }
+
+    /// Sets the limits of the HTTP server of [`Server::bind_http`].
+    #[must_use]
+    pub fn http_limits(mut self, limits: HttpLimits) -> Self {
+        Arc::make_mut(&mut self.shared).limits = limits;
         self
     }
 
@@ -217,8 +244,7 @@ impl Server {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = stdio::LineTransport::new(read, write, self.shared.max_message_bytes);
-        let stateless = self.mode() == ExposureMode::Dispatcher;
-        let running = rmcp::serve_server(Connection::new(self.shared.clone(), stateless), transport)
+        let running = rmcp::serve_server(Connection::new(self.shared.clone(), true), transport)
             .await
             .map_err(|e| io::Error::new(io::ErrorKind::ConnectionAborted, e.to_string()))?;
         running.waiting().await.map_err(io::Error::other)?;
@@ -259,8 +285,16 @@ impl Server {
         Connection,
         rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
     > {
+        self.endpoint(config, Arc::default())
+    }
+
+    fn endpoint<M: rmcp::transport::streamable_http_server::SessionManager>(
+        &self,
+        config: rmcp::transport::StreamableHttpServerConfig,
+        sessions: Arc<M>,
+    ) -> rmcp::transport::StreamableHttpService<Connection, M> {
         let server = self.clone();
-        rmcp::transport::StreamableHttpService::new(move || Ok(server.connection()), Arc::default(), config)
+        rmcp::transport::StreamableHttpService::new(move || Ok(server.connection()), sessions, config)
     }
 }
 

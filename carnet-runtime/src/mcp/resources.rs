@@ -123,6 +123,15 @@ impl Index {
             }
             skill_mds.push((index, text));
         }
+        // Content checked by `carnet_codegen` has no two resources with one URI (E0035), but
+        // a manifest written by hand may: a file listed as `SKILL.md`, or skill `a`'s file
+        // `b/SKILL.md` beside a skill named `a/b`. The instructions win, then the first file.
+        let mut seen: std::collections::HashSet<String> = entries
+            .iter()
+            .filter(|e| e.file.is_none())
+            .map(|e| e.uri.clone())
+            .collect();
+        entries.retain(|e| e.file.is_none() || seen.insert(e.uri.clone()));
         entries.sort_by(|a, b| a.key.cmp(&b.key));
         Index {
             entries: entries.into(),
@@ -208,18 +217,23 @@ impl Index {
             .map(|i| &self.entries[i])
     }
 
-    /// `skills/list`: every skill with its file manifest.
+    /// `skills/list`: every skill with its file manifest. A skill the Skills extension cannot
+    /// describe (a name that is no URI segment as written, such as `a/b` or `my skill`:
+    /// `carnet_codegen` refuses those, E0034, but a manifest written by hand may have one)
+    /// is left out rather than failing the whole list; its resources are still served.
     pub(super) fn skills(&self, manifest: &Manifest) -> Vec<McpSkill> {
+        let mut uris = std::collections::HashSet::new();
         self.skill_mds
             .iter()
             .map(|&(index, _)| self.skill(manifest, index))
+            .filter(|skill| skill.validate().is_ok() && uris.insert(skill.uri.clone()))
             .collect()
     }
 
     /// `skills/get`: the skill whose `SKILL.md` is at `uri`.
     pub(super) fn skill_at(&self, manifest: &Manifest, uri: &str) -> Option<McpSkill> {
         let entry = self.find(uri).filter(|e| e.file.is_none())?;
-        Some(self.skill(manifest, entry.skill))
+        Some(self.skill(manifest, entry.skill)).filter(|skill| skill.validate().is_ok())
     }
 
     fn skill(&self, manifest: &Manifest, index: usize) -> McpSkill {

@@ -129,12 +129,13 @@ pub(crate) fn not_exposed(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOut
             ),
             json!({"tool": name, "toolset": toolset, "skills": skills}),
         ),
-        Explanation::NotReachable { toolsets } => ToolOutput::error(
+        // Which toolsets hold it is another agent's business: never named here.
+        Explanation::NotReachable { .. } => ToolOutput::error(
             format!(
                 "tool `{name}` is not available to agent `{}`",
                 inner.agent(loaded.agent).name
             ),
-            json!({"tool": name, "toolsets": toolsets}),
+            json!({"tool": name}),
         ),
         _ => {
             let mut available: Vec<&str> = inner.meta_specs.iter().map(|t| t.name.as_str()).collect();

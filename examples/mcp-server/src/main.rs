@@ -2,8 +2,13 @@
 //! over stdio (the default) or streamable HTTP on a loopback address.
 //!
 //! ```text
-//! mcp-server [--agent NAME] [--mode dynamic|dispatcher] [--http ADDR]
+//! mcp-server [--agent NAME] [--mode dynamic|dispatcher] [--http ADDR] [--public-url URL]
 //! ```
+//!
+//! Replicas: start several with `--mode dispatcher --http ...` and the same
+//! `CARNET_SESSION_KEY` (at least 32 bytes; `CARNET_SESSION_KEY_PREVIOUS` during a rotation)
+//! behind a load balancer; `--public-url` is the balancer's endpoint, named by the agent card
+//! at `/.well-known/agent-card.json`.
 //!
 //! With `--http`, the first line on stdout is the endpoint's URL (bind port 0 to get a free
 //! one). Whoever connects drives the tools, so a [`Hook`] refuses `visualizeData`'s `path`
@@ -16,17 +21,18 @@
 
 use std::process::ExitCode;
 
-use carnet::mcp::Server;
+use carnet::mcp::{Server, SessionKeys};
 use carnet::{Before, CallInfo, Carnet, ExposureMode, Hook};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 
-const USAGE: &str = "usage: mcp-server [--agent NAME] [--mode dynamic|dispatcher] [--http ADDR]";
+const USAGE: &str = "usage: mcp-server [--agent NAME] [--mode dynamic|dispatcher] [--http ADDR] [--public-url URL]";
 
 struct Options {
     agent: String,
     mode: ExposureMode,
     http: Option<String>,
+    public_url: Option<String>,
 }
 
 fn options() -> Result<Options, String> {
@@ -34,6 +40,7 @@ fn options() -> Result<Options, String> {
         agent: agents::RESEARCHER.to_string(),
         mode: ExposureMode::Dynamic,
         http: None,
+        public_url: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -41,6 +48,7 @@ fn options() -> Result<Options, String> {
         match arg.as_str() {
             "--agent" => options.agent = value()?,
             "--http" => options.http = Some(value()?),
+            "--public-url" => options.public_url = Some(value()?),
             "--mode" => {
                 options.mode = match value()?.as_str() {
                     "dynamic" => ExposureMode::Dynamic,
@@ -83,18 +91,29 @@ async fn main() -> ExitCode {
         .mode(options.mode)
         .build()
         .expect("every toolset is bound");
-    let server = match Server::new(&carnet, &options.agent) {
+    let mut server = match Server::new(&carnet, &options.agent) {
         Ok(server) => server.named("research-agent", env!("CARGO_PKG_VERSION")),
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
         }
     };
+    match SessionKeys::from_env() {
+        Ok(Some(keys)) => server = server.session_keys(keys),
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("mcp-server: CARNET_SESSION_KEY: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let outcome = match options.http {
         None => server.serve_stdio().await,
         Some(addr) => match server.bind_http(addr).await {
-            Ok(http) => {
+            Ok(mut http) => {
                 println!("{}", http.url());
+                if let Some(url) = options.public_url {
+                    http = http.public_url(url);
+                }
                 http.run_until(async {
                     let _ = tokio::signal::ctrl_c().await;
                 })
