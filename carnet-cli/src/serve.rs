@@ -104,7 +104,7 @@ pub(crate) struct HttpOptions {
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
     /// A browser origin allowed to call the endpoint (repeatable; `scheme://host[:port]`,
-    /// `:*` for any port); default: localhost, 127.0.0.1 and [::1] on any port.
+    /// `:*` for any port); default: `localhost`, `127.0.0.1` and `[::1]` on any port.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
     /// Answer CORS preflights for the allowed origins (browser clients).
@@ -135,6 +135,9 @@ impl HttpOptions {
 pub(crate) fn card(manifest: &Manifest, agent: &str, url: &str) -> Result<(), Failure> {
     let card = carnet_runtime::mcp::agent_card(manifest, agent, url, env!("CARGO_PKG_VERSION"))
         .ok_or_else(|| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
-    outln!("{}", serde_json::to_string_pretty(&card).expect("JSON values serialise"));
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&card).expect("JSON values serialise")
+    );
     Ok(())
 }

@@ -623,7 +623,8 @@ pub(crate) fn skill_name_not_uri_safe(name: &str) -> String {
 }
 
 /// Label on such a name.
-pub(crate) const URI_SAFE_CHARACTERS: &str = "only `A-Z`, `a-z`, `0-9`, `-`, `.`, `_` and `~` are allowed, and not `.` or `..` alone";
+pub(crate) const URI_SAFE_CHARACTERS: &str =
+    "only `A-Z`, `a-z`, `0-9`, `-`, `.`, `_` and `~` are allowed, and not `.` or `..` alone";
 
 /// Why the name matters.
 pub(crate) const SERVED_AS_SKILL_URI: &str =

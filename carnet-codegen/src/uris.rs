@@ -28,10 +28,13 @@ fn check_uri_safe_names(project: &Project, diags: &mut Diagnostics) {
         let name = &skill.def.name;
         if !is_uri_safe(name.as_str()) {
             diags.push(
-                Builder::new(Code::SkillNameNotUriSafe, messages::skill_name_not_uri_safe(name.as_str()))
-                    .at(name.span)
-                    .label(messages::URI_SAFE_CHARACTERS)
-                    .note(messages::SERVED_AS_SKILL_URI),
+                Builder::new(
+                    Code::SkillNameNotUriSafe,
+                    messages::skill_name_not_uri_safe(name.as_str()),
+                )
+                .at(name.span)
+                .label(messages::URI_SAFE_CHARACTERS)
+                .note(messages::SERVED_AS_SKILL_URI),
             );
         }
     }

@@ -48,11 +48,21 @@ fn carnet_of(json: &str, mode: ExposureMode) -> Carnet {
         json!({"type": "object", "properties": {"values": {"type": "array", "items": {"type": "number"}}},
                "required": ["values"]}),
         |args| async move {
-            let values: Vec<f64> = args["values"].as_array().unwrap().iter().filter_map(Value::as_f64).collect();
-            Ok(json!({ "mean": values.iter().sum::<f64>() / values.len() as f64 }))
+            let values: Vec<f64> = args["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_f64)
+                .collect();
+            let count: f64 = values.iter().map(|_| 1.0).sum();
+            Ok(json!({ "mean": values.iter().sum::<f64>() / count }))
         },
     );
-    let vault = ToolImpl::from_fn("openVault", json!({"type": "object"}), |_| async move { Ok(json!("open")) });
+    let vault = ToolImpl::from_fn(
+        "openVault",
+        json!({"type": "object"}),
+        |_| async move { Ok(json!("open")) },
+    );
     Carnet::builder(&manifest)
         .toolsets([
             ToolsetImpl::new("search-tools", [search]),
@@ -83,7 +93,13 @@ fn replica(keys: SessionKeys) -> Server {
 }
 
 /// One HTTP/1.1 exchange on a fresh connection: status, headers (lowercase names) and body.
-async fn exchange(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String, String) {
+async fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String, String) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut request = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
@@ -126,7 +142,11 @@ async fn modern(addr: SocketAddr, method: &str, mut params: Value) -> Value {
         "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
         "io.modelcontextprotocol/clientCapabilities": {},
     });
-    let name = params["name"].as_str().or(params["uri"].as_str()).unwrap_or_default().to_owned();
+    let name = params["name"]
+        .as_str()
+        .or(params["uri"].as_str())
+        .unwrap_or_default()
+        .to_owned();
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
     let mut headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
     if !name.is_empty() {
@@ -157,55 +177,112 @@ async fn replicas_sharing_a_key_serve_one_conversation_through_its_sealed_handle
     assert_eq!(modern(b, "tools/list", json!({})).await, list);
 
     // Without a handle, a tool of a skill not loaded is refused like any other.
-    let refused = call(a, "callTool", json!({ "name": "mean", "arguments": { "values": [1, 2] } })).await;
+    let refused = call(
+        a,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [1, 2] } }),
+    )
+    .await;
     assert_eq!(refused["success"], false, "{refused}");
     assert!(refused.get("session").is_none());
 
     // Loaded on A, called on B.
     let loaded = call(a, "loadSkill", json!({ "skillName": "dataAnalysis" })).await;
     assert_eq!(loaded["success"], true, "{loaded}");
-    let handle = loaded["session"].as_str().expect("a call that changes the state returns the handle").to_owned();
+    let handle = loaded["session"]
+        .as_str()
+        .expect("a call that changes the state returns the handle")
+        .to_owned();
     assert!(handle.starts_with("cs1.") && handle.len() < 600, "{handle}");
-    let mean = call(b, "callTool", json!({ "name": "mean", "arguments": { "values": [1, 2, 3] }, "session": handle })).await;
+    let mean = call(
+        b,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [1, 2, 3] }, "session": handle }),
+    )
+    .await;
     assert_eq!(mean["mean"], 2.0, "{mean}");
-    assert!(mean.get("session").is_none(), "an unchanged state needs no new handle: {mean}");
+    assert!(
+        mean.get("session").is_none(),
+        "an unchanged state needs no new handle: {mean}"
+    );
 
     // A replica with another key, or after a rotation that dropped the key, refuses it;
     // one that keeps it as the previous key accepts it.
-    let stranger = serve(replica(SessionKeys::new("another-key-0123456789abcdef01234567").unwrap())).await;
-    let refused = call(stranger, "callTool", json!({ "name": "mean", "arguments": { "values": [1] }, "session": handle })).await;
+    let stranger = serve(replica(
+        SessionKeys::new("another-key-0123456789abcdef01234567").unwrap(),
+    ))
+    .await;
+    let refused = call(
+        stranger,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [1] }, "session": handle }),
+    )
+    .await;
     assert_eq!(refused["code"], "session_unknown_key", "{refused}");
-    let rotated = SessionKeys::new("the-next-key-0123456789abcdef0123456").unwrap().with_previous(KEY).unwrap();
+    let rotated = SessionKeys::new("the-next-key-0123456789abcdef0123456")
+        .unwrap()
+        .with_previous(KEY)
+        .unwrap();
     let rotated = serve(replica(rotated)).await;
-    let mean = call(rotated, "callTool", json!({ "name": "mean", "arguments": { "values": [4] }, "session": handle })).await;
+    let mean = call(
+        rotated,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [4] }, "session": handle }),
+    )
+    .await;
     assert_eq!(mean["mean"], 4.0, "{mean}");
 
     // A forged handle: the client adds a skill to the payload and keeps the tag.
     let parts: Vec<&str> = handle.split('.').collect();
     let forged = format!("{}.{}.{}x.{}", parts[0], parts[1], parts[2], parts[3]);
-    let refused = call(a, "callTool", json!({ "name": "mean", "arguments": { "values": [1] }, "session": forged })).await;
-    assert!(refused["code"] == "session_forged" || refused["code"] == "session_malformed", "{refused}");
+    let refused = call(
+        a,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [1] }, "session": forged }),
+    )
+    .await;
+    assert!(
+        refused["code"] == "session_forged" || refused["code"] == "session_malformed",
+        "{refused}"
+    );
     let refused = call(a, "loadSkill", json!({ "skillName": "dataAnalysis", "session": 42 })).await;
     assert_eq!(refused["code"], "session_malformed", "{refused}");
 
     // Another agent's server with the same key, and other content, refuse it.
-    let analyst = Server::new(&carnet(ExposureMode::Dispatcher), "analyst").unwrap().session_keys(SessionKeys::new(KEY).unwrap());
+    let analyst = Server::new(&carnet(ExposureMode::Dispatcher), "analyst")
+        .unwrap()
+        .session_keys(SessionKeys::new(KEY).unwrap());
     let analyst = serve(analyst).await;
-    let refused = call(analyst, "loadSkill", json!({ "skillName": "secretOps", "session": handle })).await;
+    let refused = call(
+        analyst,
+        "loadSkill",
+        json!({ "skillName": "secretOps", "session": handle }),
+    )
+    .await;
     assert_eq!(refused["code"], "session_other_agent", "{refused}");
     let changed = MANIFEST.replace("You research.", "You research carefully.");
     let other = Server::new(&carnet_of(&changed, ExposureMode::Dispatcher), "researcher")
         .unwrap()
         .session_keys(SessionKeys::new(KEY).unwrap());
     let other = serve(other).await;
-    let refused = call(other, "callTool", json!({ "name": "mean", "arguments": { "values": [1] }, "session": handle })).await;
+    let refused = call(
+        other,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [1] }, "session": handle }),
+    )
+    .await;
     assert_eq!(refused["code"], "session_other_manifest", "{refused}");
 
     // An expired handle.
     let brief = serve(replica(SessionKeys::new(KEY).unwrap().with_ttl(Duration::ZERO))).await;
     let loaded = call(brief, "loadSkill", json!({ "skillName": "dataAnalysis" })).await;
     let stale = loaded["session"].as_str().unwrap();
-    let refused = call(brief, "callTool", json!({ "name": "mean", "arguments": { "values": [1] }, "session": stale })).await;
+    let refused = call(
+        brief,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [1] }, "session": stale }),
+    )
+    .await;
     assert_eq!(refused["code"], "session_expired", "{refused}");
     assert!(refused["error"].as_str().unwrap().contains("expired"), "{refused}");
 }
@@ -225,9 +302,23 @@ async fn errors_never_name_another_agents_skills_or_toolsets() {
         ("listAvailableSkills", json!({ "query": "vault" })),
     ] {
         let answer = modern(addr, "tools/call", json!({ "name": tool, "arguments": arguments })).await;
-        let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
-        let echoed: Vec<&str> = arguments.as_object().unwrap().values().filter_map(Value::as_str).collect();
-        for secret in ["secretOps", "vault-tools", "openVault", "Analyst only", "Opens the vault"] {
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let echoed: Vec<&str> = arguments
+            .as_object()
+            .unwrap()
+            .values()
+            .filter_map(Value::as_str)
+            .collect();
+        for secret in [
+            "secretOps",
+            "vault-tools",
+            "openVault",
+            "Analyst only",
+            "Opens the vault",
+        ] {
             let named = text.contains(secret) && !echoed.iter().any(|e| e.contains(secret));
             assert!(!named, "`{tool}` {arguments} names `{secret}` of another agent: {text}");
         }
@@ -236,7 +327,9 @@ async fn errors_never_name_another_agents_skills_or_toolsets() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_card_describes_the_agent_and_its_skills() {
-    let server = Server::new(&carnet(ExposureMode::Dispatcher), "researcher").unwrap().named("research", "1.2.3");
+    let server = Server::new(&carnet(ExposureMode::Dispatcher), "researcher")
+        .unwrap()
+        .named("research", "1.2.3");
     let addr = serve(server).await;
     let (status, head, body) = exchange(addr, "GET", AGENT_CARD_PATH, &[], b"").await;
     assert_eq!(status, 200, "{body}");
@@ -245,8 +338,17 @@ async fn the_agent_card_describes_the_agent_and_its_skills() {
     assert_eq!(card["name"], "researcher");
     assert_eq!(card["version"], "1.2.3");
     assert_eq!(card["supportedInterfaces"][0]["url"], format!("http://{addr}/mcp"));
-    let skills: Vec<&str> = card["skills"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
-    assert_eq!(skills, ["dataAnalysis", "webSearch"], "the analyst's skills are not the researcher's");
+    let skills: Vec<&str> = card["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        skills,
+        ["dataAnalysis", "webSearch"],
+        "the analyst's skills are not the researcher's"
+    );
     assert_eq!(card["skills"][1]["tags"], json!(["search", "web", "search-tools"]));
     assert_eq!(card["skills"][1]["examples"], json!(["Find papers on Rust async"]));
     assert!(card["skills"][0].get("examples").is_none());
@@ -285,9 +387,13 @@ async fn a_client_sending_one_byte_a_second_is_cut_off() {
         .with_body_timeout(Duration::from_secs(2));
     let addr = serve(replica(SessionKeys::random()).http_limits(limits)).await;
 
-    let headers = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n";
+    let headers =
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n";
     let (took, answer) = trickle(addr, headers, 30).await;
-    assert!(took < Duration::from_secs(6), "headers at one byte a second were served for {took:?}: {answer}");
+    assert!(
+        took < Duration::from_secs(6),
+        "headers at one byte a second were served for {took:?}: {answer}"
+    );
     assert!(!answer.starts_with("HTTP/1.1 200"), "{answer}");
 
     // Headers at once, then the body at one byte a second: 408.
@@ -304,7 +410,11 @@ async fn a_client_sending_one_byte_a_second_is_cut_off() {
         }
     }
     let answer = String::from_utf8_lossy(&answer);
-    assert!(start.elapsed() < Duration::from_secs(6), "a slow body was read for {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(6),
+        "a slow body was read for {:?}",
+        start.elapsed()
+    );
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("did not arrive within 2000 ms"), "{answer}");
 }
@@ -329,7 +439,12 @@ async fn sessions_are_capped_and_idle_ones_expire_and_free_their_place() {
     let limits = HttpLimits::default()
         .with_max_sessions(2)
         .with_session_idle(Duration::from_millis(1500));
-    let addr = serve(Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap().http_limits(limits)).await;
+    let addr = serve(
+        Server::new(&carnet(ExposureMode::Dynamic), "researcher")
+            .unwrap()
+            .http_limits(limits),
+    )
+    .await;
     let (status, first, _) = exchange(addr, "POST", "/mcp", &[], &initialize()).await;
     assert_eq!(status, 200);
     let (status, _, _) = exchange(addr, "POST", "/mcp", &[], &initialize()).await;
@@ -367,35 +482,75 @@ async fn modern_dynamic_refused_or_served(addr: SocketAddr) -> u16 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn origins_outside_the_allow_list_are_refused_and_cors_is_opt_in() {
     let addr = serve(replica(SessionKeys::random())).await;
-    let (status, _, body) = exchange(addr, "POST", "/mcp", &[("Origin", "https://evil.example")], &initialize()).await;
+    let (status, _, body) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &[("Origin", "https://evil.example")],
+        &initialize(),
+    )
+    .await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("https://evil.example"), "{body}");
-    let (status, _, _) = exchange(addr, "POST", "/mcp", &[("Origin", "http://localhost:5173")], &initialize()).await;
+    let (status, _, _) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &[("Origin", "http://localhost:5173")],
+        &initialize(),
+    )
+    .await;
     assert_eq!(status, 200);
-    let (status, _, _) = exchange(addr, "POST", "/mcp", &[("Origin", "http://localhost.evil.example")], &initialize()).await;
+    let (status, _, _) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &[("Origin", "http://localhost.evil.example")],
+        &initialize(),
+    )
+    .await;
     assert_eq!(status, 403);
     // No CORS unless asked for.
     let (status, head, _) = exchange(addr, "OPTIONS", "/mcp", &[("Origin", "http://localhost:5173")], b"").await;
     assert_ne!(status, 204);
     assert!(!head.contains("access-control-allow-origin"), "{head}");
 
-    let limits = HttpLimits::default().with_allowed_origins(["https://app.example.com"]).with_cors(true);
+    let limits = HttpLimits::default()
+        .with_allowed_origins(["https://app.example.com"])
+        .with_cors(true);
     let addr = serve(replica(SessionKeys::random()).http_limits(limits)).await;
     let (status, head, _) = exchange(addr, "OPTIONS", "/mcp", &[("Origin", "https://app.example.com")], b"").await;
     assert_eq!(status, 204);
-    assert!(head.contains("access-control-allow-origin: https://app.example.com"), "{head}");
+    assert!(
+        head.contains("access-control-allow-origin: https://app.example.com"),
+        "{head}"
+    );
     assert!(head.contains("mcp-session-id"), "{head}");
-    let (status, head, _) = exchange(addr, "POST", "/mcp", &[("Origin", "https://app.example.com")], &initialize()).await;
+    let (status, head, _) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &[("Origin", "https://app.example.com")],
+        &initialize(),
+    )
+    .await;
     assert_eq!(status, 200);
     assert!(head.contains("access-control-expose-headers: mcp-session-id"), "{head}");
-    let (status, _, _) = exchange(addr, "POST", "/mcp", &[("Origin", "http://localhost:5173")], &initialize()).await;
+    let (status, _, _) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &[("Origin", "http://localhost:5173")],
+        &initialize(),
+    )
+    .await;
     assert_eq!(status, 403, "the list replaces the loopback default");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn odd_skill_names_and_colliding_uris_do_not_break_the_skill_list() {
     // Content `carnet_codegen` refuses (E0029, E0030), written by hand as JSON.
-    let manifest = r##"{
+    let manifest = r#"{
       "agents": { "main": { "name": "main", "description": "Main", "prompt": "Hi.",
         "skills": ["données analysis", "a/b", "a", "research"] } },
       "skills": {
@@ -407,23 +562,38 @@ async fn odd_skill_names_and_colliding_uris_do_not_break_the_skill_list() {
           "files": [ { "path": "SKILL.md", "description": "S", "content": "a second SKILL.md" } ] }
       },
       "toolsets": {}
-    }"##;
+    }"#;
     let carnet = Carnet::builder(&Manifest::from_json(manifest).unwrap())
         .mode(ExposureMode::Dispatcher)
         .build()
         .unwrap();
     let addr = serve(Server::new(&carnet, "main").unwrap()).await;
     let listed = modern(addr, "skills/list", json!({})).await;
-    let skills = listed["result"]["skills"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    let skills = listed["result"]["skills"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"));
     let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
-    assert!(uris.contains(&"skill://a/SKILL.md") && uris.contains(&"skill://research/SKILL.md"), "{listed}");
-    assert!(!uris.iter().any(|u| u.contains("%20") || u.contains("a/b/")), "{listed}");
+    assert!(
+        uris.contains(&"skill://a/SKILL.md") && uris.contains(&"skill://research/SKILL.md"),
+        "{listed}"
+    );
+    assert!(
+        !uris.iter().any(|u| u.contains("%20") || u.contains("a/b/")),
+        "{listed}"
+    );
     // The instructions win over the file listed with their URI.
     let read = modern(addr, "resources/read", json!({ "uri": "skill://research/SKILL.md" })).await;
-    let text = read["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{read}"));
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{read}"));
     assert!(text.contains("Lists its SKILL.md"), "{text}");
     let resources = modern(addr, "resources/list", json!({})).await;
-    let all: Vec<&str> = resources["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    let all: Vec<&str> = resources["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
     let mut unique = all.clone();
     unique.dedup();
     assert_eq!(all, unique, "no URI twice");

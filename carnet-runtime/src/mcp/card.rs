@@ -99,7 +99,10 @@ fn strings(value: &Value, split: bool) -> Vec<String> {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
             .collect(),
-        Value::String(text) if !split => vec![text.trim().to_owned()].into_iter().filter(|s| !s.is_empty()).collect(),
+        Value::String(text) if !split => vec![text.trim().to_owned()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect(),
         Value::String(text) if text.contains(',') => text
             .split(',')
             .map(str::trim)

@@ -70,7 +70,10 @@ impl Connection {
         let Some(handle) = handle else {
             let session = if self.per_process {
                 let state = self.session.lock().await.state();
-                self.shared.carnet.resume(&state).expect("the connection's own state resumes")
+                self.shared
+                    .carnet
+                    .resume(&state)
+                    .expect("the connection's own state resumes")
             } else {
                 self.shared.session()
             };

@@ -76,7 +76,7 @@ impl Default for HttpLimits {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
-            session_idle: Duration::from_secs(30 * 60),
+            session_idle: Duration::from_mins(30),
             allowed_origins: ["http", "https"]
                 .iter()
                 .flat_map(|scheme| {
@@ -253,7 +253,8 @@ impl HttpServer {
             &url,
             &shared.config.server_info.version,
         )
-        .map(|card| Bytes::from(serde_json::to_vec_pretty(&card).expect("JSON values serialise")));
+        .and_then(|card| serde_json::to_vec_pretty(&card).ok())
+        .map(Bytes::from);
         let context = Arc::new(Context {
             endpoint: self.server.endpoint(config, sessions.clone()),
             sessions,
@@ -350,7 +351,11 @@ fn agent_card(context: &Context, method: &Method) -> Response<Body> {
     let Some(card) = &context.card else {
         return error(StatusCode::NOT_FOUND, &messages::not_the_endpoint(AGENT_CARD_PATH));
     };
-    let body = if method == Method::HEAD { Bytes::new() } else { card.clone() };
+    let body = if method == Method::HEAD {
+        Bytes::new()
+    } else {
+        card.clone()
+    };
     let mut response = Response::new(Full::new(body).boxed());
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -439,7 +444,10 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
     if session_id.is_none() && is_initialize(&bytes) {
         let max = context.limits.max_sessions;
         if context.sessions.sessions.read().await.len() >= max {
-            return Ok(error(StatusCode::SERVICE_UNAVAILABLE, &messages::too_many_sessions(max)));
+            return Ok(error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &messages::too_many_sessions(max),
+            ));
         }
     }
     // The media type as rmcp compares it: before any parameter, ignoring case.

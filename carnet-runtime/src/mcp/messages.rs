@@ -92,14 +92,18 @@ pub(super) fn unencodable(what: &str, error: impl Display) -> ErrorData {
 
 pub(super) fn origin_refused(origin: &str) -> ErrorData {
     ErrorData::invalid_request(
-        format!("the origin `{origin}` is not allowed to use this server; its allowed origins are configured with `HttpLimits::allowed_origins`"),
+        format!(
+            "the origin `{origin}` is not allowed to use this server; its allowed origins are configured with `HttpLimits::allowed_origins`"
+        ),
         None,
     )
 }
 
 pub(super) fn too_many_sessions(max: usize) -> ErrorData {
     ErrorData::internal_error(
-        format!("the server holds its limit of {max} sessions; try again later, or use the stateless revision (2026-07-28), which needs none"),
+        format!(
+            "the server holds its limit of {max} sessions; try again later, or use the stateless revision (2026-07-28), which needs none"
+        ),
         None,
     )
 }

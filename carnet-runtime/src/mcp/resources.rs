@@ -126,8 +126,11 @@ impl Index {
         // Content checked by `carnet_codegen` has no two resources with one URI (E0030), but
         // a manifest written by hand may: a file listed as `SKILL.md`, or skill `a`'s file
         // `b/SKILL.md` beside a skill named `a/b`. The instructions win, then the first file.
-        let mut seen: std::collections::HashSet<String> =
-            entries.iter().filter(|e| e.file.is_none()).map(|e| e.uri.clone()).collect();
+        let mut seen: std::collections::HashSet<String> = entries
+            .iter()
+            .filter(|e| e.file.is_none())
+            .map(|e| e.uri.clone())
+            .collect();
         entries.retain(|e| e.file.is_none() || seen.insert(e.uri.clone()));
         entries.sort_by(|a, b| a.key.cmp(&b.key));
         Index {
