@@ -94,7 +94,7 @@ pub(crate) struct HttpOptions {
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
     /// A browser origin allowed to call the endpoint (repeatable; `scheme://host[:port]`,
-    /// `:*` for any port); default: localhost, 127.0.0.1 and [::1] on any port.
+    /// `:*` for any port); default: `localhost`, `127.0.0.1` and `[::1]` on any port.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
     /// Answer CORS preflights for the allowed origins (browser clients).

@@ -54,7 +54,8 @@ fn carnet_of(json: &str, mode: ExposureMode) -> Carnet {
                 .iter()
                 .filter_map(Value::as_f64)
                 .collect();
-            Ok(json!({ "mean": values.iter().sum::<f64>() / values.len() as f64 }))
+            let count: f64 = values.iter().map(|_| 1.0).sum();
+            Ok(json!({ "mean": values.iter().sum::<f64>() / count }))
         },
     );
     let vault = ToolImpl::from_fn(
@@ -549,7 +550,7 @@ async fn origins_outside_the_allow_list_are_refused_and_cors_is_opt_in() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn odd_skill_names_and_colliding_uris_do_not_break_the_skill_list() {
     // Content `carnet_codegen` refuses (E0029, E0030), written by hand as JSON.
-    let manifest = r##"{
+    let manifest = r#"{
       "agents": { "main": { "name": "main", "description": "Main", "prompt": "Hi.",
         "skills": ["données analysis", "a/b", "a", "research"] } },
       "skills": {
@@ -561,7 +562,7 @@ async fn odd_skill_names_and_colliding_uris_do_not_break_the_skill_list() {
           "files": [ { "path": "SKILL.md", "description": "S", "content": "a second SKILL.md" } ] }
       },
       "toolsets": {}
-    }"##;
+    }"#;
     let carnet = Carnet::builder(&Manifest::from_json(manifest).unwrap())
         .mode(ExposureMode::Dispatcher)
         .build()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import os
 import re
@@ -63,6 +64,14 @@ def check(condition: Any, what: str, detail: str = "") -> None:
         raise SystemExit(f"FAIL {what}")
 
 
+def _die_with_parent() -> None:
+    """preexec_fn: SIGKILL this child when the test process dies, however it dies (Linux)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -94,7 +103,7 @@ class Replica:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(self.args, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(self.args, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         PROCS.append(self.proc)
         line = self.proc.stdout.readline().decode().strip() if self.proc.stdout else ""
         check(line == f"http://127.0.0.1:{self.port}/mcp", f"replica {self.name} listens on 127.0.0.1:{self.port}", line)
@@ -157,7 +166,7 @@ class Haproxy:
         self.cfg.write_text(HAPROXY_CFG.format(lb=lb, sticky=sticky, servers=servers, sock=self.sock))
         self.log = Path(self.dir) / "haproxy.log"
         self.log_file = open(self.log, "wb")
-        self.proc = subprocess.Popen([binary, "-db", "-f", str(self.cfg)], stdin=subprocess.DEVNULL, stdout=self.log_file, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen([binary, "-db", "-f", str(self.cfg)], stdin=subprocess.DEVNULL, stdout=self.log_file, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         PROCS.append(self.proc)
 
     def lines(self) -> list[str]:

@@ -20,6 +20,7 @@
 //! The handle is authenticated, not encrypted: it holds names of skills the client may read
 //! anyway (`listAvailableSkills`), never secrets.
 
+use std::fmt::Write as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -39,7 +40,7 @@ pub const PREVIOUS_SESSION_KEY_ENV: &str = "CARNET_SESSION_KEY_PREVIOUS";
 /// Keys shorter than this many bytes are refused.
 pub const MIN_KEY_BYTES: usize = 32;
 /// How long a handle stays valid by default: 24 hours after the call that sealed it.
-pub const DEFAULT_HANDLE_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+pub const DEFAULT_HANDLE_TTL: Duration = Duration::from_hours(24);
 /// Handles longer than this are refused before anything is decoded.
 const MAX_HANDLE_BYTES: usize = 16 * 1024;
 const VERSION: &str = "cs1";
@@ -65,7 +66,10 @@ impl Key {
         hasher.update(b"carnet-session-key-id");
         hasher.update(secret);
         let digest = hasher.finalize();
-        let id = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+        let id = digest[..4].iter().fold(String::new(), |mut id, b| {
+            let _ = write!(id, "{b:02x}");
+            id
+        });
         Ok(Key {
             id,
             secret: secret.to_vec(),
@@ -325,7 +329,7 @@ mod tests {
     #[test]
     fn forged_expired_and_misdirected_handles_are_refused() {
         let now = SystemTime::now();
-        let keys = SessionKeys::new(KEY).unwrap().with_ttl(Duration::from_secs(60));
+        let keys = SessionKeys::new(KEY).unwrap().with_ttl(Duration::from_mins(1));
         let handle = keys.seal(&state("a"), now);
         let fp = "00112233aabbccdd";
         // A payload changed by the client (one more skill) keeps the old tag.

@@ -15,6 +15,7 @@
 //! | `resources/list`, `resources/read` | every skill the agent can reach: its `SKILL.md` and its files (`skill://<skill>/<path>`), binary files as blobs |
 //! | `skills/list`, `skills/get` | the same skills through the Skills extension (SEP-2640), each file with its size and `sha256` digest |
 //! | `initialize` | the agent's initial system prompt as the server's `instructions` |
+//! | `GET /.well-known/agent-card.json` | the agent as an A2A 1.0 `AgentCard` ([`agent_card`]) |
 //!
 //! Over stdio, stdout is the protocol's channel: tools must not print to it (write logs to
 //! stderr), or the client reads a line that is no message.
@@ -32,16 +33,42 @@
 //!
 //! # Protocol versions
 //!
-//! A carnet session is state held for one connection, and dynamic tool lists change as a
-//! side effect of `tools/call`. The `2026-07-28` revision removed sessions and says
-//! `tools/list` "MUST NOT vary ... as a side effect of other requests". So:
+//! The revisions with an `initialize` handshake and sessions (`2024-11-05`, `2025-06-18`,
+//! `2025-11-25`) are served in every mode: a carnet session lives as long as the MCP session
+//! (the process over stdio; the `Mcp-Session-Id` over HTTP, in one process).
 //!
-//! - over a byte stream ([`Server::serve_stdio`], [`Server::serve`]) in
-//!   [`ExposureMode::Dispatcher`], every revision up to `2026-07-28` is offered: the process
-//!   is the connection, so the session lives as long as it, and `tools/list` is fixed;
-//! - otherwise (dynamic mode, or HTTP, where `2026-07-28` requests are served without any
-//!   session) the revisions with an `initialize` handshake, up to `2025-11-25`: clients that
-//!   prefer `2026-07-28` fall back to it during negotiation.
+//! The stateless revision, `2026-07-28`, removed sessions and says `tools/list` "MUST NOT vary
+//! ... as a side effect of other requests", so it is offered in [`ExposureMode::Dispatcher`]
+//! only (dynamic tool lists change as a side effect of calls), over stdio and HTTP alike:
+//!
+//! - `tools/list` is the same for every request: the meta-tools and `callTool`, each taking an
+//!   optional `session` argument;
+//! - the conversation's [`SessionState`](crate::SessionState) travels as a **sealed handle**:
+//!   every call that changes it returns the new handle as `"session"` in its result (text and
+//!   `structuredContent`), and the client passes it back as the `session` argument of the next
+//!   call. The handle is authenticated with HMAC-SHA-256 under [`SessionKeys`] (format in
+//!   [`SessionKeys`]' module: agent, manifest fingerprint, expiry and key id are bound); one
+//!   that is forged, expired, or made for another agent or manifest is refused with an error
+//!   result whose `code` says which (`session_forged`, `session_expired`, ...);
+//! - without a handle, a call starts from the agent's initial skills over HTTP (so a domain
+//!   tool of a skill not loaded is refused like any other), and continues the connection's
+//!   session over a byte stream, where the process is the conversation.
+//!
+//! Replicas that share the key ([`SessionKeys::from_env`], `CARNET_SESSION_KEY`) serve each
+//! other's conversations with no shared store; a restart loses nothing. Sessions of the 2025
+//! revisions stay in the process that opened them: route them by `Mcp-Session-Id` (sticky
+//! sessions).
+//!
+//! # HTTP limits
+//!
+//! [`Server::bind_http`] cuts off a client that sends its headers too slowly
+//! ([`HttpLimits::header_timeout`]) and answers 408 to one whose body is too slow
+//! ([`HttpLimits::body_timeout`]); holds at most [`HttpLimits::max_sessions`] 2025 sessions
+//! (503 beyond) and ends those idle for [`HttpLimits::session_idle`], freeing their memory;
+//! refuses (403) requests whose `Origin` is not in [`HttpLimits::allowed_origins`] (loopback
+//! by default, as the transport spec asks against DNS rebinding), with CORS for browser
+//! clients opt-in ([`HttpLimits::cors`]); answers `DELETE` of an unknown session with 404; and
+//! serves the agent's A2A 1.0 card ([`agent_card`]) at [`AGENT_CARD_PATH`].
 //!
 //! # Notifications over HTTP
 //!
