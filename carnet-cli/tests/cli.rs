@@ -903,3 +903,65 @@ fn prompt_catalog_xml_stats_modes_and_envelope_results() {
     assert_eq!(deferred["turns"][1]["cacheStable"], deferred["turns"][0]["call"]);
     assert!(deferred["conversation"]["cacheStableShare"].as_f64().unwrap() > 10.0);
 }
+
+#[test]
+fn card_prints_the_a2a_agent_card_naming_the_url_given() {
+    let out = carnet(&[
+        "--dir",
+        &example(),
+        "card",
+        "researcher",
+        "--url",
+        "https://agents.example.com/mcp",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let card: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(card["name"], "researcher");
+    assert_eq!(card["supportedInterfaces"][0]["url"], "https://agents.example.com/mcp");
+    assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
+    let ids: Vec<&str> = card["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"dataAnalysis") && ids.windows(2).all(|w| w[0] < w[1]),
+        "{ids:?}"
+    );
+    for skill in card["skills"].as_array().unwrap() {
+        assert!(skill["tags"].is_array() && skill["description"].is_string(), "{skill}");
+    }
+    let unknown = carnet(&["--dir", &example(), "card", "reseacher"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("did you mean `researcher`?"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn serve_mcp_refuses_a_session_key_too_short_to_seal_handles() {
+    let out = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args([
+            "--dir",
+            &example(),
+            "serve-mcp",
+            "researcher",
+            "--mode",
+            "dispatcher",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .env("CARNET_SESSION_KEY", "short")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("CARNET_SESSION_KEY") && stderr(&out).contains("at least 32 bytes"),
+        "{}",
+        stderr(&out)
+    );
+}

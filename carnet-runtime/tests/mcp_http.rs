@@ -598,3 +598,68 @@ async fn odd_skill_names_and_colliding_uris_do_not_break_the_skill_list() {
     unique.dedup();
     assert_eq!(all, unique, "no URI twice");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_the_stateless_revision_returns_handles_and_the_process_keeps_the_conversation() {
+    use tokio::io::{AsyncBufReadExt as _, BufReader};
+
+    let server = replica(SessionKeys::new(KEY).unwrap());
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(theirs);
+    tokio::spawn(async move { server.serve(read, write).await });
+    let (read, mut write) = tokio::io::split(ours);
+    let mut lines = BufReader::new(read).lines();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut id = 0;
+    let mut request = async |method: &str, mut params: Value| {
+        id += 1;
+        params["_meta"] = meta.clone();
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string() + "\n";
+        write.write_all(line.as_bytes()).await.unwrap();
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    };
+    let list = request("tools/list", json!({})).await;
+    assert_eq!(
+        list["result"]["tools"][0]["inputSchema"]["properties"]["session"]["type"], "string",
+        "{list}"
+    );
+    let loaded = request(
+        "tools/call",
+        json!({ "name": "loadSkill", "arguments": { "skillName": "dataAnalysis" } }),
+    )
+    .await;
+    let handle = loaded["result"]["structuredContent"]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Without a handle, the process's conversation goes on.
+    let mean = request(
+        "tools/call",
+        json!({ "name": "callTool", "arguments": { "name": "mean", "arguments": { "values": [2, 4] } } }),
+    )
+    .await;
+    assert_eq!(mean["result"]["structuredContent"]["mean"], 3.0, "{mean}");
+    // The handle works on an HTTP replica with the same key.
+    let addr = serve(replica(SessionKeys::new(KEY).unwrap())).await;
+    let mean = call(
+        addr,
+        "callTool",
+        json!({ "name": "mean", "arguments": { "values": [5] }, "session": handle }),
+    )
+    .await;
+    assert_eq!(mean["mean"], 5.0, "{mean}");
+}

@@ -61,7 +61,7 @@ impl Connection {
     async fn session_of(
         &self,
         arguments: &mut serde_json::Map<String, Value>,
-    ) -> Result<(Session, Option<SessionState>), ToolOutput> {
+    ) -> Result<(Session, SessionState), ToolOutput> {
         let handle = match arguments.remove(SESSION_ARGUMENT) {
             None | Some(Value::Null) => None,
             Some(Value::String(handle)) => Some(handle),
@@ -78,7 +78,7 @@ impl Connection {
                 self.shared.session()
             };
             let state = session.state();
-            return Ok((session, Some(state)));
+            return Ok((session, state));
         };
         let carnet = &self.shared.carnet;
         let fingerprint = format!("{:016x}", carnet.manifest().fingerprint);
@@ -93,7 +93,7 @@ impl Connection {
                 json!({ "code": "session_invalid" }),
             )
         })?;
-        Ok((session, Some(state)))
+        Ok((session, state))
     }
 
     /// What this connection's session has loaded, to save or inspect
@@ -193,7 +193,7 @@ impl Connection {
                 .ok_or_else(cancelled)?
         };
         let after = session.state();
-        if before.as_ref() != Some(&after) {
+        if before != after {
             if let Value::Object(fields) = &mut output.value {
                 let handle = self.shared.keys.seal(&after, std::time::SystemTime::now());
                 fields.insert(SESSION_ARGUMENT.to_owned(), Value::String(handle));
