@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Tokens a conversation costs per exposure mode (issue 13): every model call counted whole
+# (system prompt + tools + the history, load results included), the cache-stable prefix of
+# each call, and the whole conversation against sending everything up front. Runs
+# `carnet stats --format json --mode M` on the example's content (its load sequence) and on a
+# synthetic catalog of N skills (loading three), and prints one markdown table.
+#
+#   bash bench/token-modes.sh            # N=100
+#   N=1000 bash bench/token-modes.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+n="${N:-100}"
+cargo build --release -q -p carnet-cli -p carnet-bench
+bin="${CARGO_TARGET_DIR:-$root/target}/release"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+"$bin/gen-catalog" "$n" "$scratch/catalog" >/dev/null
+agent="$(ls "$scratch/catalog/carnet/agents" 2>/dev/null | head -1 || true)"
+catalog_dir="$scratch/catalog/carnet"
+[ -d "$catalog_dir" ] || catalog_dir="$scratch/catalog"
+agent="$(ls "$catalog_dir/agents" | head -1)"
+skills=($(ls "$catalog_dir/skills" | head -3))
+
+row() { # label dir agent loads...
+  local label="$1" dir="$2" agent="$3"; shift 3
+  local loads=()
+  for s in "$@"; do loads+=(--load "$s"); done
+  for mode in dynamic dispatcher deferred allowed-tools; do
+    "$bin/carnet" --dir "$dir" --format json stats "$agent" "${loads[@]}" --no-skill-costs --mode "$mode" |
+      python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+c = r["conversation"]
+calls = ", ".join("{:,}".format(t["call"]) for t in r["turns"])
+print("| {} | {} | {} | {:,} | {:,} | {:.1f}% | {:.1f}% |".format(
+    sys.argv[1], r["mode"], calls, c["progressive"], c["upFront"], c["shareOfUpFront"], c["cacheStableShare"]))
+' "$label"
+  done
+}
+
+echo "| content | mode | calls (tokens each) | whole conversation | everything up front | share | cache-stable share |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+row "example" examples/research-agent/carnet researcher dataAnalysis reportWriting
+row "synthetic, $n skills" "$catalog_dir" "$agent" "${skills[@]}"
