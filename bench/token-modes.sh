@@ -16,7 +16,6 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 "$bin/gen-catalog" "$n" "$scratch/catalog" >/dev/null
-agent="$(ls "$scratch/catalog/carnet/agents" 2>/dev/null | head -1 || true)"
 catalog_dir="$scratch/catalog/carnet"
 [ -d "$catalog_dir" ] || catalog_dir="$scratch/catalog"
 agent="$(ls "$catalog_dir/agents" | head -1)"
