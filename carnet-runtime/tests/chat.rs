@@ -2,7 +2,7 @@
 //! calls reach the model as results, and the loop stops on an answer or the step limit.
 
 use carnet_runtime::block_on;
-use carnet_runtime::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError};
+use carnet_runtime::chat::{self, ChatModel, ChatRequest, ChatResponse, Delta, Message, ModelError, Stop, Usage};
 use carnet_runtime::{BoxFuture, Carnet, Manifest, ToolImpl, ToolsetImpl};
 use serde_json::json;
 
@@ -36,19 +36,15 @@ impl ChatModel for Policy {
         self.seen_tools
             .push(request.tools.iter().map(|t| t.name.clone()).collect());
         let response = match chat::tool_results(request.messages).next() {
-            None => ChatResponse::ToolCalls {
-                text: None,
-                calls: vec![chat::call(1, "add", json!({"a": 2, "b": 3}))],
-            },
-            Some((call, output)) if call.name == "add" && output.is_error => ChatResponse::ToolCalls {
-                text: Some("I need the math skill.".into()),
-                calls: vec![chat::call(2, "loadSkill", json!({"skillName": "math"}))],
-            },
-            Some((call, _)) if call.name == "loadSkill" => ChatResponse::ToolCalls {
-                text: None,
-                calls: vec![chat::call(3, "add", json!({"a": 2, "b": 3}))],
-            },
-            Some((_, output)) => ChatResponse::Text(format!("2 + 3 = {}", output.value)),
+            None => ChatResponse::tool_calls(None, vec![chat::call(1, "add", json!({"a": 2, "b": 3}))]),
+            Some((call, output)) if call.name == "add" && output.is_error => ChatResponse::tool_calls(
+                Some("I need the math skill.".into()),
+                vec![chat::call(2, "loadSkill", json!({"skillName": "math"}))],
+            ),
+            Some((call, _)) if call.name == "loadSkill" => {
+                ChatResponse::tool_calls(None, vec![chat::call(3, "add", json!({"a": 2, "b": 3}))])
+            }
+            Some((_, output)) => ChatResponse::answer(format!("2 + 3 = {}", output.value)),
         };
         Box::pin(async move { Ok(response) })
     }
@@ -88,12 +84,7 @@ fn the_loop_stops_at_the_step_limit() {
     struct Stubborn;
     impl ChatModel for Stubborn {
         fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-            Box::pin(async {
-                Ok(ChatResponse::ToolCalls {
-                    text: None,
-                    calls: vec![chat::call(0, "nope", json!({}))],
-                })
-            })
+            Box::pin(async { Ok(ChatResponse::tool_calls(None, vec![chat::call(0, "nope", json!({}))])) })
         }
     }
     let carnet = carnet();
@@ -110,7 +101,7 @@ fn model_errors_end_the_run() {
     struct Broken;
     impl ChatModel for Broken {
         fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-            Box::pin(async { Err(ModelError("rate limited".into())) })
+            Box::pin(async { Err(ModelError::other("rate limited")) })
         }
     }
     let carnet = carnet();
@@ -143,8 +134,8 @@ struct OneStep(Option<Vec<carnet_runtime::ToolCall>>);
 impl ChatModel for OneStep {
     fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let response = match self.0.take() {
-            Some(calls) => ChatResponse::ToolCalls { text: None, calls },
-            None => ChatResponse::Text("done".into()),
+            Some(calls) => ChatResponse::tool_calls(None, calls),
+            None => ChatResponse::answer("done"),
         };
         Box::pin(async move { Ok(response) })
     }
@@ -221,4 +212,121 @@ fn a_steps_domain_calls_run_side_by_side_and_loads_keep_their_place() {
         ]
     );
     assert_eq!(results[0].1["success"], true, "{:?}", results[0]);
+}
+
+/// Answers `calls` once, with `usage`, then "done".
+struct Costed(Option<Vec<carnet_runtime::ToolCall>>);
+
+impl ChatModel for Costed {
+    fn complete<'a>(&'a mut self, _: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let usage = Usage {
+            input: 100,
+            cached_input: 60,
+            output: 7,
+        };
+        let response = match self.0.take() {
+            Some(calls) => ChatResponse::tool_calls(None, calls).with_finish_reason("tool_calls"),
+            None => ChatResponse::answer("done").with_finish_reason("stop"),
+        };
+        Box::pin(async move { Ok(response.with_usage(usage)) })
+    }
+
+    fn provider(&self) -> &str {
+        "test"
+    }
+}
+
+#[test]
+fn arguments_that_are_not_json_get_an_error_result_and_the_run_goes_on() {
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut messages = vec![Message::User("hi".into())];
+    let broken = carnet_runtime::ToolCall {
+        id: Some("c1".into()),
+        name: "loadSkill".into(),
+        arguments: json!("{\"skillName\": \"ma"),
+    };
+    let outcome = block_on(chat::run(
+        &mut session,
+        &mut Costed(Some(vec![broken])),
+        &mut messages,
+        5,
+        |_| {},
+    ))
+    .unwrap();
+    assert_eq!(outcome.stop, Stop::Answer);
+    assert_eq!(outcome.answer.as_deref(), Some("done"));
+    let (call, output) = &outcome.steps[0].calls[0];
+    assert_eq!(call.name, "loadSkill");
+    assert!(output.is_error);
+    assert_eq!(output.value["code"], "invalid_arguments");
+    let message = output.error_message().unwrap();
+    assert!(
+        message.starts_with("the arguments are not valid JSON: EOF while parsing"),
+        "{message}"
+    );
+    assert!(!session.is_loaded("math"), "a call with broken arguments does not run");
+}
+
+#[test]
+fn usage_and_finish_reasons_reach_each_step_and_add_up() {
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut seen = Vec::new();
+    let outcome = block_on(chat::run(
+        &mut session,
+        &mut Costed(Some(vec![chat::call(1, "loadSkill", json!({"skillName": "math"}))])),
+        &mut vec![Message::User("hi".into())],
+        5,
+        |step| seen.push((step.usage, step.finish_reason.clone())),
+    ))
+    .unwrap();
+    let usage = Usage {
+        input: 100,
+        cached_input: 60,
+        output: 7,
+    };
+    assert_eq!(
+        seen,
+        [
+            (Some(usage), Some("tool_calls".to_owned())),
+            (Some(usage), Some("stop".to_owned()))
+        ]
+    );
+    assert_eq!(
+        outcome.usage,
+        Usage {
+            input: 200,
+            cached_input: 120,
+            output: 14
+        }
+    );
+    assert_eq!(
+        serde_json::to_value(outcome.usage).unwrap(),
+        json!({"input": 200, "cachedInput": 120, "output": 14})
+    );
+}
+
+#[test]
+fn a_streaming_run_reports_deltas_then_steps() {
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut events = Vec::new();
+    let outcome = block_on(chat::run_streaming(
+        &mut session,
+        &mut Costed(Some(vec![chat::call(1, "loadSkill", json!({"skillName": "math"}))])),
+        &mut vec![Message::User("hi".into())],
+        5,
+        |event| {
+            events.push(match event {
+                chat::Event::Delta(Delta::Text(text)) => format!("text {text}"),
+                chat::Event::Delta(Delta::ToolCall { index, name }) => format!("call {index} {name}"),
+                chat::Event::Step(step) => format!("step {}", step.calls.len()),
+                other => format!("{other:?}"),
+            });
+        },
+    ))
+    .unwrap();
+    assert_eq!(outcome.stop, Stop::Answer);
+    assert_eq!(events, ["call 0 loadSkill", "step 1", "text done", "step 0"]);
 }

@@ -40,6 +40,15 @@ fn call_id(id: Option<&String>, place: (usize, usize), prefix: &str) -> String {
         .unwrap_or_else(|| format!("{prefix}{}_{}", place.0, place.1))
 }
 
+/// A call's arguments as `OpenAI` sends them: JSON text. Arguments the model sent as text
+/// that is not JSON (kept as a JSON string, see [`crate::chat::run`]) go back as they came.
+fn arguments_text(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// The body of `POST /v1/messages`.
 ///
 /// # Errors
@@ -170,7 +179,7 @@ pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -
                             json!({
                                 "id": call_id(call.id.as_ref(), (index, n), "call_"),
                                 "type": "function",
-                                "function": {"name": wire_name(&aliases, &call.name), "arguments": call.arguments.to_string()},
+                                "function": {"name": wire_name(&aliases, &call.name), "arguments": arguments_text(&call.arguments)},
                             })
                         })
                         .collect();
@@ -269,7 +278,7 @@ pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptio
                         "type": "function_call",
                         "call_id": call_id(call.id.as_ref(), (index, n), "call_"),
                         "name": wire_name(&aliases, &call.name),
-                        "arguments": call.arguments.to_string(),
+                        "arguments": arguments_text(&call.arguments),
                     }));
                 }
             }

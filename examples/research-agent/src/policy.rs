@@ -81,7 +81,7 @@ impl ScriptedResearcher {
             let top = search.value[0].clone();
             return self.calls(None, &[("formatCitation", json!({"hit": top, "style": "apa"}))]);
         };
-        ChatResponse::Text(brief(
+        ChatResponse::answer(brief(
             search,
             last("analyzeStatistics").unwrap_or(citation),
             last("visualizeData"),
@@ -91,10 +91,7 @@ impl ScriptedResearcher {
 
     fn calls(&mut self, text: Option<&str>, calls: &[(&str, Value)]) -> ChatResponse {
         let calls = calls.iter().map(|(name, args)| self.call(name, args.clone())).collect();
-        ChatResponse::ToolCalls {
-            text: text.map(str::to_owned),
-            calls,
-        }
+        ChatResponse::tool_calls(text.map(str::to_owned), calls)
     }
 }
 
