@@ -7,10 +7,13 @@
 
 use serde_json::{Value, json};
 
-use super::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
+use super::{
+    Aliases, BadArguments, ProviderError, aliased, array_field, call_location, object_arguments, string_field,
+};
 use crate::tool::{ToolCall, ToolSpec};
 
 pub use super::conversation::{AnthropicOptions as RequestOptions, anthropic_request as request};
+pub use super::response::anthropic_response as parse_response;
 
 /// The `tools` of a Messages request (`POST /v1/messages`):
 /// `[{"name", "description", "input_schema"}]`, `name` being the alias.
@@ -56,6 +59,14 @@ pub fn tools(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
 /// When a `tool_use` block lacks `id`, `name` or `input`, when `input` is not an object, or
 /// when a field has the wrong JSON type.
 pub fn parse_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<ToolCall>, ProviderError> {
+    tool_calls(message, aliases, BadArguments::Fail)
+}
+
+pub(super) fn tool_calls(
+    message: &Value,
+    aliases: &Aliases,
+    bad: BadArguments,
+) -> Result<Vec<ToolCall>, ProviderError> {
     let blocks = match message {
         Value::Array(blocks) => blocks.as_slice(),
         _ if message.get("content").is_some_and(Value::is_string) => &[],
@@ -76,7 +87,7 @@ pub fn parse_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<ToolCa
                     field: "input",
                 });
             }
-            Some(input) => object_arguments(input.clone(), Some(id), &name)?,
+            Some(input) => bad.apply(object_arguments(input.clone(), Some(id), &name), input)?,
         };
         parsed.push(ToolCall {
             id: Some(id.to_owned()),

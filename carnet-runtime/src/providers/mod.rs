@@ -10,7 +10,11 @@
 //!
 //! Whole request bodies from a [`ChatRequest`](crate::chat::ChatRequest), in every exposure
 //! mode: [`anthropic::request`], [`openai::chat_request`], [`openai::responses_request`];
-//! Gemini's allow-list: [`gemini::tool_config`].
+//! Gemini's allow-list: [`gemini::tool_config`]. Whole responses read back as a
+//! [`ChatResponse`](crate::chat::ChatResponse) (text, calls, usage, stop reason):
+//! [`anthropic::parse_response`], [`openai::parse_chat_response`],
+//! [`openai::parse_responses_response`]; streamed ones (server-sent events) by
+//! [`ResponseStream`].
 //!
 //! # Exposure modes, per API
 //!
@@ -103,6 +107,10 @@ use crate::tool::ToolSpec;
 
 pub mod anthropic;
 mod conversation;
+mod response;
+mod stream;
+
+pub use stream::{MAX_EVENT_BYTES, ResponseStream, StreamFormat};
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
@@ -182,6 +190,13 @@ pub enum ProviderError {
         /// What the JSON parser reported.
         #[source]
         source: serde_json::Error,
+    },
+    /// A response (or one of its streamed events) is not what the API documents, or the
+    /// stream ended before the response was complete.
+    #[error("{message}")]
+    Response {
+        /// What is wrong, and where.
+        message: String,
     },
     /// A call's arguments are valid JSON but not an object (every tool takes an object).
     #[error("the arguments of {} are not a JSON object", describe_call(id.as_deref(), name))]
@@ -393,6 +408,34 @@ fn string_arguments(
         }
     };
     object_arguments(arguments, id, name)
+}
+
+/// How a parser treats arguments that are not a JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BadArguments {
+    /// Fail the whole parse ([`ProviderError::MalformedArguments`],
+    /// [`ProviderError::ArgumentsNotObject`]).
+    Fail,
+    /// Keep them as they came, as a JSON string, for the chat loop to answer with an error.
+    Keep,
+}
+
+impl BadArguments {
+    /// `parsed`, or with [`BadArguments::Keep`] the arguments as text when they are not an
+    /// object.
+    fn apply(self, parsed: Result<Value, ProviderError>, raw: &Value) -> Result<Value, ProviderError> {
+        match parsed {
+            Err(ProviderError::MalformedArguments { .. } | ProviderError::ArgumentsNotObject { .. })
+                if self == BadArguments::Keep =>
+            {
+                Ok(Value::String(match raw {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                }))
+            }
+            other => other,
+        }
+    }
 }
 
 /// The items of the array at `key`, called `field` in errors; a missing or `null` field is

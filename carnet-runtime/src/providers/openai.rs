@@ -14,11 +14,16 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Aliases, ProviderError, aliased, array_field, call_location, string_arguments, string_field};
+use super::{
+    Aliases, BadArguments, ProviderError, aliased, array_field, call_location, string_arguments, string_field,
+};
 use crate::tool::{ToolCall, ToolSpec};
 
 pub use super::conversation::{
     OpenAiOptions as RequestOptions, openai_chat_request as chat_request, openai_responses_request as responses_request,
+};
+pub use super::response::{
+    openai_chat_response as parse_chat_response, openai_responses_response as parse_responses_response,
 };
 pub use super::strict::{StrictError, drop_strict_nulls, strict_schema};
 
@@ -109,6 +114,14 @@ pub fn responses_tools(specs: &[ToolSpec], options: &Options) -> Result<Value, P
 /// JSON or not an object, or when a field has the wrong JSON type. The error names the
 /// call; `OpenAI` expects an answer to every call of a message before the next turn.
 pub fn parse_chat_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<ToolCall>, ProviderError> {
+    chat_tool_calls(message, aliases, BadArguments::Fail)
+}
+
+pub(super) fn chat_tool_calls(
+    message: &Value,
+    aliases: &Aliases,
+    bad: BadArguments,
+) -> Result<Vec<ToolCall>, ProviderError> {
     let message = match message.get("choices") {
         Some(choices) => choices
             .get(0)
@@ -148,7 +161,7 @@ pub fn parse_chat_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<T
             .canonical(string_field(function, "name", "function.name", at)?)
             .to_owned();
         let raw = function.get("arguments").unwrap_or(&Value::Null);
-        let arguments = string_arguments(raw, "function.arguments", Some(id), &name, at)?;
+        let arguments = bad.apply(string_arguments(raw, "function.arguments", Some(id), &name, at), raw)?;
         parsed.push(ToolCall {
             id: Some(id.to_owned()),
             name,
@@ -170,6 +183,14 @@ pub fn parse_chat_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<T
 /// When a call lacks `call_id` or `name`, when its arguments are not valid JSON or not an
 /// object, or when a field has the wrong JSON type.
 pub fn parse_responses_tool_calls(output: &Value, aliases: &Aliases) -> Result<Vec<ToolCall>, ProviderError> {
+    responses_tool_calls(output, aliases, BadArguments::Fail)
+}
+
+pub(super) fn responses_tool_calls(
+    output: &Value,
+    aliases: &Aliases,
+    bad: BadArguments,
+) -> Result<Vec<ToolCall>, ProviderError> {
     let items = match output {
         Value::Array(items) => items.as_slice(),
         _ => array_field(output, "output", "output", || "the response".to_owned())?,
@@ -183,7 +204,7 @@ pub fn parse_responses_tool_calls(output: &Value, aliases: &Aliases) -> Result<V
         let at = || call_location("output", index, Some(id));
         let name = aliases.canonical(string_field(item, "name", "name", at)?).to_owned();
         let raw = item.get("arguments").unwrap_or(&Value::Null);
-        let arguments = string_arguments(raw, "arguments", Some(id), &name, at)?;
+        let arguments = bad.apply(string_arguments(raw, "arguments", Some(id), &name, at), raw)?;
         parsed.push(ToolCall {
             id: Some(id.to_owned()),
             name,

@@ -1,0 +1,205 @@
+//! Whole responses read back: a provider's response body as a [`ChatResponse`] (text, tool
+//! calls with canonical names, usage, stop reason).
+//!
+//! Arguments that are not a JSON object are kept as text (a JSON string) rather than failing
+//! the response: the chat loop answers such a call with an error the model can read, and
+//! the conversation goes on (see [`crate::chat::run`]).
+
+use serde_json::Value;
+
+use super::{Aliases, BadArguments, ProviderError, anthropic, openai};
+use crate::chat::{ChatResponse, Usage};
+
+/// A count at `path` (`/usage/prompt_tokens`), 0 when absent.
+fn count(body: &Value, path: &str) -> u64 {
+    body.pointer(path).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn response_error(message: impl Into<String>) -> ProviderError {
+    ProviderError::Response {
+        message: message.into(),
+    }
+}
+
+/// The text of an `{"error": {"message": ...}}` body, else the body itself, shortened.
+fn error_text(error: &Value) -> String {
+    match error.get("message").and_then(Value::as_str) {
+        Some(message) => message.to_owned(),
+        None => shorten(&error.to_string(), 500),
+    }
+}
+
+/// At most `max` characters of `text`, with `…` when cut.
+pub(super) fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// `Some(text)` unless empty.
+fn non_empty(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
+}
+
+/// A Chat Completions response (`POST /v1/chat/completions`, not streamed): the first
+/// choice's text (or its refusal), its tool calls, `finish_reason` and `usage`
+/// (`prompt_tokens`, `prompt_tokens_details.cached_tokens`, `completion_tokens`).
+///
+/// # Errors
+///
+/// When the body has no choice or a call lacks its id or name; an `error` body is an error
+/// with the provider's message.
+pub fn openai_chat_response(body: &Value, aliases: &Aliases) -> Result<ChatResponse, ProviderError> {
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(response_error(format!(
+            "the response is an error: {}",
+            error_text(error)
+        )));
+    }
+    let choice = body
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .ok_or_else(|| ProviderError::MissingField {
+            location: "the response".to_owned(),
+            field: "choices[0]",
+        })?;
+    let message = choice.get("message").ok_or_else(|| ProviderError::MissingField {
+        location: "choices[0]".to_owned(),
+        field: "message",
+    })?;
+    let text = message
+        .get("content")
+        .and_then(Value::as_str)
+        .or_else(|| message.get("refusal").and_then(Value::as_str))
+        .map(str::to_owned);
+    let calls = openai::chat_tool_calls(message, aliases, BadArguments::Keep)?;
+    let mut response = ChatResponse::tool_calls(text, calls);
+    response.finish_reason = choice.get("finish_reason").and_then(Value::as_str).map(str::to_owned);
+    response.usage = body.get("usage").filter(|u| u.is_object()).map(|_| Usage {
+        input: count(body, "/usage/prompt_tokens"),
+        cached_input: count(body, "/usage/prompt_tokens_details/cached_tokens"),
+        output: count(body, "/usage/completion_tokens"),
+    });
+    Ok(response)
+}
+
+/// A Responses API response (`POST /v1/responses`, or the `response` of a streamed
+/// `response.completed` event): the text of its `message` items (refusals included), its
+/// `function_call` items, `usage` (`input_tokens`, `input_tokens_details.cached_tokens`,
+/// `output_tokens`). The stop reason is the `status` (`completed`), or for an incomplete
+/// response the reason it gives (`max_output_tokens`).
+///
+/// # Errors
+///
+/// A failed response (its `error` message), or calls that lack their id or name.
+pub fn openai_responses_response(body: &Value, aliases: &Aliases) -> Result<ChatResponse, ProviderError> {
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(response_error(format!("the response failed: {}", error_text(error))));
+    }
+    let mut text = String::new();
+    for item in body.get("output").and_then(Value::as_array).into_iter().flatten() {
+        if item.get("type").and_then(Value::as_str) != Some("message") {
+            continue;
+        }
+        for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+            let piece = match part.get("type").and_then(Value::as_str) {
+                Some("output_text") => part.get("text"),
+                Some("refusal") => part.get("refusal"),
+                _ => None,
+            };
+            text.push_str(piece.and_then(Value::as_str).unwrap_or_default());
+        }
+    }
+    let calls = openai::responses_tool_calls(body, aliases, BadArguments::Keep)?;
+    let mut response = ChatResponse::tool_calls(non_empty(text), calls);
+    let status = body.get("status").and_then(Value::as_str);
+    response.finish_reason = match status {
+        Some("incomplete") => body
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str)
+            .or(status),
+        _ => status,
+    }
+    .map(str::to_owned);
+    response.usage = body.get("usage").filter(|u| u.is_object()).map(|_| Usage {
+        input: count(body, "/usage/input_tokens"),
+        cached_input: count(body, "/usage/input_tokens_details/cached_tokens"),
+        output: count(body, "/usage/output_tokens"),
+    });
+    Ok(response)
+}
+
+/// Anthropic's usage: `input` adds the cache reads and writes to `input_tokens`, which
+/// counts neither.
+pub(super) fn anthropic_usage(usage: &Value) -> Usage {
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input: n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens"),
+        cached_input: n("cache_read_input_tokens"),
+        output: n("output_tokens"),
+    }
+}
+
+/// An Anthropic Messages response (`POST /v1/messages`, not streamed): its `text` blocks,
+/// its `tool_use` blocks, `stop_reason` and `usage` (see [`Usage`] for how cache reads and
+/// writes count).
+///
+/// # Errors
+///
+/// An `{"type": "error"}` body (its message), or a `tool_use` block without id or name.
+pub fn anthropic_response(body: &Value, aliases: &Aliases) -> Result<ChatResponse, ProviderError> {
+    if body.get("type").and_then(Value::as_str) == Some("error") {
+        let error = body.get("error").unwrap_or(body);
+        return Err(response_error(format!(
+            "the response is an error: {}",
+            error_text(error)
+        )));
+    }
+    let blocks = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ProviderError::MissingField {
+            location: "the response".to_owned(),
+            field: "content",
+        })?;
+    let text: String = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    let calls = anthropic::tool_calls(body, aliases, BadArguments::Keep)?;
+    let mut response = ChatResponse::tool_calls(non_empty(text), calls);
+    response.finish_reason = body.get("stop_reason").and_then(Value::as_str).map(str::to_owned);
+    response.usage = body.get("usage").filter(|u| u.is_object()).map(anthropic_usage);
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn broken_arguments_are_kept_as_text() {
+        let body = json!({"choices": [{"message": {"content": null, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"x\": "}},
+            {"id": "b", "type": "function", "function": {"name": "f", "arguments": "[1]"}},
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\"x\": 1}"}},
+        ]}, "finish_reason": "tool_calls"}]});
+        let response = openai_chat_response(&body, &Aliases::default()).unwrap();
+        let args: Vec<&Value> = response.calls.iter().map(|c| &c.arguments).collect();
+        assert_eq!(args, [&json!("{\"x\": "), &json!("[1]"), &json!({"x": 1})]);
+        assert_eq!(response.usage, None);
+        assert_eq!(response.finish_reason.as_deref(), Some("tool_calls"));
+    }
+
+    #[test]
+    fn a_missing_choice_is_located() {
+        let err = openai_chat_response(&json!({"choices": []}), &Aliases::default()).unwrap_err();
+        assert_eq!(err.to_string(), "the response has no `choices[0]`");
+        let err = anthropic_response(&json!({"id": "x"}), &Aliases::default()).unwrap_err();
+        assert_eq!(err.to_string(), "the response has no `content`");
+    }
+}
