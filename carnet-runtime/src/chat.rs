@@ -350,13 +350,15 @@ pub trait ChatModel: Send {
         })
     }
 
-    /// The provider, as the OpenTelemetry GenAI conventions name it (`openai`,
+    /// The provider, as the `OpenTelemetry` `GenAI` conventions name it (`openai`,
     /// `anthropic`, ...).
+    #[allow(clippy::unnecessary_literal_bound)] // implementations return their own fields
     fn provider(&self) -> &str {
         "custom"
     }
 
     /// The model requested.
+    #[allow(clippy::unnecessary_literal_bound)]
     fn model(&self) -> &str {
         ""
     }

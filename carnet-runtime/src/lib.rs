@@ -8,6 +8,8 @@ pub mod manifest;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod media_type;
+#[cfg(feature = "http-client")]
+pub mod models;
 pub mod names;
 pub mod providers;
 pub mod schema;

@@ -1,0 +1,171 @@
+//! The Anthropic client: Messages.
+
+use bytes::Bytes;
+use hyper::Uri;
+use hyper::header::{self, HeaderMap, HeaderName};
+use serde_json::Value;
+
+use super::http::{StreamError, Transport, header, read_stream, secret_header};
+use super::{ApiKey, HttpOptions, endpoint, from_env};
+use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
+use crate::dispatch::BoxFuture;
+use crate::providers::{Aliases, ResponseStream, StreamFormat, anthropic};
+
+const PROVIDER: &str = "anthropic";
+const KEY: &str = "ANTHROPIC_API_KEY";
+const BASE: &str = "ANTHROPIC_BASE_URL";
+const DEFAULT_BASE: &str = "https://api.anthropic.com";
+/// The `anthropic-version` header: the API version the bodies are written for.
+const VERSION: &str = "2023-06-01";
+
+/// A client for Anthropic's Messages API (`POST {base}/v1/messages`).
+///
+/// # Examples
+///
+/// ```no_run
+/// use carnet_runtime::models::Anthropic;
+///
+/// // ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, as the official SDKs read them.
+/// let model = Anthropic::from_env("claude-sonnet-4-5")?.max_tokens(2048);
+/// # Ok::<(), carnet_runtime::chat::ModelError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Anthropic {
+    transport: Transport,
+    key: Option<ApiKey>,
+    base: String,
+    options: anthropic::RequestOptions,
+}
+
+impl Anthropic {
+    /// A client for `model`, configured from `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`;
+    /// `max_tokens` 4096.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::MissingKey`] when `ANTHROPIC_API_KEY` is unset and the base URL is
+    /// Anthropic's; [`ModelError::Config`] when `ANTHROPIC_BASE_URL` is not a URL.
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        let (base, key) = from_env(BASE, DEFAULT_BASE, KEY)?;
+        Anthropic::new(key, base, model)
+    }
+
+    /// A client for `model` at `base_url` (`https://api.anthropic.com`), with `key`.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] when `base_url` is not an `http(s)://` URL.
+    pub fn new(key: Option<ApiKey>, base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, ModelError> {
+        let base = base_url.into();
+        endpoint(&base, BASE, "v1/messages")?;
+        Ok(Anthropic {
+            transport: Transport::new(PROVIDER, KEY, HttpOptions::default())?,
+            key,
+            base,
+            options: anthropic::RequestOptions {
+                model: model.into(),
+                max_tokens: 4096,
+            },
+        })
+    }
+
+    /// Bounds each answer (`max_tokens`, which the API requires; 4096 by default).
+    #[must_use]
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.options.max_tokens = tokens;
+        self
+    }
+
+    /// With these timeouts, retries and bounds.
+    ///
+    /// # Errors
+    ///
+    /// When the TLS configuration cannot be built.
+    pub fn http(mut self, options: HttpOptions) -> Result<Self, ModelError> {
+        self.transport = Transport::new(PROVIDER, KEY, options)?;
+        Ok(self)
+    }
+
+    /// The exact body sent for `request` (`stream` adds `"stream": true`).
+    ///
+    /// # Errors
+    ///
+    /// When the tools cannot be sent (see [`crate::providers::ProviderError`]).
+    pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
+        let mut body = anthropic::request(request, &self.options)
+            .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
+        if stream {
+            body["stream"] = Value::Bool(true);
+        }
+        Ok(body)
+    }
+
+    fn uri(&self) -> Result<Uri, ModelError> {
+        endpoint(&self.base, BASE, "v1/messages")
+    }
+
+    fn headers(&self, stream: bool) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        let (name, value) = header("anthropic-version", VERSION);
+        headers.insert(name, value);
+        if let Some(key) = &self.key {
+            headers.insert(HeaderName::from_static("x-api-key"), secret_header(key.expose())?);
+        }
+        if stream {
+            headers.insert(header::ACCEPT, header::HeaderValue::from_static("text/event-stream"));
+        }
+        Ok(headers)
+    }
+
+    fn invalid(message: impl std::fmt::Display) -> ModelError {
+        ModelError::InvalidResponse {
+            provider: PROVIDER,
+            message: message.to_string(),
+        }
+    }
+
+    async fn call(
+        &self,
+        request: ChatRequest<'_>,
+        on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
+    ) -> Result<ChatResponse, ModelError> {
+        let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
+        let stream = on_delta.is_some();
+        let body = Bytes::from(self.request_body(&request, stream)?.to_string());
+        let (uri, headers) = (self.uri()?, self.headers(stream)?);
+        let Some(on_delta) = on_delta else {
+            let bytes = self.transport.post(&uri, &headers, body).await?;
+            let value: Value = serde_json::from_slice(&bytes).map_err(|e| Self::invalid(format!("not JSON: {e}")))?;
+            return anthropic::parse_response(&value, &aliases).map_err(Self::invalid);
+        };
+        let stream = ResponseStream::new(StreamFormat::Anthropic, aliases);
+        read_stream(&self.transport, &uri, &headers, body, stream, on_delta)
+            .await
+            .map_err(|e| match e {
+                StreamError::Model(e) => e,
+                StreamError::Provider(e) => Self::invalid(e),
+            })
+    }
+}
+
+impl ChatModel for Anthropic {
+    fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(self.call(request, None))
+    }
+
+    fn stream<'a>(
+        &'a mut self,
+        request: ChatRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(self.call(request, Some(on_delta)))
+    }
+
+    fn provider(&self) -> &str {
+        PROVIDER
+    }
+
+    fn model(&self) -> &str {
+        &self.options.model
+    }
+}

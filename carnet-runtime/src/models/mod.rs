@@ -1,0 +1,262 @@
+//! Clients for real models: [`OpenAi`] (feature `openai`: Chat Completions and Responses,
+//! and every server that speaks them) and [`Anthropic`] (feature `anthropic`: Messages).
+//! Both implement [`ChatModel`](crate::chat::ChatModel), so [`crate::chat::run`] drives
+//! them like any model.
+//!
+//! # What they do
+//!
+//! - **Configuration from the environment**, as the official SDKs read it:
+//!   `OPENAI_API_KEY` and `OPENAI_BASE_URL` (default `https://api.openai.com/v1`),
+//!   `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` (default `https://api.anthropic.com`).
+//!   With another base URL (Ollama, vLLM, llama.cpp, LM Studio), the key may be left unset.
+//! - **The request bodies of [`crate::providers`]**, one renderer for every client: tools
+//!   under their provider-safe aliases (mapped back in the answers), every exposure mode
+//!   ([`ExposureMode::Deferred`](crate::ExposureMode::Deferred),
+//!   [`ExposureMode::AllowedTools`](crate::ExposureMode::AllowedTools)) in the provider's own
+//!   form. The body is [`OpenAi::request_body`] / [`Anthropic::request_body`], byte for byte.
+//! - **Streaming** ([`ChatModel::stream`](crate::chat::ChatModel::stream)): server-sent
+//!   events, text and tool calls reported as they arrive, assembled into the same answer.
+//! - **Usage**: the provider's input, cached input and output tokens, on every answer.
+//! - **Faults**: a connect timeout and an overall timeout per attempt; retries with
+//!   exponential backoff and jitter on timeouts, dropped connections, 408, 409, 429 and 5xx,
+//!   honouring `retry-after` (and `retry-after-ms`) up to [`HttpOptions::max_retry_after`];
+//!   typed [`ModelError`]s that say what to do. A body is bounded in size
+//!   ([`HttpOptions::max_body_bytes`]); a malformed or truncated one is an error. A streamed
+//!   answer is retried until its status arrives, not after (its deltas were reported).
+//! - **Keys stay secret**: [`ApiKey`] prints as `ApiKey(<redacted>)`, the header is marked
+//!   sensitive, and no error holds the key.
+//!
+//! The clients need a Tokio runtime (they use hyper's client). TLS is rustls with the
+//! `ring` provider and Mozilla's root certificates (`webpki-roots`): no C TLS library and
+//! no system certificate store.
+//!
+//! # Examples
+//!
+//! ```no_run
+//! # async fn demo(carnet: carnet_runtime::Carnet) -> Result<(), Box<dyn std::error::Error>> {
+//! use carnet_runtime::chat::{self, Message};
+//! use carnet_runtime::models::OpenAi;
+//!
+//! // OPENAI_API_KEY, and OPENAI_BASE_URL for another server (http://localhost:11434/v1).
+//! let mut model = OpenAi::from_env("gpt-4.1-mini")?;
+//! let mut session = carnet.session("researcher")?;
+//! let mut messages = vec![Message::User("What is new about battery storage?".into())];
+//! let outcome = chat::run(&mut session, &mut model, &mut messages, 10, |step| {
+//!     println!("{} calls, {:?}", step.calls.len(), step.usage);
+//! })
+//! .await?;
+//! println!("{}", outcome.answer.unwrap_or_default());
+//! # Ok(())
+//! # }
+//! ```
+
+use std::time::Duration;
+
+use hyper::Uri;
+
+use crate::chat::ModelError;
+
+#[cfg(feature = "anthropic")]
+mod anthropic;
+mod http;
+#[cfg(feature = "openai")]
+mod openai;
+
+#[cfg(feature = "anthropic")]
+pub use anthropic::Anthropic;
+#[cfg(feature = "openai")]
+pub use openai::{OpenAi, OpenAiApi};
+
+/// Timeouts, retries and bounds of a client's HTTP calls. The defaults follow the official
+/// SDKs: two retries, backoff from 0.5 s to 8 s, `retry-after` honoured up to 60 s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Time to open a connection (TCP and TLS). Default 10 s.
+    pub connect_timeout: Duration,
+    /// Time for one attempt, from sending the request to the last byte of the answer
+    /// (streamed answers included). Default 600 s.
+    pub timeout: Duration,
+    /// Attempts after the first. Default 2.
+    pub max_retries: u32,
+    /// The first retry's delay; it doubles with each retry. Default 0.5 s.
+    pub initial_backoff: Duration,
+    /// The longest delay between attempts. Default 8 s.
+    pub max_backoff: Duration,
+    /// The longest `retry-after` honoured; a longer one gets the backoff instead. Default 60 s.
+    pub max_retry_after: Duration,
+    /// The largest answer read, in bytes. Default 32 MiB.
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_mins(10),
+            max_retries: 2,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            max_retry_after: Duration::from_mins(1),
+            max_body_bytes: 32 << 20,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// With this overall timeout per attempt.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// With this connect timeout.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// With this many retries.
+    #[must_use]
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// With this backoff: the first delay and the longest.
+    #[must_use]
+    pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_backoff = initial;
+        self.max_backoff = max;
+        self
+    }
+
+    /// The delay before retry `n` (1-based): the backoff doubled `n - 1` times, capped, less
+    /// up to a quarter at random (so that clients that failed together do not retry
+    /// together).
+    fn backoff_delay(&self, n: u32) -> Duration {
+        let doubled = self
+            .initial_backoff
+            .saturating_mul(1 << n.saturating_sub(1).min(20))
+            .min(self.max_backoff);
+        doubled.mul_f64(1.0 - 0.25 * jitter())
+    }
+}
+
+/// A number in `[0, 1)`, different on every call (from the standard library's random hash
+/// keys: no random-number crate for one jitter).
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(u64::from(std::process::id()));
+    #[allow(clippy::cast_precision_loss)] // 53 bits are kept on purpose
+    let unit = (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64;
+    unit
+}
+
+/// An API key. It prints as `ApiKey(<redacted>)` and is never part of an error.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// The key `key`.
+    #[must_use]
+    pub fn new(key: impl Into<String>) -> Self {
+        ApiKey(key.into())
+    }
+
+    /// The key in the environment variable `variable`, if set and not empty.
+    #[must_use]
+    pub fn from_env(variable: &str) -> Option<Self> {
+        std::env::var(variable)
+            .ok()
+            .filter(|key| !key.trim().is_empty())
+            .map(|key| ApiKey(key.trim().to_owned()))
+    }
+
+    fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// A base URL and the endpoint under it (`https://api.openai.com/v1` + `chat/completions`).
+fn endpoint(base: &str, what: &str, path: &str) -> Result<Uri, ModelError> {
+    let bad = |message: String| ModelError::Config {
+        what: what.to_owned(),
+        message,
+    };
+    let base = base.trim().trim_end_matches('/');
+    if !(base.starts_with("http://") || base.starts_with("https://")) {
+        return Err(bad(format!("`{base}` is not an http:// or https:// URL")));
+    }
+    let uri: Uri = format!("{base}/{path}")
+        .parse()
+        .map_err(|e| bad(format!("`{base}` is not a URL: {e}")))?;
+    if uri.query().is_some() {
+        return Err(bad(format!("`{base}` has a query; give the base URL only")));
+    }
+    Ok(uri)
+}
+
+/// The base URL from `variable`, else `default`; the key from `key_variable`, which may be
+/// missing only when the base URL is not `default` (a local server).
+fn from_env(
+    variable: &'static str,
+    default: &str,
+    key_variable: &'static str,
+) -> Result<(String, Option<ApiKey>), ModelError> {
+    let base = std::env::var(variable)
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| default.to_owned());
+    let key = ApiKey::from_env(key_variable);
+    if key.is_none() && base.trim().trim_end_matches('/') == default {
+        return Err(ModelError::MissingKey { variable: key_variable });
+    }
+    Ok((base, key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_do_not_print() {
+        let key = ApiKey::new("sk-secret");
+        assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
+        assert_eq!(key.expose(), "sk-secret");
+    }
+
+    #[test]
+    fn endpoints() {
+        assert_eq!(
+            endpoint("https://api.openai.com/v1/", "OPENAI_BASE_URL", "chat/completions")
+                .unwrap()
+                .to_string(),
+            "https://api.openai.com/v1/chat/completions"
+        );
+        let err = endpoint("localhost:8080", "OPENAI_BASE_URL", "responses").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "OPENAI_BASE_URL: `localhost:8080` is not an http:// or https:// URL"
+        );
+        assert!(endpoint("http://a b", "X", "y").is_err());
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap_with_jitter() {
+        let options = HttpOptions::default();
+        for (n, full) in [(1, 500), (2, 1000), (3, 2000), (5, 8000), (40, 8000)] {
+            let delay = options.backoff_delay(n).as_millis();
+            assert!(delay <= full && delay >= full * 3 / 4, "retry {n}: {delay} ms");
+        }
+    }
+}

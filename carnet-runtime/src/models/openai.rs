@@ -1,0 +1,241 @@
+//! The `OpenAI` client: Chat Completions and Responses.
+
+use bytes::Bytes;
+use hyper::Uri;
+use hyper::header::{self, HeaderMap};
+use serde_json::{Value, json};
+
+use super::http::{StreamError, Transport, read_stream, secret_header};
+use super::{ApiKey, HttpOptions, endpoint, from_env};
+use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
+use crate::dispatch::BoxFuture;
+use crate::providers::{Aliases, ResponseStream, StreamFormat, openai};
+
+const PROVIDER: &str = "openai";
+const KEY: &str = "OPENAI_API_KEY";
+const BASE: &str = "OPENAI_BASE_URL";
+const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+/// Which `OpenAI` API a client calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OpenAiApi {
+    /// `POST {base}/chat/completions`: what every `OpenAI`-compatible server speaks.
+    #[default]
+    ChatCompletions,
+    /// `POST {base}/responses`, stateless (the whole conversation in `input`): `OpenAI`'s
+    /// newer API, with namespaces of deferred tools in
+    /// [`ExposureMode::Deferred`](crate::ExposureMode::Deferred).
+    Responses,
+}
+
+/// A client for `OpenAI`'s Chat Completions or Responses API, and every server that speaks
+/// them (Ollama, vLLM, llama.cpp, LM Studio, `OpenRouter`: set `OPENAI_BASE_URL`).
+///
+/// # Examples
+///
+/// ```no_run
+/// use carnet_runtime::models::{HttpOptions, OpenAi, OpenAiApi};
+///
+/// // OPENAI_API_KEY and OPENAI_BASE_URL, as the official SDKs read them.
+/// let model = OpenAi::from_env("gpt-4.1-mini")?
+///     .api(OpenAiApi::Responses)
+///     .http(HttpOptions::default().max_retries(4))?;
+/// # Ok::<(), carnet_runtime::chat::ModelError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct OpenAi {
+    transport: Transport,
+    key: Option<ApiKey>,
+    base: String,
+    api: OpenAiApi,
+    options: openai::RequestOptions,
+    max_output_tokens: Option<u32>,
+}
+
+impl OpenAi {
+    /// A client for `model`, configured from `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::MissingKey`] when `OPENAI_API_KEY` is unset and the base URL is
+    /// `OpenAI`'s; [`ModelError::Config`] when `OPENAI_BASE_URL` is not a URL.
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        let (base, key) = from_env(BASE, DEFAULT_BASE, KEY)?;
+        OpenAi::new(key, base, model)
+    }
+
+    /// A client for `model` at `base_url` (`https://api.openai.com/v1`), with `key` (none
+    /// for a local server that asks for none).
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] when `base_url` is not an `http(s)://` URL.
+    pub fn new(key: Option<ApiKey>, base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, ModelError> {
+        let base = base_url.into();
+        endpoint(&base, BASE, "chat/completions")?;
+        Ok(OpenAi {
+            transport: Transport::new(PROVIDER, KEY, HttpOptions::default())?,
+            key,
+            base,
+            api: OpenAiApi::default(),
+            options: openai::RequestOptions {
+                model: model.into(),
+                ..openai::RequestOptions::default()
+            },
+            max_output_tokens: None,
+        })
+    }
+
+    /// Calls `api` (Chat Completions by default).
+    #[must_use]
+    pub fn api(mut self, api: OpenAiApi) -> Self {
+        self.api = api;
+        self
+    }
+
+    /// Sends tools in strict mode (see [`openai::Options::strict`]).
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.options.strict = strict;
+        self
+    }
+
+    /// Bounds each answer (`max_completion_tokens`, `max_output_tokens`).
+    #[must_use]
+    pub fn max_output_tokens(mut self, tokens: u32) -> Self {
+        self.max_output_tokens = Some(tokens);
+        self
+    }
+
+    /// With these timeouts, retries and bounds.
+    ///
+    /// # Errors
+    ///
+    /// When the TLS configuration cannot be built.
+    pub fn http(mut self, options: HttpOptions) -> Result<Self, ModelError> {
+        self.transport = Transport::new(PROVIDER, KEY, options)?;
+        Ok(self)
+    }
+
+    /// The API called.
+    #[must_use]
+    pub fn api_kind(&self) -> OpenAiApi {
+        self.api
+    }
+
+    /// The exact body sent for `request` (`stream` adds `"stream": true`).
+    ///
+    /// # Errors
+    ///
+    /// When the tools cannot be sent (see [`providers::ProviderError`]).
+    pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
+        let rendered = match self.api {
+            OpenAiApi::ChatCompletions => openai::chat_request(request, &self.options),
+            OpenAiApi::Responses => openai::responses_request(request, &self.options),
+        };
+        let mut body = rendered.map_err(|e| ModelError::other(format!("the tools cannot be sent to OpenAI: {e}")))?;
+        if let Some(tokens) = self.max_output_tokens {
+            let key = match self.api {
+                OpenAiApi::ChatCompletions => "max_completion_tokens",
+                OpenAiApi::Responses => "max_output_tokens",
+            };
+            body[key] = json!(tokens);
+        }
+        if stream {
+            body["stream"] = Value::Bool(true);
+            if self.api == OpenAiApi::ChatCompletions {
+                body["stream_options"] = json!({"include_usage": true});
+            }
+        }
+        Ok(body)
+    }
+
+    fn uri(&self) -> Result<Uri, ModelError> {
+        let path = match self.api {
+            OpenAiApi::ChatCompletions => "chat/completions",
+            OpenAiApi::Responses => "responses",
+        };
+        endpoint(&self.base, BASE, path)
+    }
+
+    fn headers(&self, stream: bool) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &self.key {
+            headers.insert(
+                header::AUTHORIZATION,
+                secret_header(&format!("Bearer {}", key.expose()))?,
+            );
+        }
+        if stream {
+            headers.insert(header::ACCEPT, header::HeaderValue::from_static("text/event-stream"));
+        }
+        Ok(headers)
+    }
+
+    fn invalid(message: impl std::fmt::Display) -> ModelError {
+        ModelError::InvalidResponse {
+            provider: PROVIDER,
+            message: message.to_string(),
+        }
+    }
+
+    async fn call(
+        &self,
+        request: ChatRequest<'_>,
+        on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
+    ) -> Result<ChatResponse, ModelError> {
+        let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
+        let stream = on_delta.is_some();
+        let body = Bytes::from(self.request_body(&request, stream)?.to_string());
+        let (uri, headers) = (self.uri()?, self.headers(stream)?);
+        let Some(on_delta) = on_delta else {
+            let bytes = self.transport.post(&uri, &headers, body).await?;
+            let value: Value = serde_json::from_slice(&bytes).map_err(|e| Self::invalid(format!("not JSON: {e}")))?;
+            let parsed = match self.api {
+                OpenAiApi::ChatCompletions => openai::parse_chat_response(&value, &aliases),
+                OpenAiApi::Responses => openai::parse_responses_response(&value, &aliases),
+            };
+            return parsed.map_err(Self::invalid);
+        };
+        let format = match self.api {
+            OpenAiApi::ChatCompletions => StreamFormat::OpenAiChat,
+            OpenAiApi::Responses => StreamFormat::OpenAiResponses,
+        };
+        read_stream(
+            &self.transport,
+            &uri,
+            &headers,
+            body,
+            ResponseStream::new(format, aliases),
+            on_delta,
+        )
+        .await
+        .map_err(|e| match e {
+            StreamError::Model(e) => e,
+            StreamError::Provider(e) => Self::invalid(e),
+        })
+    }
+}
+
+impl ChatModel for OpenAi {
+    fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(self.call(request, None))
+    }
+
+    fn stream<'a>(
+        &'a mut self,
+        request: ChatRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(self.call(request, Some(on_delta)))
+    }
+
+    fn provider(&self) -> &str {
+        PROVIDER
+    }
+
+    fn model(&self) -> &str {
+        &self.options.model
+    }
+}

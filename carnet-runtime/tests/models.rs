@@ -1,0 +1,1 @@
+//! The model clients against local servers: placeholder replaced below.
