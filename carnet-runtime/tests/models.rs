@@ -1,1 +1,526 @@
-//! The model clients against local servers: placeholder replaced below.
+//! The model clients against a local server that misbehaves on purpose: retries on 429
+//! (with `retry-after`), 5xx and cut bodies, bounded in count and time; timeouts on a
+//! stalled server; typed errors for 400, 401, invalid JSON and truncated streams; streamed
+//! answers assembled from fragments split across reads; and the chat loop going on when a
+//! model sends arguments that are not JSON.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use carnet_runtime::chat::{self, ChatModel, ChatRequest, Delta, Message, ModelError, Stop, Usage};
+use carnet_runtime::models::{Anthropic, ApiKey, HttpOptions, OpenAi, OpenAiApi};
+use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolImpl, ToolsetImpl};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+fn carnet() -> Carnet {
+    let manifest = Manifest::from_json(
+        r#"{
+        "agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
+        "skills": {"math": {"name": "math", "description": "Arithmetic", "toolsets": ["ops"], "content": "Use math.add."}},
+        "toolsets": {"ops": {"name": "ops", "description": "Ops", "content": "", "tools": [{"name": "math.add", "description": "Adds"}]}}
+    }"#,
+    )
+    .unwrap();
+    let add = ToolImpl::from_fn(
+        "math.add",
+        json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
+        |args| async move {
+            Ok(json!(
+                args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0)
+            ))
+        },
+    );
+    Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("ops", [add]))
+        .mode(ExposureMode::Dynamic)
+        .build()
+        .unwrap()
+}
+
+/// What the server does with one request.
+#[derive(Clone)]
+enum Reply {
+    /// Writes these bytes and closes.
+    Raw(Vec<u8>),
+    /// Writes each piece after a pause, then closes.
+    Slowly(Vec<Vec<u8>>),
+    /// Reads the request and says nothing.
+    Stall,
+}
+
+fn http(status: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    out.push_str("\r\n");
+    out.push_str(body);
+    Reply::Raw(out.into_bytes())
+}
+
+fn ok(body: &Value) -> Reply {
+    http("200 OK", &[("content-type", "application/json")], &body.to_string())
+}
+
+/// A streamed answer: one event per piece, each written separately, split mid-event.
+fn sse(events: &[String]) -> Reply {
+    let mut pieces = vec![b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n".to_vec()];
+    for event in events {
+        let bytes = event.as_bytes();
+        let middle = bytes.len() / 2;
+        pieces.push(bytes[..middle].to_vec());
+        pieces.push(bytes[middle..].to_vec());
+    }
+    Reply::Slowly(pieces)
+}
+
+/// A request as the server read it.
+#[derive(Debug, Clone)]
+struct Seen {
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+        })
+    }
+}
+
+/// A server answering with `replies` in turn (the last one again and again), recording the
+/// requests. Returns its base URL and the record.
+async fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Seen>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    tokio::spawn(async move {
+        let mut n = 0;
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let reply = replies[n.min(replies.len() - 1)].clone();
+            n += 1;
+            let record = Arc::clone(&record);
+            tokio::spawn(async move {
+                let mut buffer = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let (head, body_start) = loop {
+                    let Ok(read) = socket.read(&mut chunk).await else {
+                        return;
+                    };
+                    if read == 0 {
+                        return;
+                    }
+                    buffer.extend_from_slice(&chunk[..read]);
+                    if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break (String::from_utf8_lossy(&buffer[..end]).into_owned(), end + 4);
+                    }
+                };
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                while buffer.len() < body_start + length {
+                    let Ok(read) = socket.read(&mut chunk).await else {
+                        return;
+                    };
+                    if read == 0 {
+                        return;
+                    }
+                    buffer.extend_from_slice(&chunk[..read]);
+                }
+                let body = buffer[body_start..body_start + length].to_vec();
+                record.lock().unwrap().push(Seen { head, body });
+                match reply {
+                    Reply::Raw(bytes) => {
+                        let _ = socket.write_all(&bytes).await;
+                    }
+                    Reply::Slowly(pieces) => {
+                        for piece in pieces {
+                            if socket.write_all(&piece).await.is_err() {
+                                return;
+                            }
+                            let _ = socket.flush().await;
+                            tokio::time::sleep(Duration::from_millis(5)).await;
+                        }
+                    }
+                    Reply::Stall => tokio::time::sleep(Duration::from_secs(30)).await,
+                }
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    (base, seen)
+}
+
+fn fast() -> HttpOptions {
+    HttpOptions::default()
+        .timeout(Duration::from_secs(5))
+        .backoff(Duration::from_millis(10), Duration::from_millis(40))
+}
+
+fn openai(base: &str) -> OpenAi {
+    OpenAi::new(Some(ApiKey::new("sk-test-secret")), format!("{base}/v1"), "gpt-test")
+        .unwrap()
+        .http(fast())
+        .unwrap()
+}
+
+fn chat_answer(text: &str) -> Value {
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-test",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55, "prompt_tokens_details": {"cached_tokens": 32}},
+    })
+}
+
+/// One model call with the agent's first request.
+async fn complete(model: &mut dyn ChatModel) -> Result<chat::ChatResponse, ModelError> {
+    let carnet = carnet();
+    let session = carnet.session("a").unwrap();
+    let messages = [Message::User("2 + 3?".into())];
+    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
+    model
+        .complete(ChatRequest {
+            system: session.system_prompt(),
+            messages: &messages,
+            tools: session.tools(),
+            mode: ExposureMode::Dynamic,
+            callable: &callable,
+        })
+        .await
+}
+
+#[tokio::test]
+async fn a_429_with_retry_after_then_an_answer() {
+    let (base, seen) = server(vec![
+        http(
+            "429 Too Many Requests",
+            &[("retry-after", "1")],
+            r#"{"error": {"message": "Rate limit reached"}}"#,
+        ),
+        ok(&chat_answer("5")),
+    ])
+    .await;
+    let started = Instant::now();
+    let response = complete(&mut openai(&base)).await.unwrap();
+    assert!(started.elapsed() >= Duration::from_secs(1), "retry-after is honoured");
+    assert_eq!(response.text.as_deref(), Some("5"));
+    assert_eq!(
+        response.usage,
+        Some(Usage {
+            input: 50,
+            cached_input: 32,
+            output: 5
+        })
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert!(seen[0].head.starts_with("POST /v1/chat/completions HTTP/1.1"));
+    assert_eq!(
+        seen[0].header("authorization").as_deref(),
+        Some("Bearer sk-test-secret")
+    );
+    assert_eq!(seen[0].body, seen[1].body, "the retry sends the same bytes");
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_a_bounded_number_of_times() {
+    let (base, seen) = server(vec![
+        http("500 Internal Server Error", &[], "oops"),
+        ok(&chat_answer("5")),
+    ])
+    .await;
+    assert_eq!(complete(&mut openai(&base)).await.unwrap().text.as_deref(), Some("5"));
+    assert_eq!(seen.lock().unwrap().len(), 2);
+
+    let overloaded = r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
+    let (base, seen) = server(vec![http("529 Overloaded", &[], overloaded)]).await;
+    let mut model = Anthropic::new(Some(ApiKey::new("sk-ant-secret")), base, "claude-test")
+        .unwrap()
+        .http(fast().max_retries(3))
+        .unwrap();
+    let err = complete(&mut model).await.unwrap_err();
+    assert_eq!(
+        err,
+        ModelError::Unavailable {
+            provider: "anthropic",
+            status: 529,
+            attempts: 4,
+            message: "Overloaded".into()
+        }
+    );
+    assert_eq!(seen.lock().unwrap().len(), 4);
+    assert_eq!(
+        err.to_string(),
+        "anthropic kept failing (529) after 4 attempts: Overloaded; try again later"
+    );
+}
+
+#[tokio::test]
+async fn a_stalled_server_times_out_within_bounds() {
+    let (base, seen) = server(vec![Reply::Stall]).await;
+    let mut model = openai(&base)
+        .http(fast().timeout(Duration::from_millis(300)).max_retries(1))
+        .unwrap();
+    let started = Instant::now();
+    let err = complete(&mut model).await.unwrap_err();
+    assert!(matches!(err, ModelError::Timeout { attempts: 2, .. }), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_cut_body_is_retried_then_reported() {
+    let cut =
+        Reply::Raw(b"HTTP/1.1 200 OK\r\ncontent-length: 500\r\nconnection: close\r\n\r\n{\"choices\": [".to_vec());
+    let (base, seen) = server(vec![cut.clone(), ok(&chat_answer("5"))]).await;
+    assert_eq!(complete(&mut openai(&base)).await.unwrap().text.as_deref(), Some("5"));
+    assert_eq!(seen.lock().unwrap().len(), 2);
+
+    let (base, _) = server(vec![cut]).await;
+    let err = complete(&mut openai(&base)).await.unwrap_err();
+    assert!(matches!(err, ModelError::Connection { attempts: 3, .. }), "{err:?}");
+    assert!(err.to_string().contains("cut short"), "{err}");
+}
+
+#[tokio::test]
+async fn invalid_json_and_oversized_bodies_are_errors() {
+    let (base, _) = server(vec![http("200 OK", &[], "{\"choices\": [}")]).await;
+    let err = complete(&mut openai(&base)).await.unwrap_err();
+    assert!(
+        matches!(&err, ModelError::InvalidResponse { provider: "openai", message } if message.starts_with("not JSON")),
+        "{err:?}"
+    );
+
+    let (base, _) = server(vec![http("200 OK", &[], &"x".repeat(64 << 10))]).await;
+    let mut options = fast();
+    options.max_body_bytes = 16 << 10;
+    let err = complete(&mut openai(&base).http(options).unwrap()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "openai: unreadable response: the response is larger than 16384 bytes"
+    );
+}
+
+#[tokio::test]
+async fn refusals_say_what_to_do_and_never_hold_the_key() {
+    let body = r#"{"error": {"message": "Incorrect API key provided: sk-test-****cret.", "type": "invalid_request_error", "code": "invalid_api_key"}}"#;
+    let (base, seen) = server(vec![http("401 Unauthorized", &[], body)]).await;
+    let model = openai(&base);
+    assert!(!format!("{model:?}").contains("sk-test-secret"), "Debug hides the key");
+    let err = complete(&mut { model }).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "openai refused the API key (401): Incorrect API key provided: sk-test-****cret.; check OPENAI_API_KEY"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1, "a refused key is not retried");
+
+    let body = r#"{"error": {"message": "Invalid 'model': 'gpt-test'.", "type": "invalid_request_error"}}"#;
+    let (base, _) = server(vec![http("400 Bad Request", &[], body)]).await;
+    let err = complete(&mut openai(&base)).await.unwrap_err();
+    assert_eq!(
+        err,
+        ModelError::Rejected {
+            provider: "openai",
+            status: 400,
+            message: "Invalid 'model': 'gpt-test'.".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_chat_answer_is_assembled_from_its_fragments() {
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let events = vec![
+        chunk(json!({"role": "assistant", "content": "Adding"}), Value::Null),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_9", "type": "function", "function": {"name": "loadSkill", "arguments": ""}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"skillName\""}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": ": \"math\"}"}}]}),
+            Value::Null,
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        format!(
+            "data: {}\n\n",
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [],
+                   "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}})
+        ),
+        "data: [DONE]\n\n".to_owned(),
+    ];
+    let (base, seen) = server(vec![sse(&events)]).await;
+    let mut model = openai(&base);
+    let carnet = carnet();
+    let session = carnet.session("a").unwrap();
+    let messages = [Message::User("2 + 3?".into())];
+    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
+    let request = ChatRequest {
+        system: session.system_prompt(),
+        messages: &messages,
+        tools: session.tools(),
+        mode: ExposureMode::Dynamic,
+        callable: &callable,
+    };
+    let expected_body = model.request_body(&request, true).unwrap();
+    let mut deltas = Vec::new();
+    let response = model
+        .stream(request, &mut |delta: Delta<'_>| deltas.push(format!("{delta:?}")))
+        .await
+        .unwrap();
+    assert_eq!(
+        deltas,
+        [
+            r#"Text("Adding")"#,
+            r#"ToolCall { index: 0, name: "loadSkill" }"#,
+            r#"Arguments { index: 0, fragment: "{\"skillName\"" }"#,
+            r#"Arguments { index: 0, fragment: ": \"math\"}" }"#,
+        ]
+    );
+    assert_eq!(response.calls[0].arguments, json!({"skillName": "math"}));
+    assert_eq!(response.calls[0].id.as_deref(), Some("call_9"));
+    assert_eq!(response.finish_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(
+        response.usage,
+        Some(Usage {
+            input: 9,
+            cached_input: 0,
+            output: 4
+        })
+    );
+    let seen = seen.lock().unwrap();
+    let sent: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    assert_eq!(sent, expected_body);
+    assert_eq!(sent["stream_options"], json!({"include_usage": true}));
+    assert_eq!(seen[0].header("accept").as_deref(), Some("text/event-stream"));
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_its_end_is_an_error() {
+    let events = vec![
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\n\n".to_owned(),
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n".to_owned(),
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hal\"}}\n\n".to_owned(),
+    ];
+    let (base, seen) = server(vec![sse(&events)]).await;
+    let mut model = Anthropic::new(Some(ApiKey::new("sk-ant-secret")), base, "claude-test")
+        .unwrap()
+        .http(fast())
+        .unwrap();
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut text = String::new();
+    let err = chat::run_streaming(
+        &mut session,
+        &mut model,
+        &mut vec![Message::User("hi".into())],
+        3,
+        |event| {
+            if let chat::Event::Delta(Delta::Text(t)) = event {
+                text.push_str(t);
+            }
+        },
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(text, "Hal", "the deltas before the cut were reported");
+    assert_eq!(
+        err.to_string(),
+        "anthropic: unreadable response: the stream ended before the response was complete (truncated)"
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1, "a broken stream is not retried");
+    assert!(seen[0].head.starts_with("POST /v1/messages HTTP/1.1"));
+    assert_eq!(seen[0].header("x-api-key").as_deref(), Some("sk-ant-secret"));
+    assert_eq!(seen[0].header("anthropic-version").as_deref(), Some("2023-06-01"));
+}
+
+#[tokio::test]
+async fn a_run_goes_on_after_arguments_that_are_not_json() {
+    let call = |id: &str, name: &str, arguments: &str| {
+        json!({
+            "id": "r", "object": "response", "created_at": 1, "model": "gpt-test", "status": "completed",
+            "output": [{"type": "function_call", "id": "fc", "call_id": id, "name": name, "arguments": arguments, "status": "completed"}],
+            "usage": {"input_tokens": 20, "output_tokens": 3, "total_tokens": 23, "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
+        })
+    };
+    let answer = json!({
+        "id": "r", "object": "response", "created_at": 1, "model": "gpt-test", "status": "completed",
+        "output": [{"type": "message", "id": "m", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": "5", "annotations": []}]}],
+        "usage": {"input_tokens": 30, "output_tokens": 1, "total_tokens": 31, "input_tokens_details": {"cached_tokens": 16}, "output_tokens_details": {"reasoning_tokens": 0}},
+    });
+    let (base, seen) = server(vec![
+        ok(&call("c1", "loadSkill", "{\"skillName\": \"math")),
+        ok(&call("c2", "loadSkill", "{\"skillName\": \"math\"}")),
+        ok(&call("c3", "math_add", "{\"a\": 2, \"b\": 3}")),
+        ok(&answer),
+    ])
+    .await;
+    let mut model = openai(&base).api(OpenAiApi::Responses);
+    let carnet = carnet();
+    let mut session = carnet.session("a").unwrap();
+    let mut messages = vec![Message::User("2 + 3?".into())];
+    let outcome = chat::run(&mut session, &mut model, &mut messages, 6, |_| {})
+        .await
+        .unwrap();
+    assert_eq!(outcome.stop, Stop::Answer);
+    assert_eq!(outcome.answer.as_deref(), Some("5"));
+    assert_eq!(outcome.steps.len(), 4);
+    assert_eq!(outcome.steps[0].calls[0].1.value["code"], "invalid_arguments");
+    assert_eq!(outcome.steps[2].calls[0].0.name, "math.add", "the alias is mapped back");
+    assert_eq!(outcome.steps[2].calls[0].1.value, json!(5.0));
+    assert_eq!(
+        outcome.usage,
+        Usage {
+            input: 90,
+            cached_input: 16,
+            output: 10
+        }
+    );
+    let seen = seen.lock().unwrap();
+    assert!(seen[0].head.starts_with("POST /v1/responses HTTP/1.1"));
+    let second: Value = serde_json::from_slice(&seen[1].body).unwrap();
+    assert_eq!(
+        second["input"][1],
+        json!({"type": "function_call", "call_id": "c1", "name": "loadSkill", "arguments": "{\"skillName\": \"math"}),
+        "the broken arguments go back as they came"
+    );
+    assert_eq!(second["input"][2]["call_id"], "c1");
+}
+
+#[tokio::test]
+async fn unreachable_servers_are_connection_errors() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let err = complete(&mut openai(&base).http(fast().max_retries(1)).unwrap())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ModelError::Connection { attempts: 2, .. }), "{err:?}");
+}
