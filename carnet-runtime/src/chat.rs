@@ -186,7 +186,6 @@ pub struct Usage {
     /// Input tokens, cached ones included.
     pub input: u64,
     /// Input tokens read from the prompt cache.
-    #[serde(rename = "cachedInput")]
     pub cached_input: u64,
     /// Output tokens.
     pub output: u64,
