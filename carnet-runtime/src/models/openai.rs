@@ -101,6 +101,14 @@ impl OpenAi {
         self
     }
 
+    /// Describes the Responses namespaces of [`ExposureMode::Deferred`](crate::ExposureMode::Deferred)
+    /// (toolset name → description; a toolset missing here is described by its name).
+    #[must_use]
+    pub fn namespaces(mut self, descriptions: std::collections::BTreeMap<String, String>) -> Self {
+        self.options.namespaces = descriptions;
+        self
+    }
+
     /// Bounds each answer (`max_completion_tokens`, `max_output_tokens`).
     #[must_use]
     pub fn max_output_tokens(mut self, tokens: u32) -> Self {

@@ -3,13 +3,15 @@
 //! the same bytes on every turn (the cacheable prefix only grows); unexposed tools are
 //! refused whatever the model sends; loads answer in the provider's own reference form.
 //!
-//! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`)
-//! for `tests/providers/validate.py` to check against the official SDKs' request types.
+//! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`),
+//! with the clients' streamed (`<api>-stream-…`) and strict (`<api>-strict-…`) variants, for
+//! `tests/providers/validate.py` to check against the official SDKs' request types.
 
 use std::collections::BTreeMap;
 
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, ModelError};
 use carnet::engine::ExposureMode;
+use carnet::models::{Anthropic, OpenAi, OpenAiApi};
 use carnet::providers::{anthropic, gemini, openai};
 use carnet::tools::{BoxFuture, block_on};
 use carnet::{Carnet, Session};
@@ -37,7 +39,34 @@ impl Api {
         }
     }
 
+    /// The body the API's client sends for `request`, streamed or not, strict or not.
+    fn body(self, request: &ChatRequest<'_>, stream: bool, strict: bool) -> Value {
+        let namespaces: BTreeMap<String, String> = MANIFEST
+            .toolsets
+            .iter()
+            .map(|t| (t.name.to_string(), t.description.to_string()))
+            .collect();
+        let openai = |api| {
+            OpenAi::new(None, "http://127.0.0.1:9/v1", "gpt-test")
+                .unwrap()
+                .api(api)
+                .strict(strict)
+                .namespaces(namespaces)
+        };
+        match self {
+            Api::Anthropic => Anthropic::new(None, "http://127.0.0.1:9", "claude-test")
+                .unwrap()
+                .max_tokens(1024)
+                .request_body(request, stream),
+            Api::Chat => openai(OpenAiApi::ChatCompletions).request_body(request, stream),
+            Api::Responses => openai(OpenAiApi::Responses).request_body(request, stream),
+        }
+        .expect("the example's tools render")
+    }
+
+    /// The body as [`carnet::providers`] renders it (the client's, unstreamed, not strict).
     fn render(self, request: &ChatRequest<'_>) -> Value {
+        let body = self.body(request, false, false);
         let namespaces: BTreeMap<String, String> = MANIFEST
             .toolsets
             .iter()
@@ -48,7 +77,7 @@ impl Api {
             strict: false,
             namespaces,
         };
-        match self {
+        let rendered = match self {
             Api::Anthropic => anthropic::request(
                 request,
                 &anthropic::RequestOptions {
@@ -59,7 +88,9 @@ impl Api {
             Api::Chat => openai::chat_request(request, &openai),
             Api::Responses => openai::responses_request(request, &openai),
         }
-        .expect("the example's tools render")
+        .expect("the example's tools render");
+        assert_eq!(body, rendered, "the client sends what the renderer renders");
+        body
     }
 
     /// The part of a request a provider caches as a prefix: system prompt and tools.
@@ -76,6 +107,8 @@ impl Api {
 struct Recorder {
     model: ScriptedResearcher,
     bodies: Vec<Vec<Value>>,
+    /// The clients' other bodies: `(file name prefix, body)` per step.
+    variants: Vec<Vec<(String, Value)>>,
     gemini: Vec<Option<Value>>,
 }
 
@@ -83,6 +116,14 @@ impl ChatModel for Recorder {
     fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         self.bodies
             .push(Api::ALL.iter().map(|api| api.render(&request)).collect());
+        let mut variants = Vec::new();
+        for api in Api::ALL {
+            variants.push((format!("{}-stream", api.name()), api.body(&request, true, false)));
+            if api != Api::Anthropic {
+                variants.push((format!("{}-strict", api.name()), api.body(&request, false, true)));
+            }
+        }
+        self.variants.push(variants);
         self.gemini.push(gemini::tool_config(&request).unwrap());
         self.model.complete(request)
     }
@@ -107,6 +148,7 @@ fn run(mode: ExposureMode) -> Run {
         model: ScriptedResearcher::new(chart.to_string_lossy()),
         bodies: Vec::new(),
         gemini: Vec::new(),
+        variants: Vec::new(),
     };
     let mut messages = vec![question()];
     let outcome = block_on(chat::run(&mut session, &mut recorder, &mut messages, 12, |_| {})).unwrap();
@@ -116,6 +158,12 @@ fn run(mode: ExposureMode) -> Run {
         for (step, bodies) in recorder.bodies.iter().enumerate() {
             for (api, body) in Api::ALL.iter().zip(bodies) {
                 let path = std::path::Path::new(&dir).join(format!("{}-{}-{step}.json", api.name(), mode.name()));
+                std::fs::write(path, serde_json::to_string_pretty(body).unwrap()).unwrap();
+            }
+        }
+        for (step, variants) in recorder.variants.iter().enumerate() {
+            for (prefix, body) in variants {
+                let path = std::path::Path::new(&dir).join(format!("{prefix}-{}-{step}.json", mode.name()));
                 std::fs::write(path, serde_json::to_string_pretty(body).unwrap()).unwrap();
             }
         }
