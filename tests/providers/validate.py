@@ -29,6 +29,9 @@ TYPES = {
     "openai-responses": response_create_params.ResponseCreateParamsNonStreaming,
     "openai-responses-stream": response_create_params.ResponseCreateParamsStreaming,
     "openai-responses-strict": response_create_params.ResponseCreateParamsNonStreaming,
+    "anthropic-choice": message_create_params.MessageCreateParamsNonStreaming,
+    "openai-chat-choice": completion_create_params.CompletionCreateParamsNonStreaming,
+    "openai-responses-choice": response_create_params.ResponseCreateParamsNonStreaming,
 }
 
 

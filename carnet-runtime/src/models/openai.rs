@@ -6,7 +6,7 @@ use hyper::header::{self, HeaderMap};
 use serde_json::{Value, json};
 
 use super::http::{StreamError, Transport, read_stream, secret_header};
-use super::{ApiKey, HttpOptions, endpoint, from_env};
+use super::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::{Aliases, ResponseStream, StreamFormat, openai};
@@ -51,6 +51,7 @@ pub struct OpenAi {
     api: OpenAiApi,
     options: openai::RequestOptions,
     max_output_tokens: Option<u32>,
+    tool_choice: ToolChoice,
 }
 
 impl OpenAi {
@@ -84,6 +85,7 @@ impl OpenAi {
                 ..openai::RequestOptions::default()
             },
             max_output_tokens: None,
+            tool_choice: ToolChoice::Auto,
         })
     }
 
@@ -107,6 +109,11 @@ impl OpenAi {
     pub fn namespaces(mut self, descriptions: std::collections::BTreeMap<String, String>) -> Self {
         self.options.namespaces = descriptions;
         self
+    }
+
+    /// Whether the model must call a tool, from the next request on.
+    pub fn set_tool_choice(&mut self, choice: ToolChoice) {
+        self.tool_choice = choice;
     }
 
     /// Bounds each answer (`max_completion_tokens`, `max_output_tokens`).
@@ -149,6 +156,13 @@ impl OpenAi {
                 OpenAiApi::Responses => "max_output_tokens",
             };
             body[key] = json!(tokens);
+        }
+        if !request.tools.is_empty()
+            && let Some(choice) = self
+                .tool_choice
+                .openai(body.get("tool_choice"), self.api == OpenAiApi::Responses)
+        {
+            body["tool_choice"] = choice;
         }
         if stream {
             body["stream"] = Value::Bool(true);

@@ -4,14 +4,15 @@
 //! refused whatever the model sends; loads answer in the provider's own reference form.
 //!
 //! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`),
-//! with the clients' streamed (`<api>-stream-…`) and strict (`<api>-strict-…`) variants, for
+//! with the clients' streamed (`<api>-stream-…`), strict (`<api>-strict-…`) and tool-choice
+//! (`<api>-choice-…`) variants, for
 //! `tests/providers/validate.py` to check against the official SDKs' request types.
 
 use std::collections::BTreeMap;
 
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, ModelError};
 use carnet::engine::ExposureMode;
-use carnet::models::{Anthropic, OpenAi, OpenAiApi};
+use carnet::models::{Anthropic, OpenAi, OpenAiApi, ToolChoice};
 use carnet::providers::{anthropic, gemini, openai};
 use carnet::tools::{BoxFuture, block_on};
 use carnet::{Carnet, Session};
@@ -41,23 +42,33 @@ impl Api {
 
     /// The body the API's client sends for `request`, streamed or not, strict or not.
     fn body(self, request: &ChatRequest<'_>, stream: bool, strict: bool) -> Value {
+        self.body_with(request, stream, strict, ToolChoice::Auto)
+    }
+
+    /// [`Api::body`] with a tool choice.
+    fn body_with(self, request: &ChatRequest<'_>, stream: bool, strict: bool, choice: ToolChoice) -> Value {
         let namespaces: BTreeMap<String, String> = MANIFEST
             .toolsets
             .iter()
             .map(|t| (t.name.to_string(), t.description.to_string()))
             .collect();
         let openai = |api| {
-            OpenAi::new(None, "http://127.0.0.1:9/v1", "gpt-test")
+            let mut client = OpenAi::new(None, "http://127.0.0.1:9/v1", "gpt-test")
                 .unwrap()
                 .api(api)
                 .strict(strict)
-                .namespaces(namespaces)
+                .namespaces(namespaces);
+            client.set_tool_choice(choice.clone());
+            client
         };
         match self {
-            Api::Anthropic => Anthropic::new(None, "http://127.0.0.1:9", "claude-test")
-                .unwrap()
-                .max_tokens(1024)
-                .request_body(request, stream),
+            Api::Anthropic => {
+                let mut client = Anthropic::new(None, "http://127.0.0.1:9", "claude-test")
+                    .unwrap()
+                    .max_tokens(1024);
+                client.set_tool_choice(choice.clone());
+                client.request_body(request, stream)
+            }
             Api::Chat => openai(OpenAiApi::ChatCompletions).request_body(request, stream),
             Api::Responses => openai(OpenAiApi::Responses).request_body(request, stream),
         }
@@ -122,6 +133,16 @@ impl ChatModel for Recorder {
             if api != Api::Anthropic {
                 variants.push((format!("{}-strict", api.name()), api.body(&request, false, true)));
             }
+            // A forced tool on even steps, any tool on odd ones.
+            let choice = if self.variants.len() % 2 == 0 {
+                ToolChoice::Tool("loadSkill".into())
+            } else {
+                ToolChoice::Required
+            };
+            variants.push((
+                format!("{}-choice", api.name()),
+                api.body_with(&request, false, false, choice),
+            ));
         }
         self.variants.push(variants);
         self.gemini.push(gemini::tool_config(&request).unwrap());

@@ -81,7 +81,11 @@ fn lines(output: &[u8]) -> Vec<Value> {
 fn a_json_run_prints_each_model_call_then_the_answer() {
     let base = stand_in(vec![
         tool_call("c1", "loadSkill", json!({"skillName": "dataAnalysis"})),
-        tool_call("c2", "analyzeStatistics", json!({"dataset": "monthly_sales", "column": "units"})),
+        tool_call(
+            "c2",
+            "analyzeStatistics",
+            json!({"dataset": "monthly_sales", "column": "units"}),
+        ),
         completion(json!({"role": "assistant", "content": "Sales grew."}), "stop"),
     ]);
     let output = agent()
@@ -115,14 +119,14 @@ fn a_json_run_prints_each_model_call_then_the_answer() {
     };
     assert!(tools(0).contains(&"loadSkill".to_owned()));
     assert!(!tools(0).contains(&"analyzeStatistics".to_owned()), "not loaded yet");
-    assert!(tools(1).contains(&"analyzeStatistics".to_owned()), "the load exposed it");
+    assert!(
+        tools(1).contains(&"analyzeStatistics".to_owned()),
+        "the load exposed it"
+    );
     assert_eq!(lines[1]["calls"][0]["name"], "analyzeStatistics");
     assert_eq!(lines[1]["calls"][0]["success"], true);
     assert_eq!(lines[2]["calls"], json!([]));
-    assert_eq!(
-        lines[3],
-        json!({"answer": "Sales grew.", "steps": 3, "stop": "answer"})
-    );
+    assert_eq!(lines[3], json!({"answer": "Sales grew.", "steps": 3, "stop": "answer"}));
 }
 
 #[test]
