@@ -10,7 +10,7 @@
 //!
 //! carnet's provider clients (the `models` module, features `openai` and `anthropic`) implement
 //! [`ChatModel`]; any other client can, by rendering the request with
-//! [`crate::providers::conversation`] and parsing the calls back.
+//! [`crate::providers`] (`openai::chat_request`, `anthropic::request`, ...) and parsing the calls back.
 
 use serde_json::Value;
 
@@ -320,7 +320,7 @@ pub enum Delta<'a> {
 /// A chat model: messages and tool specs in, text or tool calls out.
 ///
 /// carnet's clients (the `models` module, features `openai` and `anthropic`) implement it;
-/// so can any other client: render the request with [`crate::providers::conversation`],
+/// so can any other client: render the request with [`crate::providers`] (`openai::chat_request`, `anthropic::request`, ...),
 /// parse the answer back, and nothing else changes.
 pub trait ChatModel: Send {
     /// One completion.

@@ -230,10 +230,6 @@ impl ChatModel for Costed {
         };
         Box::pin(async move { Ok(response.with_usage(usage)) })
     }
-
-    fn provider(&self) -> &str {
-        "test"
-    }
 }
 
 #[test]

@@ -81,7 +81,7 @@ fn forced(base: &str) -> FirstCallForced {
     let client = OpenAi::new(None, base, "smollm2")
         .unwrap()
         .max_output_tokens(96)
-        .http(HttpOptions::default().timeout(std::time::Duration::from_secs(120)))
+        .http(HttpOptions::default().timeout(std::time::Duration::from_mins(2)))
         .unwrap();
     FirstCallForced {
         client,

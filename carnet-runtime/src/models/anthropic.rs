@@ -5,7 +5,7 @@ use hyper::Uri;
 use hyper::header::{self, HeaderMap, HeaderName};
 use serde_json::Value;
 
-use super::http::{StreamError, Transport, header, read_stream, secret_header};
+use super::http::{StreamError, Transport, read_stream, secret_header};
 use super::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
@@ -118,8 +118,10 @@ impl Anthropic {
 
     fn headers(&self, stream: bool) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
-        let (name, value) = header("anthropic-version", VERSION);
-        headers.insert(name, value);
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            header::HeaderValue::from_static(VERSION),
+        );
         if let Some(key) = &self.key {
             headers.insert(HeaderName::from_static("x-api-key"), secret_header(key.expose())?);
         }

@@ -143,7 +143,7 @@ impl OpenAi {
     ///
     /// # Errors
     ///
-    /// When the tools cannot be sent (see [`providers::ProviderError`]).
+    /// When the tools cannot be sent (see [`crate::providers::ProviderError`]).
     pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let rendered = match self.api {
             OpenAiApi::ChatCompletions => openai::chat_request(request, &self.options),

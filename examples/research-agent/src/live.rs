@@ -65,8 +65,8 @@ impl Options {
                             "--model `{model}`: unknown provider `{provider}` (openai, openai-responses, anthropic)"
                         ));
                     }
-                    options.provider = provider.to_owned();
-                    options.model = name.to_owned();
+                    provider.clone_into(&mut options.provider);
+                    name.clone_into(&mut options.model);
                 }
                 "--prompt" => options.prompt = Some(value("--prompt")?),
                 "--json" => options.json = true,

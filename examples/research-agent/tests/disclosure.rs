@@ -42,11 +42,11 @@ impl Api {
 
     /// The body the API's client sends for `request`, streamed or not, strict or not.
     fn body(self, request: &ChatRequest<'_>, stream: bool, strict: bool) -> Value {
-        self.body_with(request, stream, strict, ToolChoice::Auto)
+        self.body_with(request, stream, strict, &ToolChoice::Auto)
     }
 
     /// [`Api::body`] with a tool choice.
-    fn body_with(self, request: &ChatRequest<'_>, stream: bool, strict: bool, choice: ToolChoice) -> Value {
+    fn body_with(self, request: &ChatRequest<'_>, stream: bool, strict: bool, choice: &ToolChoice) -> Value {
         let namespaces: BTreeMap<String, String> = MANIFEST
             .toolsets
             .iter()
@@ -134,14 +134,14 @@ impl ChatModel for Recorder {
                 variants.push((format!("{}-strict", api.name()), api.body(&request, false, true)));
             }
             // A forced tool on even steps, any tool on odd ones.
-            let choice = if self.variants.len() % 2 == 0 {
+            let choice = if self.variants.len().is_multiple_of(2) {
                 ToolChoice::Tool("loadSkill".into())
             } else {
                 ToolChoice::Required
             };
             variants.push((
                 format!("{}-choice", api.name()),
-                api.body_with(&request, false, false, choice),
+                api.body_with(&request, false, false, &choice),
             ));
         }
         self.variants.push(variants);

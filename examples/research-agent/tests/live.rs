@@ -53,7 +53,7 @@ fn stand_in(answers: Vec<Value>) -> String {
     base
 }
 
-fn completion(message: Value, finish: &str) -> Value {
+fn completion(message: &Value, finish: &str) -> Value {
     json!({
         "id": "c", "object": "chat.completion", "created": 1, "model": "stand-in",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
@@ -61,9 +61,9 @@ fn completion(message: Value, finish: &str) -> Value {
     })
 }
 
-fn tool_call(id: &str, name: &str, arguments: Value) -> Value {
+fn tool_call(id: &str, name: &str, arguments: &Value) -> Value {
     completion(
-        json!({"role": "assistant", "content": null, "tool_calls": [
+        &json!({"role": "assistant", "content": null, "tool_calls": [
             {"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}
         ]}),
         "tool_calls",
@@ -80,13 +80,13 @@ fn lines(output: &[u8]) -> Vec<Value> {
 #[test]
 fn a_json_run_prints_each_model_call_then_the_answer() {
     let base = stand_in(vec![
-        tool_call("c1", "loadSkill", json!({"skillName": "dataAnalysis"})),
+        tool_call("c1", "loadSkill", &json!({"skillName": "dataAnalysis"})),
         tool_call(
             "c2",
             "analyzeStatistics",
-            json!({"dataset": "monthly_sales", "column": "units"}),
+            &json!({"dataset": "monthly_sales", "column": "units"}),
         ),
-        completion(json!({"role": "assistant", "content": "Sales grew."}), "stop"),
+        completion(&json!({"role": "assistant", "content": "Sales grew."}), "stop"),
     ]);
     let output = agent()
         .args([
@@ -131,7 +131,7 @@ fn a_json_run_prints_each_model_call_then_the_answer() {
 
 #[test]
 fn a_model_that_never_answers_stops_at_the_step_limit() {
-    let base = stand_in(vec![tool_call("c", "listAvailableSkills", json!({}))]);
+    let base = stand_in(vec![tool_call("c", "listAvailableSkills", &json!({}))]);
     let output = agent()
         .args([
             "--model",
