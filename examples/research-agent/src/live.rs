@@ -4,11 +4,12 @@
 //!
 //! On a terminal it is a chat: each line is a user message, answers stream as they come.
 //! `--prompt TEXT` runs one message to completion and exits; `--json` prints one JSON object
-//! per model call and a last one with the answer.
+//! per model call and a last one with the answer. `--save FILE` writes the conversation
+//! (messages and the session's state) after each message; `--resume FILE` goes on from it.
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step};
+use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step, Transcript};
 use carnet::models::{Anthropic, OpenAi, OpenAiApi};
 use carnet::{Carnet, ExposureMode};
 use research_agent::manifest::{MANIFEST, agents};
@@ -18,14 +19,17 @@ use serde_json::json;
 pub(crate) const USAGE: &str = "\
 usage: research-agent                        the scripted conversation (offline)
        research-agent --model PROVIDER:NAME [--prompt TEXT] [--json] [--max-steps N] [--mode MODE]
+                      [--save FILE] [--resume FILE]
 
   --model      openai:NAME (Chat Completions), openai-responses:NAME, or anthropic:NAME;
                keys and servers from OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY /
                ANTHROPIC_BASE_URL (a local server needs no key)
   --prompt     run this one message to completion and exit (else: a chat, one line a message)
-  --json       one JSON object per model call, then {\"answer\", \"steps\", \"stop\"}
+  --json       one JSON object per model call, then {\"answer\", \"steps\", \"stop\"}, per message
   --max-steps  model calls per message (default 12)
-  --mode       dynamic (default), dispatcher, deferred or allowed-tools";
+  --mode       dynamic (default), dispatcher, deferred or allowed-tools
+  --save       write the conversation to FILE (JSON) after each message
+  --resume     go on with the conversation saved in FILE";
 
 /// The command line of a live run.
 #[derive(Debug)]
@@ -36,6 +40,8 @@ pub(crate) struct Options {
     json: bool,
     max_steps: usize,
     mode: ExposureMode,
+    save: Option<std::path::PathBuf>,
+    resume: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -48,6 +54,8 @@ impl Options {
             json: false,
             max_steps: 12,
             mode: ExposureMode::Dynamic,
+            save: None,
+            resume: None,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -70,6 +78,8 @@ impl Options {
                 }
                 "--prompt" => options.prompt = Some(value("--prompt")?),
                 "--json" => options.json = true,
+                "--save" => options.save = Some(value("--save")?.into()),
+                "--resume" => options.resume = Some(value("--resume")?.into()),
                 "--max-steps" => {
                     let n = value("--max-steps")?;
                     options.max_steps = n
@@ -87,9 +97,6 @@ impl Options {
         }
         if options.provider.is_empty() {
             return Err("--model is required for a live run".to_owned());
-        }
-        if options.json && options.prompt.is_none() {
-            return Err("--json needs --prompt".to_owned());
         }
         Ok(Some(options))
     }
@@ -130,8 +137,17 @@ async fn conversation(options: &Options) -> Result<(), String> {
         .mode(options.mode)
         .build()
         .map_err(|e| e.to_string())?;
-    let mut session = carnet.session(agents::RESEARCHER);
-    let mut messages = Vec::new();
+    let (mut session, mut messages) = match &options.resume {
+        None => (carnet.session(agents::RESEARCHER), Vec::new()),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let transcript: Transcript = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a saved conversation: {e}", path.display()))?;
+            transcript
+                .resume(&carnet)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+    };
     if let Some(prompt) = &options.prompt {
         messages.push(Message::User(prompt.clone()));
         return turn(options, &mut session, model.as_mut(), &mut messages).await;
@@ -156,8 +172,23 @@ async fn conversation(options: &Options) -> Result<(), String> {
     }
 }
 
-/// One user message, run to an answer or the step limit.
+/// One user message, run to an answer or the step limit, then saved with `--save`.
 async fn turn(
+    options: &Options,
+    session: &mut carnet::Session,
+    model: &mut dyn ChatModel,
+    messages: &mut Vec<Message>,
+) -> Result<(), String> {
+    run_turn(options, session, model, messages).await?;
+    if let Some(path) = &options.save {
+        let saved =
+            serde_json::to_string_pretty(&Transcript::new(session, messages.clone())).map_err(|e| e.to_string())?;
+        std::fs::write(path, saved).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+async fn run_turn(
     options: &Options,
     session: &mut carnet::Session,
     model: &mut dyn ChatModel,

@@ -1,10 +1,13 @@
-//! The example's live mode (`--model`) from the outside: its arguments, its errors, and the
+//! The example's live mode (`--model`) from the outside: its arguments, its errors, the
 //! `--json` lines of a run against a local `OpenAI`-compatible stand-in that answers a fixed
-//! script (the real model server, llama.cpp, is driven by `tests/models/run.sh`).
+//! script, and a conversation saved by one process and resumed by another, whose requests
+//! are byte for byte those of the uninterrupted conversation (the real model server,
+//! llama.cpp, is driven by `tests/models/run.sh`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -21,8 +24,15 @@ fn agent() -> Command {
 /// A server answering each request with the next body of `answers` (the last one again and
 /// again); its base URL.
 fn stand_in(answers: Vec<Value>) -> String {
+    recording_stand_in(answers).0
+}
+
+/// [`stand_in`], with the bodies of the requests it received.
+fn recording_stand_in(answers: Vec<Value>) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&received);
     std::thread::spawn(move || {
         for (n, stream) in listener.incoming().enumerate() {
             let Ok(mut stream) = stream else { return };
@@ -42,6 +52,7 @@ fn stand_in(answers: Vec<Value>) -> String {
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
+            record.lock().unwrap().push(String::from_utf8(body).unwrap());
             let answer = answers[n.min(answers.len() - 1)].to_string();
             let _ = write!(
                 stream,
@@ -50,7 +61,7 @@ fn stand_in(answers: Vec<Value>) -> String {
             );
         }
     });
-    base
+    (base, received)
 }
 
 fn completion(message: &Value, finish: &str) -> Value {
@@ -170,7 +181,6 @@ fn errors_say_what_to_do() {
     for (args, message) in [
         (&["--model", "gemini:x"][..], "unknown provider `gemini`"),
         (&["--model", "openai"][..], "expected PROVIDER:NAME"),
-        (&["--model", "openai:x", "--json"][..], "--json needs --prompt"),
         (
             &["--model", "openai:x", "--max-steps", "0"][..],
             "expected a number above 0",
@@ -209,4 +219,63 @@ fn a_server_that_cannot_be_reached_is_a_clear_error() {
             && stderr.contains("check the base URL"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_conversation_saved_by_one_process_resumes_in_another_with_the_same_bytes() {
+    let script = || {
+        vec![
+            tool_call("c1", "loadSkill", &json!({"skillName": "dataAnalysis"})),
+            completion(&json!({"role": "assistant", "content": "Loaded."}), "stop"),
+            tool_call(
+                "c2",
+                "analyzeStatistics",
+                &json!({"dataset": "monthly_sales", "column": "units"}),
+            ),
+            completion(&json!({"role": "assistant", "content": "Sales grew."}), "stop"),
+        ]
+    };
+    let first = "Load what you need to analyze sales.";
+    let second = "Now analyze monthly_sales, column units.";
+
+    // One process, two messages (one a line on stdin).
+    let (base, uninterrupted) = recording_stand_in(script());
+    let mut child = agent()
+        .args(["--model", "openai:stand-in", "--json"])
+        .env("OPENAI_BASE_URL", &base)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{first}\n{second}").unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+
+    // Two processes: the first saves, the second resumes.
+    let saved = std::env::temp_dir().join(format!("carnet-live-{}.json", std::process::id()));
+    let (base, split) = recording_stand_in(script());
+    for args in [
+        vec!["--prompt", first, "--save", saved.to_str().unwrap()],
+        vec!["--prompt", second, "--resume", saved.to_str().unwrap()],
+    ] {
+        let output = agent()
+            .args(["--model", "openai:stand-in", "--json"])
+            .args(args)
+            .env("OPENAI_BASE_URL", &base)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let transcript: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert!(
+        transcript["state"]["skills"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("dataAnalysis")),
+        "the load is saved: {transcript:#}"
+    );
+    std::fs::remove_file(&saved).unwrap();
+
+    let (uninterrupted, split) = (uninterrupted.lock().unwrap(), split.lock().unwrap());
+    assert_eq!(uninterrupted.len(), 4);
+    assert_eq!(*split, *uninterrupted, "every request, byte for byte");
 }
