@@ -26,6 +26,9 @@
 //! - **Keys stay secret**: [`ApiKey`] prints as `ApiKey(<redacted>)`, the header is marked
 //!   sensitive, and no error holds the key.
 //!
+//! Gemini has no client here yet: its tool lists and allow-list are rendered by
+//! [`crate::providers::gemini`] for a client of your own.
+//!
 //! The clients need a Tokio runtime (they use hyper's client). TLS is rustls with the
 //! `ring` provider and Mozilla's root certificates (`webpki-roots`): no C TLS library and
 //! no system certificate store.

@@ -116,7 +116,9 @@ impl OpenAi {
         self.tool_choice = choice;
     }
 
-    /// Bounds each answer (`max_completion_tokens`, `max_output_tokens`).
+    /// Bounds each answer (`max_completion_tokens` for Chat Completions, `max_output_tokens`
+    /// for Responses). Compatible servers that know only the older `max_tokens` (llama.cpp's)
+    /// ignore it.
     #[must_use]
     pub fn max_output_tokens(mut self, tokens: u32) -> Self {
         self.max_output_tokens = Some(tokens);
