@@ -227,13 +227,17 @@ async fn run_turn(
         eprintln!("(no answer within {} model calls)", options.max_steps);
     }
     let usage = outcome.usage;
-    eprintln!(
-        "[{} model calls; {} input tokens ({} cached), {} output]",
-        outcome.steps.len(),
-        usage.input,
-        usage.cached_input,
-        usage.output
-    );
+    if outcome.steps.iter().any(|step| step.usage.is_some()) {
+        eprintln!(
+            "[{} model calls; {} input tokens ({} cached), {} output]",
+            outcome.steps.len(),
+            usage.input,
+            usage.cached_input,
+            usage.output
+        );
+    } else {
+        eprintln!("[{} model calls; the server reported no usage]", outcome.steps.len());
+    }
     Ok(())
 }
 
