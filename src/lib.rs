@@ -76,10 +76,10 @@ pub mod tools {
     //! `#[carnet::toolset]` generates the [`BoundToolset`] of a compiled manifest's toolset;
     //! [`ToolImpl`] and [`ToolsetImpl`] are for content read at run time.
 
+    pub use carnet_runtime::binding::Letter;
     pub use carnet_runtime::tool::*;
     pub use carnet_runtime::{
         BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
-        toolset_id,
     };
 }
 

@@ -152,8 +152,8 @@ fn modules_hold_the_rest() {
     use carnet::session::{Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState};
     use carnet::suggest::{closest, similar};
     use carnet::tools::{
-        BoundToolset, BoxFuture, Context, ToolCall, ToolError, ToolHandler, ToolImpl, ToolKind, ToolOutput, ToolSpec,
-        ToolsetImpl, block_on, toolset_id,
+        BoundToolset, BoxFuture, Context, Letter, ToolCall, ToolError, ToolHandler, ToolImpl, ToolKind, ToolOutput,
+        ToolSpec, ToolsetImpl, block_on,
     };
     use carnet::variables::Variables;
     use carnet::{chat, media_type, providers, schema};

@@ -196,9 +196,9 @@ fn toolsets_struct(manifest: &Manifest) -> TokenStream {
         .filter(|(name, _)| manifest.toolset(name).is_some_and(|t| !t.tools.is_empty()))
         .collect();
     let fields = bound.iter().map(|(name, ident)| {
-        let id = Literal::u64_suffixed(carnet_runtime::toolset_id(name));
+        let ty = typed_id::toolset_type(name);
         let doc = format!(" Toolset `{name}`: what `#[carnet::toolset(\"{name}\")]` generates (`toolset()`).");
-        quote!(#[doc = #doc] pub #ident: ::carnet::__private::BoundToolset<#id>)
+        quote!(#[doc = #doc] pub #ident: #ty)
     });
     let values = bound.iter().map(|(_, ident)| quote!(self.#ident.into_impl()));
     quote! {

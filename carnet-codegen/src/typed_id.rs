@@ -4,10 +4,22 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Ident, Span};
-use quote::format_ident;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
 
 use crate::model::Spanned;
+
+/// The type a toolset's implementations carry (`BoundToolset<Name>`): its name spelled one
+/// character a type, `(Letter<'m'>, Letter<'a'>, Letter<'t'>, Letter<'h'>)` for `math`, so that the generated
+/// `Toolsets` struct and `#[carnet::toolset]` agree on it without sharing a path, and a
+/// mismatch prints both names.
+pub(crate) fn toolset_type(name: &str) -> TokenStream {
+    let chars = name.chars().map(|c| {
+        let c = Literal::character(c);
+        quote!(::carnet::__private::Letter<#c>)
+    });
+    quote!(::carnet::__private::BoundToolset<(#(#chars,)*)>)
+}
 
 /// The Rust constant name for a content name: `dataAnalysis` → `DATA_ANALYSIS`,
 /// `search-tools` → `SEARCH_TOOLS`, `file.read` → `FILE_READ`. Characters that cannot be in

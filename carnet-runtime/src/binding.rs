@@ -132,11 +132,15 @@ impl<T: ?Sized> NoSchema for &OutputSchema<T> {
     }
 }
 
-/// The toolset implementations, typed by the toolset's identity.
+/// The toolset implementations, typed by the toolset's name (see [`crate::BoundToolset`]).
 #[must_use]
-pub fn bound<const ID: u64>(toolset: &'static str, tools: Vec<ToolImpl>) -> crate::BoundToolset<ID> {
+pub fn bound<Name>(toolset: &'static str, tools: Vec<ToolImpl>) -> crate::BoundToolset<Name> {
     crate::BoundToolset::__new(ToolsetImpl::new(toolset, tools))
 }
+
+/// One character of a toolset's name, in [`crate::BoundToolset`]'s type; type errors
+/// print it: `BoundToolset<(Letter<'m'>, Letter<'a'>, ...)>`.
+pub struct Letter<const X: char>;
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()

@@ -9,6 +9,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -394,17 +395,18 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// The implementations of one toolset, typed by the toolset's identity: `ID` is a hash of
-/// the toolset's name, so the generated `Toolsets` struct only accepts, in its
-/// `search_tools` field, what `#[carnet::toolset("search-tools")]` generated. Putting one
-/// toolset's implementation in another's field is a type error.
-pub struct BoundToolset<const ID: u64>(ToolsetImpl);
+/// The implementations of one toolset, typed by the toolset's name: `Name` spells it, one
+/// character a type (`(Letter<'m'>, Letter<'a'>, Letter<'t'>, Letter<'h'>)` for `math`), so the generated
+/// `Toolsets` struct only accepts, in its `search_tools` field, what
+/// `#[carnet::toolset("search-tools")]` generated. Putting one toolset's implementation in
+/// another's field is a type error whose message spells both names.
+pub struct BoundToolset<Name>(ToolsetImpl, PhantomData<fn() -> Name>);
 
-impl<const ID: u64> BoundToolset<ID> {
+impl<Name> BoundToolset<Name> {
     #[doc(hidden)]
     #[must_use]
     pub fn __new(toolset: ToolsetImpl) -> Self {
-        BoundToolset(toolset)
+        BoundToolset(toolset, PhantomData)
     }
 
     /// The toolset's name.
@@ -420,23 +422,16 @@ impl<const ID: u64> BoundToolset<ID> {
     }
 }
 
-impl<const ID: u64> fmt::Debug for BoundToolset<ID> {
+impl<Name> fmt::Debug for BoundToolset<Name> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("BoundToolset").field(&self.0).finish()
     }
 }
 
-impl<const ID: u64> From<BoundToolset<ID>> for ToolsetImpl {
-    fn from(bound: BoundToolset<ID>) -> Self {
+impl<Name> From<BoundToolset<Name>> for ToolsetImpl {
+    fn from(bound: BoundToolset<Name>) -> Self {
         bound.0
     }
-}
-
-/// The identity of toolset `name` in [`BoundToolset`]'s type: the runtime's stable hash of
-/// the name.
-#[must_use]
-pub const fn toolset_id(name: &str) -> u64 {
-    crate::hash::hash(name.as_bytes())
 }
 
 /// Runs a future to completion on the current thread: for programs and tests without an

@@ -1,7 +1,7 @@
 //! The one hash of the runtime: stable across platforms and releases (unlike `std`'s
 //! `DefaultHasher`), usable in `const` contexts. It fingerprints manifests (saved session
 //! states carry the fingerprint, so its output for given bytes must never change; the tests
-//! of `json` pin it) and gives each toolset the identity its `BoundToolset` type carries.
+//! of `json` pin it).
 
 /// A 64-bit hash taking its input 8 bytes at a time (little-endian words, so the same on
 /// every platform).
@@ -66,6 +66,7 @@ impl StableHasher {
 }
 
 /// The hash of `bytes`.
+#[cfg(test)]
 pub(crate) const fn hash(bytes: &[u8]) -> u64 {
     let mut hasher = StableHasher::new();
     hasher.bytes(bytes);

@@ -33,7 +33,7 @@ pub mod session;
 pub mod suggest;
 
 pub use dispatch::{
-    BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on, toolset_id,
+    BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
 };
 pub use engine::{
     BuildError, Carnet, CarnetBuilder, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat,

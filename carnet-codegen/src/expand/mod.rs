@@ -20,7 +20,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use carnet_runtime::{Manifest, toolset_id};
+use carnet_runtime::Manifest;
+
+use crate::typed_id::toolset_type;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -71,16 +73,15 @@ fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
     let Ok(mut parsed) = syn::parse2::<Item>(item.clone()) else {
         return item;
     };
-    let id = name.map(|n| toolset_id(&n.value()));
+    let ty = name.map(|n| toolset_type(&n.value()));
     let in_impl = matches!(parsed, Item::Impl(_));
-    let stub = id.map(|id| {
-        let id = proc_macro2::Literal::u64_suffixed(id);
+    let stub = ty.map(|ty| {
         let receiver = in_impl.then(|| quote!(self));
         quote! {
             #[doc(hidden)]
             #[must_use]
             #[allow(dead_code, clippy::must_use_candidate, clippy::unused_self)]
-            pub fn toolset(#receiver) -> ::carnet::__private::BoundToolset<#id> {
+            pub fn toolset(#receiver) -> #ty {
                 ::core::unreachable!("the toolset did not compile")
             }
         }
@@ -463,7 +464,7 @@ fn toolset_constructor(
 ) -> TokenStream {
     let toolset_name = &*toolset.name;
     let in_impl = found.in_impl;
-    let id = proc_macro2::Literal::u64_suffixed(toolset_id(toolset_name));
+    let ty = toolset_type(toolset_name);
     let manifest_path = manifest_path.to_string_lossy().into_owned();
     let track = quote! {
         // Rebuild when the manifest changes.
@@ -495,8 +496,8 @@ fn toolset_constructor(
                 #(#entry_points)*
                 #[doc = #doc]
                 #[must_use]
-                pub fn toolset() -> ::carnet::__private::BoundToolset<#id> {
-                    ::carnet::__private::bound::<#id>(#toolset_name, ::std::vec::Vec::from([#(#tool_values),*]))
+                pub fn toolset() -> #ty {
+                    ::carnet::__private::bound(#toolset_name, ::std::vec::Vec::from([#(#tool_values),*]))
                 }
             };
             items.push(Item::Verbatim(generated));
@@ -512,12 +513,12 @@ fn toolset_constructor(
                     #(#entry_points)*
                     #[doc = #doc]
                     #[must_use]
-                    pub fn toolset(self) -> ::carnet::__private::BoundToolset<#id>
+                    pub fn toolset(self) -> #ty
                     where
                         Self: ::core::marker::Send + ::core::marker::Sync + 'static,
                     {
                         let __carnet_this = ::std::sync::Arc::new(self);
-                        ::carnet::__private::bound::<#id>(#toolset_name, ::std::vec::Vec::from([#(#tool_values),*]))
+                        ::carnet::__private::bound(#toolset_name, ::std::vec::Vec::from([#(#tool_values),*]))
                     }
                 }
             }

@@ -38,14 +38,25 @@ impl Db {
     }
     /// The implementations of toolset `db-tools`, for the generated `Toolsets` struct.
     #[must_use]
-    pub fn toolset(self) -> ::carnet::__private::BoundToolset<7797366798658617249u64>
+    pub fn toolset(
+        self,
+    ) -> ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'d'>,
+            ::carnet::__private::Letter<'b'>,
+            ::carnet::__private::Letter<'-'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    >
     where
         Self: ::core::marker::Send + ::core::marker::Sync + 'static,
     {
         let __carnet_this = ::std::sync::Arc::new(self);
-        ::carnet::__private::bound::<
-            7797366798658617249u64,
-        >(
+        ::carnet::__private::bound(
             "db-tools",
             ::std::vec::Vec::from([
                 ::carnet::__private::method(

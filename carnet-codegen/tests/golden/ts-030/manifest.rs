@@ -186,7 +186,13 @@ pub mod tools {
 /// toolset without implementation; a field only accepts its own toolset's.
 pub struct Toolsets {
     /// Toolset `foo`: what `#[carnet::toolset("foo")]` generates (`toolset()`).
-    pub foo: ::carnet::__private::BoundToolset<14806343309676967000u64>,
+    pub foo: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'f'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'o'>,
+        ),
+    >,
 }
 impl ::core::iter::IntoIterator for Toolsets {
     type Item = ::carnet::__private::ToolsetImpl;

@@ -507,17 +507,110 @@ pub mod tools {
 /// toolset without implementation; a field only accepts its own toolset's.
 pub struct Toolsets {
     /// Toolset `filter-tools`: what `#[carnet::toolset("filter-tools")]` generates (`toolset()`).
-    pub filter_tools: ::carnet::__private::BoundToolset<9670129407627214074u64>,
+    pub filter_tools: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'f'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'e'>,
+            ::carnet::__private::Letter<'r'>,
+            ::carnet::__private::Letter<'-'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    >,
     /// Toolset `search-tools`: what `#[carnet::toolset("search-tools")]` generates (`toolset()`).
-    pub search_tools: ::carnet::__private::BoundToolset<3531200035303357534u64>,
+    pub search_tools: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'s'>,
+            ::carnet::__private::Letter<'e'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'r'>,
+            ::carnet::__private::Letter<'c'>,
+            ::carnet::__private::Letter<'h'>,
+            ::carnet::__private::Letter<'-'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    >,
     /// Toolset `statistical-analysis`: what `#[carnet::toolset("statistical-analysis")]` generates (`toolset()`).
-    pub statistical_analysis: ::carnet::__private::BoundToolset<14457786005572712445u64>,
+    pub statistical_analysis: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'s'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'s'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'c'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'-'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'n'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'y'>,
+            ::carnet::__private::Letter<'s'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    >,
     /// Toolset `units`: what `#[carnet::toolset("units")]` generates (`toolset()`).
-    pub units: ::carnet::__private::BoundToolset<13091645681138964064u64>,
+    pub units: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'u'>,
+            ::carnet::__private::Letter<'n'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    >,
     /// Toolset `visualization`: what `#[carnet::toolset("visualization")]` generates (`toolset()`).
-    pub visualization: ::carnet::__private::BoundToolset<12677061652192760335u64>,
+    pub visualization: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'v'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'s'>,
+            ::carnet::__private::Letter<'u'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'z'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'n'>,
+        ),
+    >,
     /// Toolset `writing-tools`: what `#[carnet::toolset("writing-tools")]` generates (`toolset()`).
-    pub writing_tools: ::carnet::__private::BoundToolset<6962727421453766848u64>,
+    pub writing_tools: ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'w'>,
+            ::carnet::__private::Letter<'r'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'i'>,
+            ::carnet::__private::Letter<'n'>,
+            ::carnet::__private::Letter<'g'>,
+            ::carnet::__private::Letter<'-'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    >,
 }
 impl ::core::iter::IntoIterator for Toolsets {
     type Item = ::carnet::__private::ToolsetImpl;
