@@ -1,0 +1,208 @@
+//! Google Gemini API (`generateContent`, AI Studio and Vertex AI): function declarations and
+//! `functionCall` parts.
+//!
+//! # Schemas
+//!
+//! A function declaration takes its parameters in one of two fields:
+//!
+//! - `parameters`, a subset of the `OpenAPI` 3.0 schema object, which every Gemini model and
+//!   API version accepts. [`tools`] sends this, converted from JSON Schema by
+//!   [`parameters`].
+//! - `parametersJsonSchema`, JSON Schema as it is, accepted by recent API versions.
+//!   [`tools_json_schema`] sends this: use it for schemas `parameters` cannot express
+//!   (recursive types) when the model accepts it.
+//!
+//! The conversion keeps what `parameters` can say and drops the assertions it cannot (which
+//! only widens what the schema accepts: the tool still checks its arguments). It fails only
+//! where dropping would lose the shape itself.
+//!
+//! | JSON Schema | `parameters` |
+//! | --- | --- |
+//! | `$ref` to `$defs`/`definitions` (or any local pointer) | the target inlined, the `$ref`'s siblings applied over it |
+//! | recursive `$ref` | error: use [`tools_json_schema`] |
+//! | `type: [T, "null"]` (or `nullable: true`) | `type: T, nullable: true` |
+//! | `type: [A, B]` | `anyOf: [{type: A}, {type: B}]` |
+//! | `anyOf`/`oneOf` with a `null` branch | the other branches, `nullable: true`; one branch left is merged into its parent |
+//! | `oneOf` | `anyOf` |
+//! | `anyOf`/`oneOf` of string `enum`s or `const`s (a documented Rust enum) | one `enum`, the branches' descriptions listed in `description` |
+//! | `allOf` of one schema | merged into its parent; of several: error |
+//! | `const: v` | `enum: [v]` |
+//! | `enum` of strings (with `null`) | `enum`, `type: string` (and `nullable: true`) |
+//! | `enum` or `const` of other values | dropped, the values listed in `description` (`parameters` enums are strings only) |
+//! | `format` | kept for `float`/`double` numbers, `int32`/`int64` integers, `enum`/`date-time` strings, else dropped |
+//! | `properties`, `required` | kept on objects; `required` keeps only listed properties |
+//! | `items` | kept on arrays (tuples are dropped) |
+//! | `examples` | its first value as `example` |
+//! | `description`, `title`, `default`, `pattern`, `minimum`, `maximum`, `minLength`, `maxLength`, `minItems`, `maxItems`, `minProperties`, `maxProperties`, `example` | kept |
+//! | `$schema`, `$id`, `$defs`, `additionalProperties`, `exclusiveMinimum`, `uniqueItems`, `not`, ... | dropped |
+//!
+//! A tool without parameters (an object schema with no `properties`) gets no `parameters`
+//! at all: Gemini rejects an object schema with empty `properties`. Types stay lowercase
+//! (`"string"`), which the API accepts as well as `"STRING"`.
+
+use serde_json::{Map, Value, json};
+
+pub use super::conversation::gemini_tool_config as tool_config;
+
+mod openapi;
+
+use openapi::Convert;
+
+use super::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
+use crate::tool::{ToolCall, ToolSpec};
+
+/// The `tools` of a `generateContent` request, with `parameters`:
+/// `[{"functionDeclarations": [{"name", "description", "parameters"}]}]`, one tool object
+/// holding every declaration, `name` being the alias. An empty `specs` gives an empty
+/// array (leave `tools` out of the request then).
+///
+/// # Errors
+///
+/// When two tools have the same alias or a name has none (see [`Aliases::new`]), or a
+/// schema cannot be converted (see [`parameters`]).
+pub fn tools(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
+    let mut declarations = Vec::with_capacity(specs.len());
+    for (spec, alias) in aliased(specs)? {
+        let mut declaration = Map::new();
+        declaration.insert("name".to_owned(), Value::String(alias));
+        declaration.insert("description".to_owned(), Value::String(spec.description.clone()));
+        if let Some(parameters) = parameters(spec)? {
+            declaration.insert("parameters".to_owned(), parameters);
+        }
+        declarations.push(Value::Object(declaration));
+    }
+    Ok(wrap(declarations))
+}
+
+/// The `tools` of a `generateContent` request, with each input schema unchanged as
+/// `parametersJsonSchema`: `[{"functionDeclarations": [{"name", "description",
+/// "parametersJsonSchema"}]}]`.
+///
+/// # Errors
+///
+/// When two tools have the same alias or a name has none (see [`Aliases::new`]).
+pub fn tools_json_schema(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
+    let declarations = aliased(specs)?
+        .map(|(spec, alias)| {
+            json!({
+                "name": alias,
+                "description": spec.description,
+                "parametersJsonSchema": Value::clone(&spec.input_schema),
+            })
+        })
+        .collect();
+    Ok(wrap(declarations))
+}
+
+fn wrap(declarations: Vec<Value>) -> Value {
+    if declarations.is_empty() {
+        return Value::Array(Vec::new());
+    }
+    let tool = Map::from_iter([("functionDeclarations".to_owned(), Value::Array(declarations))]);
+    Value::Array(vec![Value::Object(tool)])
+}
+
+/// A tool's input schema as Gemini's `parameters` (see the [module docs](self) for the
+/// conversion), or `None` for a tool without parameters.
+///
+/// # Errors
+///
+/// [`ProviderError::Schema`] when the schema holds a recursive `$ref`, a `$ref` that does
+/// not resolve in the schema, an `allOf` of several schemas, `anyOf` beside `oneOf` or a
+/// type list, or a `false` schema; or when its root is not an object schema.
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use carnet_runtime::{ToolKind, ToolSpec};
+/// use carnet_runtime::providers::gemini;
+/// use serde_json::json;
+///
+/// let schema = json!({
+///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+///     "type": "object",
+///     "properties": { "limit": { "type": ["integer", "null"], "format": "uint32" } },
+///     "additionalProperties": false,
+/// });
+/// let spec = ToolSpec { name: "notes.list".into(), description: String::new(),
+///     input_schema: Arc::new(schema), kind: ToolKind::Domain, toolset: None, output_schema: None };
+/// assert_eq!(gemini::parameters(&spec)?, Some(json!({
+///     "type": "object",
+///     "properties": { "limit": { "type": "integer", "nullable": true } },
+/// })));
+/// # Ok::<(), carnet_runtime::providers::ProviderError>(())
+/// ```
+pub fn parameters(spec: &ToolSpec) -> Result<Option<Value>, ProviderError> {
+    let mut convert = Convert {
+        tool: &spec.name,
+        root: &spec.input_schema,
+        inlining: Vec::new(),
+    };
+    let mut root = convert.node(&spec.input_schema, "#")?;
+    if root.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(convert.error("#", "the root is not an object schema"));
+    }
+    root.remove("nullable");
+    if root
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty)
+    {
+        return Ok(None);
+    }
+    Ok(Some(Value::Object(root)))
+}
+
+/// The function calls of a `generateContent` response: the `functionCall` parts of its
+/// first candidate, in order. `response` may be the whole response, a candidate, its
+/// `content` (`{"role": "model", "parts": [...]}`) or the `parts` array.
+///
+/// Reads `name` (mapped back through `aliases`), `args` (absent means `{}`) and `id`, which
+/// only some API surfaces (the Live API) set; the call id is `None` otherwise, and a
+/// `functionResponse` answers by name. A response without candidates (a blocked prompt) has
+/// no calls.
+///
+/// # Errors
+///
+/// When a `functionCall` lacks `name`, when `args` is not an object, or when a field has the
+/// wrong JSON type.
+pub fn parse_tool_calls(response: &Value, aliases: &Aliases) -> Result<Vec<ToolCall>, ProviderError> {
+    let content = if let Some(candidates) = response.get("candidates") {
+        &candidates[0]["content"]
+    } else if let Some(content @ Value::Object(_)) = response.get("content") {
+        content
+    } else {
+        response
+    };
+    let parts = match content {
+        Value::Array(parts) => parts.as_slice(),
+        _ => array_field(content, "parts", "parts", || "the content".to_owned())?,
+    };
+    let mut parsed = Vec::new();
+    for (index, part) in parts.iter().enumerate() {
+        let Some(call) = part.get("functionCall") else { continue };
+        let id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty());
+        let at = || call_location("parts", index, id);
+        if !call.is_object() {
+            return Err(ProviderError::InvalidField {
+                location: at(),
+                field: "functionCall",
+                expected: "an object",
+            });
+        }
+        let name = aliases
+            .canonical(string_field(call, "name", "functionCall.name", at)?)
+            .to_owned();
+        let arguments = match call.get("args") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(args) => object_arguments(args.clone(), id, &name)?,
+        };
+        parsed.push(ToolCall {
+            id: id.map(str::to_owned),
+            name,
+            arguments,
+        });
+    }
+    Ok(parsed)
+}
