@@ -106,8 +106,6 @@ impl SseDecoder {
 /// A tool call being assembled.
 #[derive(Debug, Default)]
 struct Partial {
-    /// The provider's key for it (`index`, `output_index`, the content block's index).
-    key: u64,
     id: String,
     /// The wire name (an alias), as far as it has come.
     name: String,
@@ -141,6 +139,8 @@ pub struct ResponseStream {
     sse: SseDecoder,
     text: String,
     calls: Vec<Partial>,
+    /// The place in `calls` of each provider key (a hostile stream may send many).
+    by_key: std::collections::HashMap<u64, usize>,
     usage: Option<Usage>,
     finish_reason: Option<String>,
     /// The whole response, once the stream gave it (Responses' `response.completed`).
@@ -159,6 +159,7 @@ impl ResponseStream {
             sse: SseDecoder::default(),
             text: String::new(),
             calls: Vec::new(),
+            by_key: std::collections::HashMap::new(),
             usage: None,
             finish_reason: None,
             completed: None,
@@ -240,16 +241,11 @@ impl ResponseStream {
         arguments: Option<&str>,
         on_delta: &mut dyn FnMut(Delta<'_>),
     ) {
-        let index = match self.calls.iter().position(|c| c.key == key) {
-            Some(index) => index,
-            None => {
-                self.calls.push(Partial {
-                    key,
-                    ..Partial::default()
-                });
-                self.calls.len() - 1
-            }
-        };
+        let next = self.calls.len();
+        let index = *self.by_key.entry(key).or_insert(next);
+        if index == next {
+            self.calls.push(Partial::default());
+        }
         let call = &mut self.calls[index];
         // `OpenAI` sends the id and name once, in pieces if ever; some compatible servers
         // (llama.cpp's) repeat them whole in every chunk: a repeat is not appended.
