@@ -43,6 +43,7 @@ pub use carnet_runtime::{
 
 #[cfg(feature = "mcp")]
 pub use carnet_runtime::mcp;
+pub use carnet_runtime::telemetry;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
 pub use carnet_runtime::{chat, extensions, hook, media_type, names, providers, schema, session, suggest, variables};

@@ -205,9 +205,11 @@ pub(crate) fn record_chat(span: &Span, response: &Result<crate::chat::ChatRespon
             .iter()
             .map(|t| serde_json::json!({"type": "text", "content": t}))
             .collect();
-        parts.extend(response.calls.iter().map(|c| {
-            serde_json::json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments})
-        }));
+        parts.extend(
+            response.calls.iter().map(
+                |c| serde_json::json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}),
+            ),
+        );
         let message = serde_json::json!([{"role": "assistant", "parts": parts, "finish_reason": finish_reason}]);
         span.record("gen_ai.output.messages", bounded(&message).as_str());
     }

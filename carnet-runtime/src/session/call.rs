@@ -272,54 +272,54 @@ async fn run_domain(
     skills: &[SkillIx],
     agent: crate::index::AgentIx,
 ) -> (ToolOutput, Option<Failure>) {
-            let (id, toolset) = match checked {
-                Ok(id) => (Some(id), Some(inner.tool(id).toolset)),
-                Err(_) => (None, None),
-            };
-            let canonical = id.map_or(name, |id| inner.tool(id).spec.name.as_str());
-            let hooks: Vec<&dyn Hook> = inner.hooks_for(canonical, toolset).collect();
-            let call = Call {
-                agent: &inner.agent(agent).name,
-                tool: canonical,
-                toolset: toolset.map(|t| &*inner.toolset(t).name),
-                meta: false,
-                extensions,
-            };
-            if let Some(toolset) = call.toolset {
-                Span::current().record("carnet.toolset.name", toolset);
-            }
-            let id = match checked {
-                Ok(id) => id,
-                Err((output, failure)) => return (call.after(&hooks, &arguments, output), Some(failure)),
-            };
-            let tool = inner.tool(id);
-            let arguments = match call.before(&hooks, arguments, &tool.spec.input_schema) {
-                Ok(arguments) => arguments,
-                Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure),
-            };
-            let Some(implementation) = &tool.implementation else {
-                unreachable!("checked before the hooks")
-            };
-            let context = Context {
-                state: inner.state.as_ref(),
-                extensions,
-                agent: &inner.agent(agent).name,
-                loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
-                tool: &tool.spec.name,
-            };
-            let future = implementation.handler.call(&context, arguments.clone());
-            let (output, failure) = match CatchUnwind(future).await {
-                Ok(Ok(value)) => (ToolOutput::ok(value), None),
-                Ok(Err(e)) => (e.into_output(canonical), None),
-                Err(panic) => (
-                    ToolOutput::error(
-                        format!("tool `{canonical}` panicked: {panic}"),
-                        json!({"tool": canonical}),
-                    ),
-                    Some(Failure::ToolPanic),
-                ),
-            };
-            (call.after(&hooks, &arguments, output), failure)
+    let (id, toolset) = match checked {
+        Ok(id) => (Some(id), Some(inner.tool(id).toolset)),
+        Err(_) => (None, None),
+    };
+    let canonical = id.map_or(name, |id| inner.tool(id).spec.name.as_str());
+    let hooks: Vec<&dyn Hook> = inner.hooks_for(canonical, toolset).collect();
+    let call = Call {
+        agent: &inner.agent(agent).name,
+        tool: canonical,
+        toolset: toolset.map(|t| &*inner.toolset(t).name),
+        meta: false,
+        extensions,
+    };
+    if let Some(toolset) = call.toolset {
+        Span::current().record("carnet.toolset.name", toolset);
+    }
+    let id = match checked {
+        Ok(id) => id,
+        Err((output, failure)) => return (call.after(&hooks, &arguments, output), Some(failure)),
+    };
+    let tool = inner.tool(id);
+    let arguments = match call.before(&hooks, arguments, &tool.spec.input_schema) {
+        Ok(arguments) => arguments,
+        Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure),
+    };
+    let Some(implementation) = &tool.implementation else {
+        unreachable!("checked before the hooks")
+    };
+    let context = Context {
+        state: inner.state.as_ref(),
+        extensions,
+        agent: &inner.agent(agent).name,
+        loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
+        tool: &tool.spec.name,
+    };
+    let future = implementation.handler.call(&context, arguments.clone());
+    let (output, failure) = match CatchUnwind(future).await {
+        Ok(Ok(value)) => (ToolOutput::ok(value), None),
+        Ok(Err(e)) => (e.into_output(canonical), None),
+        Err(panic) => (
+            ToolOutput::error(
+                format!("tool `{canonical}` panicked: {panic}"),
+                json!({"tool": canonical}),
+            ),
+            Some(Failure::ToolPanic),
+        ),
+    };
+    (call.after(&hooks, &arguments, output), failure)
 }
 
 /// The attributes of a meta-tool call that say what it loaded or read.

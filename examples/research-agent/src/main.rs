@@ -24,6 +24,7 @@ fn short(text: &str, width: usize) -> String {
 }
 
 fn main() {
+    let _telemetry = research_agent::telemetry::init();
     let carnet = Carnet::builder(&MANIFEST)
         .toolsets(tools::toolsets())
         .build()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The research agent example's trace, checked at a real OTLP/HTTP receiver: builds the
+# example with `--features otel`, starts tests/otel/receiver.py (the official
+# opentelemetry-proto types decode each request; its venv lives under the target dir),
+# runs the example offline against it, stops the receiver and checks the span tree with
+# tests/otel/check.py. Bounded: the receiver stops by itself after 300 s, the example is
+# given 120 s.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+work="$target/otel"
+mkdir -p "$work"
+
+if [ ! -x "$work/venv/bin/python" ]; then
+    python3 -m venv "$work/venv"
+fi
+if ! "$work/venv/bin/python" -c "import opentelemetry.proto.collector.trace.v1.trace_service_pb2" 2>/dev/null; then
+    "$work/venv/bin/pip" install --quiet --disable-pip-version-check "opentelemetry-proto>=1.30,<2"
+fi
+
+cargo build --quiet -p research-agent --features otel
+
+rm -f "$work/port" "$work/spans.jsonl"
+"$work/venv/bin/python" "$root/tests/otel/receiver.py" "$work/port" "$work/spans.jsonl" 300 &
+receiver=$!
+trap 'kill "$receiver" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+    [ -s "$work/port" ] && break
+    kill -0 "$receiver" || { echo "otel: the receiver did not start" >&2; exit 1; }
+    sleep 0.1
+done
+[ -s "$work/port" ] || { echo "otel: the receiver did not listen within 10 s" >&2; exit 1; }
+
+# Only the exporter's variables reach the example (a developer's own OTEL_* would not).
+env -u OTEL_EXPORTER_OTLP_TRACES_ENDPOINT -u OTEL_EXPORTER_OTLP_HEADERS -u OTEL_RESOURCE_ATTRIBUTES \
+    -u OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT \
+    OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$(cat "$work/port")" \
+    OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
+    OTEL_SERVICE_NAME=carnet-otel-test \
+    timeout 120 "$target/debug/research-agent" > "$work/example.out"
+
+kill "$receiver" 2>/dev/null || true
+wait "$receiver" 2>/dev/null || true
+trap - EXIT
+"$work/venv/bin/python" "$root/tests/otel/check.py" "$work/spans.jsonl"
+
+# A protocol that is not built in is said, and the agent still runs (untraced).
+OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9 OTEL_EXPORTER_OTLP_PROTOCOL=grpc \
+    timeout 120 "$target/debug/research-agent" > /dev/null 2> "$work/grpc.err"
+grep -q "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported" "$work/grpc.err" \
+    || { echo "otel: FAILED: no warning for OTEL_EXPORTER_OTLP_PROTOCOL=grpc" >&2; cat "$work/grpc.err" >&2; exit 1; }
+echo "otel: an unsupported protocol is reported"
