@@ -4,6 +4,7 @@ model call and an `execute_tool` span per tool call under it, with the GenAI con
 attributes, and the refused call of a tool not loaded yet marked as an error.
 
     python check.py SPANS_FILE
+    python check.py --serve SPANS_FILE     # `carnet serve-mcp`'s spans
 """
 
 import json
@@ -17,8 +18,34 @@ def fail(message, spans=()):
     sys.exit(1)
 
 
+def load(path):
+    return [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+
+
+def check_serve(path):
+    """`carnet serve-mcp` over stdio: a load, then a call of a tool that load did not expose."""
+    # The server runs a connection's calls side by side: their order is not fixed.
+    spans = sorted(load(path), key=lambda s: s["name"], reverse=True)
+    names = [s["name"] for s in spans]
+    if names != ["execute_tool loadSkill", "execute_tool formatCitation"]:
+        fail(f"serve-mcp spans: {names}", spans)
+    if any(s["parent_span_id"] for s in spans) or len({s["trace_id"] for s in spans}) != 2:
+        fail("serve-mcp: each call is a trace of its own", spans)
+    load_span, refused = spans
+    if load_span["resource"].get("service.name") != "carnet-serve-mcp":
+        fail("serve-mcp names its service", spans)
+    if load_span["attributes"].get("carnet.skill.name") != "dataAnalysis" or load_span["status"] == "STATUS_CODE_ERROR":
+        fail("serve-mcp: the load", spans)
+    if refused["attributes"].get("error.type") != "tool_not_exposed" or refused["status"] != "STATUS_CODE_ERROR":
+        fail("serve-mcp: the refused call", spans)
+    print("otel: serve-mcp sent its tool calls' spans")
+    print("5 passed, 0 failed")
+
+
 def main():
-    spans = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8") if line.strip()]
+    if sys.argv[1] == "--serve":
+        return check_serve(sys.argv[2])
+    spans = load(sys.argv[1])
     if not spans:
         fail("the receiver got no span")
     spans.sort(key=lambda s: s["start"])

@@ -3,7 +3,7 @@
 # example with `--features otel`, starts tests/otel/receiver.py (the official
 # opentelemetry-proto types decode each request; its venv lives under the target dir),
 # runs the example offline against it, stops the receiver and checks the span tree with
-# tests/otel/check.py. Bounded: the receiver stops by itself after 300 s, the example is
+# tests/otel/check.py; then the same for `carnet serve-mcp` (built with `--features otel`). Bounded: the receiver stops by itself after 300 s, the example is
 # given 120 s.
 set -euo pipefail
 
@@ -20,30 +20,63 @@ if ! "$work/venv/bin/python" -c "import opentelemetry.proto.collector.trace.v1.t
 fi
 
 cargo build --quiet -p research-agent --features otel
+cargo build --quiet -p carnet-cli --features otel
 
-rm -f "$work/port" "$work/spans.jsonl"
-"$work/venv/bin/python" "$root/tests/otel/receiver.py" "$work/port" "$work/spans.jsonl" 300 &
-receiver=$!
-trap 'kill "$receiver" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-    [ -s "$work/port" ] && break
-    kill -0 "$receiver" || { echo "otel: the receiver did not start" >&2; exit 1; }
-    sleep 0.1
-done
-[ -s "$work/port" ] || { echo "otel: the receiver did not listen within 10 s" >&2; exit 1; }
+receiver=
+trap '[ -z "$receiver" ] || kill "$receiver" 2>/dev/null || true' EXIT
+# Starts a receiver writing to $work/$1.jsonl; its port is in $work/$1.port.
+start_receiver() {
+    rm -f "$work/$1.port" "$work/$1.jsonl"
+    "$work/venv/bin/python" "$root/tests/otel/receiver.py" "$work/$1.port" "$work/$1.jsonl" 300 &
+    receiver=$!
+    for _ in $(seq 100); do
+        [ -s "$work/$1.port" ] && return 0
+        kill -0 "$receiver" || { echo "otel: the receiver did not start" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "otel: the receiver did not listen within 10 s" >&2
+    exit 1
+}
+stop_receiver() {
+    kill "$receiver" 2>/dev/null || true
+    wait "$receiver" 2>/dev/null || true
+    receiver=
+}
+
+start_receiver example
 
 # Only the exporter's variables reach the example (a developer's own OTEL_* would not).
 env -u OTEL_EXPORTER_OTLP_TRACES_ENDPOINT -u OTEL_EXPORTER_OTLP_HEADERS -u OTEL_RESOURCE_ATTRIBUTES \
     -u OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT \
-    OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$(cat "$work/port")" \
+    OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$(cat "$work/example.port")" \
     OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
     OTEL_SERVICE_NAME=carnet-otel-test \
     timeout 120 "$target/debug/research-agent" > "$work/example.out"
 
-kill "$receiver" 2>/dev/null || true
-wait "$receiver" 2>/dev/null || true
-trap - EXIT
-"$work/venv/bin/python" "$root/tests/otel/check.py" "$work/spans.jsonl"
+stop_receiver
+"$work/venv/bin/python" "$root/tests/otel/check.py" "$work/example.jsonl"
+
+# `carnet serve-mcp` over stdio: a load and a refused call, each its own trace.
+start_receiver serve
+rm -f "$work/serve.out"
+# stdin stays open until the last answer is out: at end of input the server stops.
+{
+    printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"otel-test","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"loadSkill","arguments":{"skillName":"dataAnalysis"}}}' \
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"formatCitation","arguments":{}}}'
+    for _ in $(seq 300); do
+        grep -q '"id":3' "$work/serve.out" 2>/dev/null && break
+        sleep 0.1
+    done
+} |
+    env -u OTEL_EXPORTER_OTLP_TRACES_ENDPOINT -u OTEL_SERVICE_NAME -u OTEL_RESOURCE_ATTRIBUTES \
+        OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$(cat "$work/serve.port")" \
+        timeout 60 "$target/debug/carnet" --dir "$root/examples/research-agent/carnet" serve-mcp researcher \
+        > "$work/serve.out" 2> "$work/serve.err"
+stop_receiver
+"$work/venv/bin/python" "$root/tests/otel/check.py" --serve "$work/serve.jsonl"
 
 # A protocol that is not built in is said, and the agent still runs (untraced).
 OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9 OTEL_EXPORTER_OTLP_PROTOCOL=grpc \

@@ -139,7 +139,14 @@ where
         .with_resource(resource.build())
         .build();
     let tracer = provider.tracer("carnet");
-    let layer = tracing_opentelemetry::layer().with_tracer(tracer);
+    // The GenAI attributes only: no source location (always this crate's telemetry module),
+    // thread or busy/idle timings.
+    let layer = tracing_opentelemetry::layer()
+        .with_tracer(tracer)
+        .with_location(false)
+        .with_threads(false)
+        .with_target(false)
+        .with_tracked_inactivity(false);
     Ok(Some((layer, Guard { provider })))
 }
 
