@@ -178,7 +178,9 @@ fn non_empty(text: &str) -> Option<&str> {
 /// model's error.
 pub(crate) fn record_turn(span: &Span, outcome: &Result<crate::chat::Outcome, ModelError>) {
     match outcome {
-        Ok(outcome) => record_usage(span, Some(outcome.usage)),
+        // Only when the model reported usage: a zero would claim it did.
+        Ok(outcome) if outcome.steps.iter().any(|s| s.usage.is_some()) => record_usage(span, Some(outcome.usage)),
+        Ok(_) => {}
         Err(e) => record_model_error(span, e),
     }
 }
