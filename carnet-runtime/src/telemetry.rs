@@ -2,7 +2,7 @@
 //! semantic conventions ([`SEMCONV_VERSION`]; their status there is *Development*).
 //!
 //! carnet emits [`tracing`] spans; install any subscriber to see them (`tracing-subscriber`'s
-//! `fmt`, `tracing-opentelemetry`, or [`otlp`] with the `otel` feature, which sends them to an
+//! `fmt`, `tracing-opentelemetry`, or `telemetry::otlp` with the `otel` feature, which sends them to an
 //! OTLP/HTTP collector such as Jaeger, Grafana Tempo or Arize Phoenix). Without a subscriber a
 //! span is a disabled handle: no field is computed, nothing is allocated.
 //!

@@ -3,7 +3,8 @@
 # example with `--features otel`, starts tests/otel/receiver.py (the official
 # opentelemetry-proto types decode each request; its venv lives under the target dir),
 # runs the example offline against it, stops the receiver and checks the span tree with
-# tests/otel/check.py; then the same for `carnet serve-mcp` (built with `--features otel`). Bounded: the receiver stops by itself after 300 s, the example is
+# tests/otel/check.py; then the same for `carnet serve-mcp` (built with `--features otel`).
+# `OTEL_RECEIVER=phoenix` checks the example's trace in Arize Phoenix instead. Bounded: the receiver stops by itself after 300 s, the example is
 # given 120 s.
 set -euo pipefail
 
@@ -42,6 +43,40 @@ stop_receiver() {
     wait "$receiver" 2>/dev/null || true
     receiver=
 }
+
+# OTEL_RECEIVER=phoenix: the example's trace checked in Arize Phoenix itself (PyPI
+# `arize-phoenix`, ~900 MB in target/otel/phoenix-venv), read back through its REST API.
+if [ "${OTEL_RECEIVER:-proto}" = phoenix ]; then
+    if [ ! -x "$work/phoenix-venv/bin/phoenix" ]; then
+        python3 -m venv "$work/phoenix-venv"
+        "$work/phoenix-venv/bin/pip" install --quiet --disable-pip-version-check "arize-phoenix>=12,<30"
+    fi
+    port="$("$work/venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    grpc="$("$work/venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    rm -rf "$work/phoenix-data"
+    PHOENIX_WORKING_DIR="$work/phoenix-data" PHOENIX_HOST=127.0.0.1 PHOENIX_PORT="$port" PHOENIX_GRPC_PORT="$grpc" \
+        timeout 600 "$work/phoenix-venv/bin/phoenix" serve > "$work/phoenix.log" 2>&1 &
+    receiver=$!
+    for _ in $(seq 240); do
+        curl -sf "http://127.0.0.1:$port/v1/projects" > /dev/null && break
+        kill -0 "$receiver" || { echo "otel: phoenix did not start" >&2; tail "$work/phoenix.log" >&2; exit 1; }
+        sleep 0.5
+    done
+    env -u OTEL_EXPORTER_OTLP_TRACES_ENDPOINT -u OTEL_EXPORTER_OTLP_HEADERS -u OTEL_RESOURCE_ATTRIBUTES \
+        OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$port" OTEL_SERVICE_NAME=carnet-otel-test \
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=false \
+        timeout 120 "$target/debug/research-agent" > "$work/example.out"
+    # Phoenix stores what it received asynchronously: wait for the whole trace (15 spans).
+    for _ in $(seq 60); do
+        count="$(curl -sf "http://127.0.0.1:$port/v1/projects/default/spans?limit=1000" |
+            "$work/venv/bin/python" -c 'import json, sys; print(len(json.load(sys.stdin)["data"]))' || echo 0)"
+        [ "$count" -ge 15 ] && break
+        sleep 0.5
+    done
+    "$work/venv/bin/python" "$root/tests/otel/check.py" --phoenix "http://127.0.0.1:$port"
+    stop_receiver
+    exit 0
+fi
 
 start_receiver example
 
