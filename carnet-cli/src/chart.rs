@@ -60,8 +60,7 @@ const COLOURS: [RGBColor; 6] = [
 pub(crate) fn write(path: &Path, title: &str, calls: &[String], series: &[Series]) -> Result<(), Failure> {
     let mut svg = String::new();
     draw(&mut svg, title, calls, series).map_err(|e| Failure::content(format!("error: cannot draw the chart: {e}")))?;
-    std::fs::write(path, svg)
-        .map_err(|e| Failure::usage(format!("error: cannot write `{}`: {e}", path.display())))
+    std::fs::write(path, svg).map_err(|e| Failure::usage(format!("error: cannot write `{}`: {e}", path.display())))
 }
 
 fn draw(svg: &mut String, title: &str, calls: &[String], series: &[Series]) -> Result<(), Box<dyn std::error::Error>> {
@@ -128,19 +127,27 @@ fn panel(
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let style = ShapeStyle::from(&colour).stroke_width(if i == 0 { 3 } else { 2 });
-        let points: Vec<(f64, f64)> = values(s).iter().enumerate().map(|(x, &y)| (x as f64, y as f64)).collect();
+        let points: Vec<(f64, f64)> = values(s)
+            .iter()
+            .enumerate()
+            .map(|(x, &y)| (x as f64, y as f64))
+            .collect();
         let legend = chart
             .draw_series(LineSeries::new(points.iter().copied(), style))?
             .label(s.label.as_str());
         legend.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
         let marker = i % 3;
-        chart.draw_series(points.iter().map(|&p| -> DynElement<'static, SVGBackend<'_>, (f64, f64)> {
-            match marker {
-                0 => Circle::new(p, 5, style.filled()).into_dyn(),
-                1 => TriangleMarker::new(p, 7, style.filled()).into_dyn(),
-                _ => Cross::new(p, 6, style).into_dyn(),
-            }
-        }))?;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&p| -> DynElement<'static, SVGBackend<'_>, (f64, f64)> {
+                    match marker {
+                        0 => Circle::new(p, 5, style.filled()).into_dyn(),
+                        1 => TriangleMarker::new(p, 7, style.filled()).into_dyn(),
+                        _ => Cross::new(p, 6, style).into_dyn(),
+                    }
+                }),
+        )?;
     }
     chart
         .configure_series_labels()

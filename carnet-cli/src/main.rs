@@ -27,12 +27,12 @@ macro_rules! out {
 }
 
 mod call;
+mod chart;
 mod init;
 mod list;
 mod prompt;
 mod serve;
 mod show;
-mod chart;
 mod stats;
 mod tools;
 

@@ -192,7 +192,12 @@ pub(crate) fn run(
 
 /// `--svg FILE`: the conversation of `agent` that loads `load`, in every exposure mode and
 /// with everything up front, drawn into `path`.
-pub(crate) fn svg(manifest: &Manifest, agent: Option<&str>, load: &[String], path: &std::path::Path) -> Result<(), Failure> {
+pub(crate) fn svg(
+    manifest: &Manifest,
+    agent: Option<&str>,
+    load: &[String],
+    path: &std::path::Path,
+) -> Result<(), Failure> {
     let agents = crate::select_agents(manifest, agent)?;
     let [agent] = agents.as_slice() else {
         return Err(Failure::usage(

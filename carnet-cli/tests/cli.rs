@@ -984,7 +984,10 @@ fn stats_svg_draws_every_mode_and_everything_up_front() {
         svg.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("whole conversation (3 calls)"), "the table still prints");
+    assert!(
+        stdout(&output).contains("whole conversation (3 calls)"),
+        "the table still prints"
+    );
     let text = fs::read_to_string(&svg).unwrap();
     let document = roxmltree::Document::parse(&text).expect("the chart is well-formed XML");
     let root = document.root_element();
