@@ -1,4 +1,4 @@
-//! Spans for tracing what an agent does, named and attributed after the OpenTelemetry GenAI
+//! Spans for tracing what an agent does, named and attributed after the `OpenTelemetry` `GenAI`
 //! semantic conventions ([`SEMCONV_VERSION`]; their status there is *Development*).
 //!
 //! carnet emits [`tracing`] spans; install any subscriber to see them (`tracing-subscriber`'s
@@ -52,7 +52,7 @@ use crate::dispatch::ToolOutput;
 #[cfg(feature = "otel")]
 pub mod otlp;
 
-/// The version of the OpenTelemetry semantic conventions whose GenAI spans carnet follows.
+/// The version of the `OpenTelemetry` semantic conventions whose `GenAI` spans carnet follows.
 pub const SEMCONV_VERSION: &str = "1.41.0";
 
 /// The most bytes of one captured content attribute (arguments, result, output messages).

@@ -152,11 +152,11 @@ impl ChatModel for Script {
         Box::pin(async move { Ok(response) })
     }
 
-    fn provider(&self) -> &str {
+    fn provider(&self) -> &'static str {
         "scripted"
     }
 
-    fn model(&self) -> &str {
+    fn model(&self) -> &'static str {
         "script-1"
     }
 }
