@@ -32,6 +32,8 @@
 //! - `tokens`: `carnet::tokens`, token counts (o200k_base) of prompts and tool lists.
 //! - `load`: `carnet::load_dir`, reading content at run time with every build-time check.
 //! - `mcp`: `carnet::mcp`, an agent served over the Model Context Protocol (stdio, HTTP).
+//! - `openai`, `anthropic`: `carnet::models`, clients for real models (`OpenAI` Chat
+//!   Completions and Responses and every server that speaks them; Anthropic Messages).
 
 // The root: what an agent author uses daily. `tests/api.rs` pins this list; a new root item
 // goes there too, everything else into a module below.
@@ -43,6 +45,8 @@ pub use carnet_runtime::{
 
 #[cfg(feature = "mcp")]
 pub use carnet_runtime::mcp;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub use carnet_runtime::models;
 pub use carnet_runtime::telemetry;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;

@@ -48,6 +48,7 @@ const ROOT: &[&str] = &[
     "media_type",
     "tokens",
     "mcp",
+    "models",
     "__private",
 ];
 

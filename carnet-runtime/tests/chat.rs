@@ -230,10 +230,6 @@ impl ChatModel for Costed {
         };
         Box::pin(async move { Ok(response.with_usage(usage)) })
     }
-
-    fn provider(&self) -> &str {
-        "test"
-    }
 }
 
 #[test]
@@ -303,7 +299,7 @@ fn usage_and_finish_reasons_reach_each_step_and_add_up() {
     );
     assert_eq!(
         serde_json::to_value(outcome.usage).unwrap(),
-        json!({"input": 200, "cachedInput": 120, "output": 14})
+        json!({"input": 200, "cached_input": 120, "output": 14})
     );
 }
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The official SDKs judge the request bodies carnet renders: the example conversation in
-# every exposure mode, rendered for Anthropic Messages, OpenAI Chat Completions and OpenAI
-# Responses at every step (examples/research-agent/tests/disclosure.rs), each body checked
-# against the SDKs' request types with unknown keys refused (tests/providers/validate.py).
+# The official SDKs judge the bytes. Requests: the example conversation in every exposure
+# mode, as the clients send it to Anthropic Messages, OpenAI Chat Completions and OpenAI
+# Responses at every step, streamed or not, strict or not
+# (examples/research-agent/tests/disclosure.rs), each body checked against the SDKs' request
+# types with unknown keys refused (tests/providers/validate.py). Responses: made by the
+# SDKs' response and stream-event models (tests/providers/responses.py) and read back by
+# carnet (carnet-runtime/tests/sdk_responses.rs).
 #
 # Creates target/sdk-venv with the pinned SDKs if needed. PYTHON: interpreter for the venv.
 set -euo pipefail
@@ -24,3 +27,8 @@ OUT="$ROOT/target/provider-requests"
 rm -rf "$OUT"
 CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p research-agent --test disclosure
 "$VENV/bin/python" tests/providers/validate.py "$OUT"
+
+RESPONSES="$ROOT/target/sdk-responses"
+rm -rf "$RESPONSES"
+"$VENV/bin/python" tests/providers/responses.py "$RESPONSES"
+CARNET_SDK_RESPONSES="$RESPONSES" cargo test --quiet -p carnet-runtime --test sdk_responses

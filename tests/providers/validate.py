@@ -1,6 +1,7 @@
 """Checks request bodies against the official SDKs' own request types.
 
-Every `<api>-<mode>-<step>.json` in the directory given (written by
+Every `<api>-<mode>-<step>.json` (and the streamed and strict variants,
+`<api>-stream-...`, `<api>-strict-...`) in the directory given (written by
 `examples/research-agent/tests/disclosure.rs` with `CARNET_REQUESTS_DIR`) is validated
 with pydantic against `openai` / `anthropic` request parameter types, with unknown keys
 refused at every level. Exits 1 naming each body that does not validate.
@@ -21,9 +22,22 @@ from openai.types.responses import response_create_params
 
 TYPES = {
     "anthropic": message_create_params.MessageCreateParamsNonStreaming,
+    "anthropic-stream": message_create_params.MessageCreateParamsStreaming,
     "openai-chat": completion_create_params.CompletionCreateParamsNonStreaming,
+    "openai-chat-stream": completion_create_params.CompletionCreateParamsStreaming,
+    "openai-chat-strict": completion_create_params.CompletionCreateParamsNonStreaming,
     "openai-responses": response_create_params.ResponseCreateParamsNonStreaming,
+    "openai-responses-stream": response_create_params.ResponseCreateParamsStreaming,
+    "openai-responses-strict": response_create_params.ResponseCreateParamsNonStreaming,
+    "anthropic-choice": message_create_params.MessageCreateParamsNonStreaming,
+    "openai-chat-choice": completion_create_params.CompletionCreateParamsNonStreaming,
+    "openai-responses-choice": response_create_params.ResponseCreateParamsNonStreaming,
 }
+
+
+def api_of(name):
+    """The longest prefix of TYPES that `name` starts with (`openai-chat-stream-...`)."""
+    return max((a for a in TYPES if name.startswith(a + "-")), key=len)
 
 
 def forbid_extra_keys(tp, seen):
@@ -67,7 +81,7 @@ def main():
     failures = 0
     counts = {}
     for path in files:
-        api = next(a for a in TYPES if path.name.startswith(a + "-"))
+        api = api_of(path.name)
         body = json.loads(path.read_text())
         try:
             materialize(adapters[api].validate_python(body))
@@ -77,7 +91,7 @@ def main():
         counts[api] = counts.get(api, 0) + 1
     # The check can fail: an unknown key at the top, in a tool and in a message is refused.
     for api in TYPES:
-        body = json.loads(next(p for p in files if p.name.startswith(api + "-")).read_text())
+        body = json.loads(next(p for p in files if api_of(p.name) == api).read_text())
         for where, mutate in [
             ("top level", lambda b: b.__setitem__("bogus", 1)),
             ("a tool", lambda b: b["tools"][0].__setitem__("bogus", 1)),

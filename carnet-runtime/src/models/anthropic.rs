@@ -5,8 +5,8 @@ use hyper::Uri;
 use hyper::header::{self, HeaderMap, HeaderName};
 use serde_json::Value;
 
-use super::http::{StreamError, Transport, header, read_stream, secret_header};
-use super::{ApiKey, HttpOptions, endpoint, from_env};
+use super::http::{StreamError, Transport, read_stream, secret_header};
+use super::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::{Aliases, ResponseStream, StreamFormat, anthropic};
@@ -35,6 +35,7 @@ pub struct Anthropic {
     key: Option<ApiKey>,
     base: String,
     options: anthropic::RequestOptions,
+    tool_choice: ToolChoice,
 }
 
 impl Anthropic {
@@ -66,6 +67,7 @@ impl Anthropic {
                 model: model.into(),
                 max_tokens: 4096,
             },
+            tool_choice: ToolChoice::Auto,
         })
     }
 
@@ -74,6 +76,11 @@ impl Anthropic {
     pub fn max_tokens(mut self, tokens: u32) -> Self {
         self.options.max_tokens = tokens;
         self
+    }
+
+    /// Whether the model must call a tool, from the next request on.
+    pub fn set_tool_choice(&mut self, choice: ToolChoice) {
+        self.tool_choice = choice;
     }
 
     /// With these timeouts, retries and bounds.
@@ -94,6 +101,11 @@ impl Anthropic {
     pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let mut body = anthropic::request(request, &self.options)
             .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
+        if !request.tools.is_empty()
+            && let Some(choice) = self.tool_choice.anthropic()
+        {
+            body["tool_choice"] = choice;
+        }
         if stream {
             body["stream"] = Value::Bool(true);
         }
@@ -106,8 +118,10 @@ impl Anthropic {
 
     fn headers(&self, stream: bool) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
-        let (name, value) = header("anthropic-version", VERSION);
-        headers.insert(name, value);
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            header::HeaderValue::from_static(VERSION),
+        );
         if let Some(key) = &self.key {
             headers.insert(HeaderName::from_static("x-api-key"), secret_header(key.expose())?);
         }

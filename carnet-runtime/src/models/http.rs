@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
@@ -371,11 +371,6 @@ pub(super) fn secret_header(value: &str) -> Result<HeaderValue, ModelError> {
     })?;
     value.set_sensitive(true);
     Ok(value)
-}
-
-/// `name: value` for a header whose name is fixed.
-pub(super) fn header(name: &'static str, value: &'static str) -> (HeaderName, HeaderValue) {
-    (HeaderName::from_static(name), HeaderValue::from_static(value))
 }
 
 #[cfg(test)]

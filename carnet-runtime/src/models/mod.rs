@@ -26,6 +26,9 @@
 //! - **Keys stay secret**: [`ApiKey`] prints as `ApiKey(<redacted>)`, the header is marked
 //!   sensitive, and no error holds the key.
 //!
+//! Gemini has no client here yet: its tool lists and allow-list are rendered by
+//! [`crate::providers::gemini`] for a client of your own.
+//!
 //! The clients need a Tokio runtime (they use hyper's client). TLS is rustls with the
 //! `ring` provider and Mozilla's root certificates (`webpki-roots`): no C TLS library and
 //! no system certificate store.
@@ -66,6 +69,68 @@ mod openai;
 pub use anthropic::Anthropic;
 #[cfg(feature = "openai")]
 pub use openai::{OpenAi, OpenAiApi};
+
+/// Whether the model must call a tool (`tool_choice`), sent in each API's own form. In
+/// [`ExposureMode::AllowedTools`](crate::ExposureMode::AllowedTools), `Required` makes the
+/// allow-list's mode `required`; `Tool` replaces the allow-list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides (the APIs' default: nothing is sent).
+    #[default]
+    Auto,
+    /// The model may not call tools.
+    None,
+    /// The model must call a tool (Anthropic: `any`).
+    Required,
+    /// The model must call this tool (canonical name; sent under its alias).
+    Tool(String),
+}
+
+impl ToolChoice {
+    /// The tool's wire name.
+    fn alias(name: &str) -> String {
+        crate::names::alias(name).map_or_else(|_| name.to_owned(), std::borrow::Cow::into_owned)
+    }
+
+    #[cfg(feature = "openai")]
+    /// `tool_choice` for Chat Completions (`responses = false`) or Responses, given the
+    /// body's own (the allow-list of `AllowedTools`), if any.
+    fn openai(&self, current: Option<&serde_json::Value>, responses: bool) -> Option<serde_json::Value> {
+        use serde_json::json;
+        match self {
+            ToolChoice::Auto => None,
+            ToolChoice::None => Some(json!("none")),
+            ToolChoice::Required => Some(match current {
+                Some(allowed) if responses => {
+                    let mut allowed = allowed.clone();
+                    allowed["mode"] = json!("required");
+                    allowed
+                }
+                Some(allowed) => {
+                    let mut allowed = allowed.clone();
+                    allowed["allowed_tools"]["mode"] = json!("required");
+                    allowed
+                }
+                None => json!("required"),
+            }),
+            ToolChoice::Tool(name) if responses => Some(json!({"type": "function", "name": Self::alias(name)})),
+            ToolChoice::Tool(name) => Some(json!({"type": "function", "function": {"name": Self::alias(name)}})),
+        }
+    }
+
+    /// `tool_choice` for Anthropic Messages.
+    #[cfg(feature = "anthropic")]
+    fn anthropic(&self) -> Option<serde_json::Value> {
+        use serde_json::json;
+        match self {
+            ToolChoice::Auto => None,
+            ToolChoice::None => Some(json!({"type": "none"})),
+            ToolChoice::Required => Some(json!({"type": "any"})),
+            ToolChoice::Tool(name) => Some(json!({"type": "tool", "name": Self::alias(name)})),
+        }
+    }
+}
 
 /// Timeouts, retries and bounds of a client's HTTP calls. The defaults follow the official
 /// SDKs: two retries, backoff from 0.5 s to 8 s, `retry-after` honoured up to 60 s.

@@ -6,7 +6,7 @@ use hyper::header::{self, HeaderMap};
 use serde_json::{Value, json};
 
 use super::http::{StreamError, Transport, read_stream, secret_header};
-use super::{ApiKey, HttpOptions, endpoint, from_env};
+use super::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::{Aliases, ResponseStream, StreamFormat, openai};
@@ -51,6 +51,7 @@ pub struct OpenAi {
     api: OpenAiApi,
     options: openai::RequestOptions,
     max_output_tokens: Option<u32>,
+    tool_choice: ToolChoice,
 }
 
 impl OpenAi {
@@ -84,6 +85,7 @@ impl OpenAi {
                 ..openai::RequestOptions::default()
             },
             max_output_tokens: None,
+            tool_choice: ToolChoice::Auto,
         })
     }
 
@@ -101,7 +103,22 @@ impl OpenAi {
         self
     }
 
-    /// Bounds each answer (`max_completion_tokens`, `max_output_tokens`).
+    /// Describes the Responses namespaces of [`ExposureMode::Deferred`](crate::ExposureMode::Deferred)
+    /// (toolset name → description; a toolset missing here is described by its name).
+    #[must_use]
+    pub fn namespaces(mut self, descriptions: std::collections::BTreeMap<String, String>) -> Self {
+        self.options.namespaces = descriptions;
+        self
+    }
+
+    /// Whether the model must call a tool, from the next request on.
+    pub fn set_tool_choice(&mut self, choice: ToolChoice) {
+        self.tool_choice = choice;
+    }
+
+    /// Bounds each answer (`max_completion_tokens` for Chat Completions, `max_output_tokens`
+    /// for Responses). Compatible servers that know only the older `max_tokens` (llama.cpp's)
+    /// ignore it.
     #[must_use]
     pub fn max_output_tokens(mut self, tokens: u32) -> Self {
         self.max_output_tokens = Some(tokens);
@@ -128,7 +145,7 @@ impl OpenAi {
     ///
     /// # Errors
     ///
-    /// When the tools cannot be sent (see [`providers::ProviderError`]).
+    /// When the tools cannot be sent (see [`crate::providers::ProviderError`]).
     pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let rendered = match self.api {
             OpenAiApi::ChatCompletions => openai::chat_request(request, &self.options),
@@ -141,6 +158,13 @@ impl OpenAi {
                 OpenAiApi::Responses => "max_output_tokens",
             };
             body[key] = json!(tokens);
+        }
+        if !request.tools.is_empty()
+            && let Some(choice) = self
+                .tool_choice
+                .openai(body.get("tool_choice"), self.api == OpenAiApi::Responses)
+        {
+            body["tool_choice"] = choice;
         }
         if stream {
             body["stream"] = Value::Bool(true);

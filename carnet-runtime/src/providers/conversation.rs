@@ -170,7 +170,10 @@ pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -
         match message {
             Message::User(text) => messages.push(json!({"role": "user", "content": text})),
             Message::Assistant { text, tool_calls } => {
-                let mut m = json!({"role": "assistant", "content": text});
+                // `""` rather than `null` when the model only called tools: `OpenAI` takes
+                // either, compatible servers (llama.cpp's) refuse `null` and a missing key.
+                let m_text = text.as_deref().unwrap_or_default();
+                let mut m = json!({"role": "assistant", "content": m_text});
                 if !tool_calls.is_empty() {
                     let calls: Vec<Value> = tool_calls
                         .iter()

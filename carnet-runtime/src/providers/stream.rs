@@ -251,11 +251,14 @@ impl ResponseStream {
             }
         };
         let call = &mut self.calls[index];
-        if let Some(id) = id {
-            call.id.push_str(id);
-        }
-        if let Some(name) = name {
-            call.name.push_str(name);
+        // `OpenAI` sends the id and name once, in pieces if ever; some compatible servers
+        // (llama.cpp's) repeat them whole in every chunk: a repeat is not appended.
+        for (field, fragment) in [(&mut call.id, id), (&mut call.name, name)] {
+            if let Some(fragment) = fragment
+                && *field != fragment
+            {
+                field.push_str(fragment);
+            }
         }
         if !call.announced && !call.name.is_empty() {
             call.announced = true;
@@ -476,6 +479,29 @@ mod tests {
             }
         }
         assert!(result.unwrap_err().to_string().contains("larger than"));
+    }
+
+    #[test]
+    fn ids_and_names_repeated_in_every_chunk_are_kept_once() {
+        let mut stream = ResponseStream::new(StreamFormat::OpenAiChat, Aliases::default());
+        let chunk = |args: &str| {
+            format!(
+                "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{{\"name\":\"loadSkill\",\"arguments\":\"{args}\"}}}}]}}}}]}}\n\n"
+            )
+        };
+        for piece in ["{", "\\\"skillName\\\": ", "\\\"math\\\"}"] {
+            stream.feed(chunk(piece).as_bytes(), &mut |_| {}).unwrap();
+        }
+        stream
+            .feed(
+                b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+                &mut |_| {},
+            )
+            .unwrap();
+        let response = stream.finish().unwrap();
+        assert_eq!(response.calls[0].name, "loadSkill");
+        assert_eq!(response.calls[0].id.as_deref(), Some("call_1"));
+        assert_eq!(response.calls[0].arguments, serde_json::json!({"skillName": "math"}));
     }
 
     #[test]

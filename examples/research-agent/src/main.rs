@@ -2,6 +2,9 @@
 //! driven by a scripted model (no network, no API key). Prints, per turn, the context the
 //! model received (system prompt + tool schemas, in o200k_base tokens), the tools it could
 //! see and the calls it made; then what progressive disclosure saved.
+//!
+//! With `--model openai:NAME`, `openai-responses:NAME` or `anthropic:NAME`, the same agent
+//! runs on a real model instead (see `live.rs` and `--help`).
 
 // Token counts stay far below 2^52.
 #![allow(clippy::cast_precision_loss)]
@@ -23,8 +26,27 @@ fn short(text: &str, width: usize) -> String {
     }
 }
 
+mod live;
+
 fn main() {
-    let _telemetry = research_agent::telemetry::init();
+    let telemetry = research_agent::telemetry::init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() {
+        offline();
+        return;
+    }
+    match live::Options::parse(&args) {
+        Ok(None) => println!("{}", live::USAGE),
+        Ok(Some(options)) => telemetry.exit(live::run(&options)),
+        Err(message) => {
+            eprintln!("error: {message}\n\n{}", live::USAGE);
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The scripted conversation (no network).
+fn offline() {
     let carnet = Carnet::builder(&MANIFEST)
         .toolsets(tools::toolsets())
         .build()

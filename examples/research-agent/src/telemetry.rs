@@ -13,6 +13,15 @@ pub struct Telemetry {
     _guard: Option<carnet::telemetry::otlp::Guard>,
 }
 
+impl Telemetry {
+    /// Flushes the spans, then ends the process with `code` (`std::process::exit` alone
+    /// would skip the flush).
+    pub fn exit(self, code: i32) -> ! {
+        drop(self);
+        std::process::exit(code)
+    }
+}
+
 /// Starts the export when the feature and the endpoint ask for it. A configuration the
 /// exporter refuses is reported on stderr and the agent runs untraced.
 pub fn init() -> Telemetry {

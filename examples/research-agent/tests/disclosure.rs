@@ -3,13 +3,16 @@
 //! the same bytes on every turn (the cacheable prefix only grows); unexposed tools are
 //! refused whatever the model sends; loads answer in the provider's own reference form.
 //!
-//! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`)
-//! for `tests/providers/validate.py` to check against the official SDKs' request types.
+//! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`),
+//! with the clients' streamed (`<api>-stream-…`), strict (`<api>-strict-…`) and tool-choice
+//! (`<api>-choice-…`) variants, for
+//! `tests/providers/validate.py` to check against the official SDKs' request types.
 
 use std::collections::BTreeMap;
 
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, ModelError};
 use carnet::engine::ExposureMode;
+use carnet::models::{Anthropic, OpenAi, OpenAiApi, ToolChoice};
 use carnet::providers::{anthropic, gemini, openai};
 use carnet::tools::{BoxFuture, block_on};
 use carnet::{Carnet, Session};
@@ -37,7 +40,44 @@ impl Api {
         }
     }
 
+    /// The body the API's client sends for `request`, streamed or not, strict or not.
+    fn body(self, request: &ChatRequest<'_>, stream: bool, strict: bool) -> Value {
+        self.body_with(request, stream, strict, &ToolChoice::Auto)
+    }
+
+    /// [`Api::body`] with a tool choice.
+    fn body_with(self, request: &ChatRequest<'_>, stream: bool, strict: bool, choice: &ToolChoice) -> Value {
+        let namespaces: BTreeMap<String, String> = MANIFEST
+            .toolsets
+            .iter()
+            .map(|t| (t.name.to_string(), t.description.to_string()))
+            .collect();
+        let openai = |api| {
+            let mut client = OpenAi::new(None, "http://127.0.0.1:9/v1", "gpt-test")
+                .unwrap()
+                .api(api)
+                .strict(strict)
+                .namespaces(namespaces);
+            client.set_tool_choice(choice.clone());
+            client
+        };
+        match self {
+            Api::Anthropic => {
+                let mut client = Anthropic::new(None, "http://127.0.0.1:9", "claude-test")
+                    .unwrap()
+                    .max_tokens(1024);
+                client.set_tool_choice(choice.clone());
+                client.request_body(request, stream)
+            }
+            Api::Chat => openai(OpenAiApi::ChatCompletions).request_body(request, stream),
+            Api::Responses => openai(OpenAiApi::Responses).request_body(request, stream),
+        }
+        .expect("the example's tools render")
+    }
+
+    /// The body as [`carnet::providers`] renders it (the client's, unstreamed, not strict).
     fn render(self, request: &ChatRequest<'_>) -> Value {
+        let body = self.body(request, false, false);
         let namespaces: BTreeMap<String, String> = MANIFEST
             .toolsets
             .iter()
@@ -48,7 +88,7 @@ impl Api {
             strict: false,
             namespaces,
         };
-        match self {
+        let rendered = match self {
             Api::Anthropic => anthropic::request(
                 request,
                 &anthropic::RequestOptions {
@@ -59,7 +99,9 @@ impl Api {
             Api::Chat => openai::chat_request(request, &openai),
             Api::Responses => openai::responses_request(request, &openai),
         }
-        .expect("the example's tools render")
+        .expect("the example's tools render");
+        assert_eq!(body, rendered, "the client sends what the renderer renders");
+        body
     }
 
     /// The part of a request a provider caches as a prefix: system prompt and tools.
@@ -76,6 +118,8 @@ impl Api {
 struct Recorder {
     model: ScriptedResearcher,
     bodies: Vec<Vec<Value>>,
+    /// The clients' other bodies: `(file name prefix, body)` per step.
+    variants: Vec<Vec<(String, Value)>>,
     gemini: Vec<Option<Value>>,
 }
 
@@ -83,6 +127,24 @@ impl ChatModel for Recorder {
     fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         self.bodies
             .push(Api::ALL.iter().map(|api| api.render(&request)).collect());
+        let mut variants = Vec::new();
+        for api in Api::ALL {
+            variants.push((format!("{}-stream", api.name()), api.body(&request, true, false)));
+            if api != Api::Anthropic {
+                variants.push((format!("{}-strict", api.name()), api.body(&request, false, true)));
+            }
+            // A forced tool on even steps, any tool on odd ones.
+            let choice = if self.variants.len().is_multiple_of(2) {
+                ToolChoice::Tool("loadSkill".into())
+            } else {
+                ToolChoice::Required
+            };
+            variants.push((
+                format!("{}-choice", api.name()),
+                api.body_with(&request, false, false, &choice),
+            ));
+        }
+        self.variants.push(variants);
         self.gemini.push(gemini::tool_config(&request).unwrap());
         self.model.complete(request)
     }
@@ -107,6 +169,7 @@ fn run(mode: ExposureMode) -> Run {
         model: ScriptedResearcher::new(chart.to_string_lossy()),
         bodies: Vec::new(),
         gemini: Vec::new(),
+        variants: Vec::new(),
     };
     let mut messages = vec![question()];
     let outcome = block_on(chat::run(&mut session, &mut recorder, &mut messages, 12, |_| {})).unwrap();
@@ -116,6 +179,12 @@ fn run(mode: ExposureMode) -> Run {
         for (step, bodies) in recorder.bodies.iter().enumerate() {
             for (api, body) in Api::ALL.iter().zip(bodies) {
                 let path = std::path::Path::new(&dir).join(format!("{}-{}-{step}.json", api.name(), mode.name()));
+                std::fs::write(path, serde_json::to_string_pretty(body).unwrap()).unwrap();
+            }
+        }
+        for (step, variants) in recorder.variants.iter().enumerate() {
+            for (prefix, body) in variants {
+                let path = std::path::Path::new(&dir).join(format!("{prefix}-{}-{step}.json", mode.name()));
                 std::fs::write(path, serde_json::to_string_pretty(body).unwrap()).unwrap();
             }
         }
