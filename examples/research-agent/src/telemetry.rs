@@ -10,14 +10,17 @@
 #[derive(Debug)]
 pub struct Telemetry {
     #[cfg(feature = "otel")]
-    _guard: Option<carnet::telemetry::otlp::Guard>,
+    guard: Option<carnet::telemetry::otlp::Guard>,
 }
 
 impl Telemetry {
     /// Flushes the spans, then ends the process with `code` (`std::process::exit` alone
     /// would skip the flush).
     pub fn exit(self, code: i32) -> ! {
-        drop(self);
+        #[cfg(feature = "otel")]
+        drop(self.guard);
+        #[cfg(not(feature = "otel"))]
+        let Telemetry {} = self;
         std::process::exit(code)
     }
 }
@@ -31,7 +34,7 @@ pub fn init() -> Telemetry {
             eprintln!("warning: no tracing: {e}");
             None
         });
-        Telemetry { _guard: guard }
+        Telemetry { guard }
     }
     #[cfg(not(feature = "otel"))]
     Telemetry {}
