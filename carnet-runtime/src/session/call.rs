@@ -236,6 +236,10 @@ impl Session {
             span.record("carnet.via", via);
         }
         let checked = check_domain_call(&self.carnet.inner, &self.loaded, name, &arguments);
+        if let Ok(id) = &checked {
+            let inner = &*self.carnet.inner;
+            span.record("carnet.toolset.name", &*inner.toolset(inner.tool(*id).toolset).name);
+        }
         let carnet = Carnet::clone(&self.carnet);
         let extensions = Arc::clone(&self.extensions);
         let skills = self.loaded.skills.clone();
@@ -285,9 +289,6 @@ async fn run_domain(
         meta: false,
         extensions,
     };
-    if let Some(toolset) = call.toolset {
-        Span::current().record("carnet.toolset.name", toolset);
-    }
     let id = match checked {
         Ok(id) => id,
         Err((output, failure)) => return (call.after(&hooks, &arguments, output), Some(failure)),
