@@ -34,7 +34,13 @@
 //! personal data and is recorded only when the author opts in:
 //! [`CarnetBuilder::capture_content`](crate::CarnetBuilder::capture_content), or the variable
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` the conventions' instrumentations
-//! read. Captured values are cut at [`CONTENT_LIMIT`] bytes.
+//! read. Captured values are cut at [`CONTENT_LIMIT`] bytes, and names taken from a call
+//! (which the model or an MCP client wrote) at [`NAME_LIMIT`].
+//!
+//! The conventions moved after 1.41.0 to their own repository (`semantic-conventions-genai`,
+//! first release 0.1.0), which adds agent-skills spans (loading a skill, reading a skill
+//! resource); until carnet follows that text, a load is an `execute_tool` span of the
+//! meta-tool with the `carnet.*` attributes above.
 //!
 //! Where the conventions and `tracing` differ: `gen_ai.response.finish_reasons` is a
 //! string array in the conventions; `tracing` fields are scalars, so carnet records the one
@@ -247,11 +253,18 @@ pub(crate) fn record_model_error(span: &Span, error: &ModelError) {
     };
     span.record("error.type", kind);
     span.record("otel.status_code", "error");
-    span.record("otel.status_description", error.to_string().as_str());
+    span.record("otel.status_description", cut(&error.to_string(), 512));
 }
+
+/// The most bytes of a name or id taken from a call (the tool's name as the model wrote it,
+/// a call id, a skill name or file path in a load's arguments) on a span: they come from the
+/// model or an MCP client, and a span name should stay a name.
+pub const NAME_LIMIT: usize = 128;
 
 /// The span of one tool call through a session. `name` is the name the call used.
 pub(crate) fn execute_tool(name: &str, call_id: Option<&str>, kind: ToolKind) -> Span {
+    let name = cut(name, NAME_LIMIT);
+    let call_id = call_id.map(|id| cut(id, NAME_LIMIT));
     tracing::info_span!(
         target: "carnet::telemetry",
         "execute_tool",
@@ -349,7 +362,7 @@ impl std::fmt::Write for Bounded<'_> {
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
-fn cut(text: &str, max: usize) -> &str {
+pub(crate) fn cut(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }

@@ -279,9 +279,16 @@ fn calls_outside_the_loop_have_their_own_spans() {
         block_on(session.call("nope", json!({})));
         block_on(session.call_with_id("loadSkill", json!({"skillName": "nope"}), Some("x")));
         block_on(session.call("loadSkill", json!({"skill": 1})));
+        // Names from the model are bounded on the span, on a character boundary.
+        block_on(session.call_with_id(&"é".repeat(1000), json!({}), Some(&"x".repeat(1000))));
+        block_on(session.call("loadSkill", json!({"skillName": "ß".repeat(1000)})));
     });
     let spans = recorder.0.lock().unwrap().clone();
-    assert_eq!(spans.len(), 3);
+    assert_eq!(spans.len(), 5);
+    assert_eq!(spans[3].get("gen_ai.tool.name"), Some("é".repeat(64).as_str()));
+    assert_eq!(spans[3].name(), format!("execute_tool {}", "é".repeat(64)));
+    assert_eq!(spans[3].get("gen_ai.tool.call.id").map(str::len), Some(128));
+    assert_eq!(spans[4].get("carnet.skill.name"), Some("ß".repeat(64).as_str()));
     assert!(spans.iter().all(|s| s.parent.is_none()));
     assert_eq!(spans[0].get("error.type"), Some("unknown_tool"));
     assert_eq!(spans[1].get("gen_ai.tool.call.id"), Some("x"));

@@ -325,7 +325,12 @@ async fn run_domain(
 
 /// The attributes of a meta-tool call that say what it loaded or read.
 fn record_meta(span: &Span, meta: MetaTool, naming: crate::Naming, arguments: &Value) {
-    let arg = |camel: &'static str| arguments.get(param(naming, camel)).and_then(Value::as_str);
+    let arg = |camel: &'static str| {
+        arguments
+            .get(param(naming, camel))
+            .and_then(Value::as_str)
+            .map(|text| telemetry::cut(text, telemetry::NAME_LIMIT))
+    };
     match meta {
         MetaTool::LoadSkill | MetaTool::ListSkillToolsets => {
             span.record("carnet.skill.name", arg("skillName"));
