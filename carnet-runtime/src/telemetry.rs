@@ -30,7 +30,8 @@
 //! `missing_key`, `config`, `timeout`, `connection`, `invalid_response` or `_OTHER`.
 //!
 //! **Content** — tool arguments and results (`gen_ai.tool.call.arguments`,
-//! `gen_ai.tool.call.result`) and the model's answers (`gen_ai.output.messages`) — may hold
+//! `gen_ai.tool.call.result`), what each model call sends (`gen_ai.system_instructions`,
+//! `gen_ai.input.messages`) and its answer (`gen_ai.output.messages`) — may hold
 //! personal data and is recorded only when the author opts in:
 //! [`CarnetBuilder::capture_content`](crate::CarnetBuilder::capture_content), or the variable
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` the conventions' instrumentations
@@ -171,9 +172,42 @@ pub(crate) fn chat(provider: &str, model: &str) -> Span {
         gen_ai.usage.output_tokens = Empty,
         gen_ai.usage.cache_read.input_tokens = Empty,
         gen_ai.response.finish_reasons = Empty,
+        gen_ai.system_instructions = Empty,
+        gen_ai.input.messages = Empty,
         gen_ai.output.messages = Empty,
         error.type = Empty,
     )
+}
+
+/// Records what a model call sends, when content is captured: the system prompt and the
+/// messages, in the conventions' shapes.
+pub(crate) fn record_request(span: &Span, system: &str, messages: &[crate::chat::Message], capture: bool) {
+    use crate::chat::Message;
+    if !capture || span.is_disabled() {
+        return;
+    }
+    let system = serde_json::json!([{"type": "text", "content": system}]);
+    span.record("gen_ai.system_instructions", bounded(&system).as_str());
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|m| match m {
+            Message::User(text) => serde_json::json!({"role": "user", "parts": [{"type": "text", "content": text}]}),
+            Message::Assistant { text, tool_calls } => {
+                let mut parts: Vec<Value> = text
+                    .iter()
+                    .map(|t| serde_json::json!({"type": "text", "content": t}))
+                    .collect();
+                parts.extend(tool_calls.iter().map(
+                    |c| serde_json::json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}),
+                ));
+                serde_json::json!({"role": "assistant", "parts": parts})
+            }
+            Message::Tool { call, output } => serde_json::json!({"role": "tool", "parts": [
+                {"type": "tool_call_response", "id": call.id, "result": output.value}
+            ]}),
+        })
+        .collect();
+    span.record("gen_ai.input.messages", bounded(&Value::Array(messages)).as_str());
 }
 
 fn non_empty(text: &str) -> Option<&str> {

@@ -249,7 +249,9 @@ fn a_turn_is_one_tree_of_agent_model_and_tool_spans() {
     // Content is opt-in.
     assert!(spans.iter().all(|s| s.get("gen_ai.tool.call.arguments").is_none()
         && s.get("gen_ai.tool.call.result").is_none()
-        && s.get("gen_ai.output.messages").is_none()));
+        && s.get("gen_ai.output.messages").is_none()
+        && s.get("gen_ai.input.messages").is_none()
+        && s.get("gen_ai.system_instructions").is_none()));
 }
 
 #[test]
@@ -263,6 +265,16 @@ fn content_is_recorded_only_when_captured() {
         None,
         "no result for a failed call"
     );
+    let sent: serde_json::Value = serde_json::from_str(spans[10].get("gen_ai.input.messages").unwrap()).unwrap();
+    assert_eq!(
+        sent[0],
+        json!({"role": "user", "parts": [{"type": "text", "content": "2 + 3?"}]})
+    );
+    assert_eq!(sent[1]["parts"][0]["type"], "tool_call");
+    assert_eq!(sent[2]["parts"][0]["id"], "call_1", "{sent}");
+    assert_eq!(sent[2]["parts"][0]["type"], "tool_call_response");
+    let system: serde_json::Value = serde_json::from_str(spans[1].get("gen_ai.system_instructions").unwrap()).unwrap();
+    assert!(system[0]["content"].as_str().unwrap().starts_with("Compute."));
     let answer: serde_json::Value = serde_json::from_str(spans[10].get("gen_ai.output.messages").unwrap()).unwrap();
     assert_eq!(
         answer,

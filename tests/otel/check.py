@@ -115,6 +115,8 @@ def main():
         expect(chat["kind"] in ("SPAN_KIND_CLIENT", None), "a model call is a client span")
         expect(a.get("gen_ai.request.model") == "scripted-researcher", "the model's name")
         expect(a.get("gen_ai.provider.name") == "scripted", "the provider on each call")
+        expect(not {"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"} & a.keys(),
+               "no messages unless captured")
     reasons = [c["attributes"].get("gen_ai.response.finish_reasons") for c in chats]
     expect(reasons == ["tool_calls"] * 6 + ["stop"], f"finish reasons: {reasons}")
 

@@ -163,6 +163,7 @@ async fn run_steps(
             callable: &callable,
         };
         let span = telemetry::chat(model.provider(), model.model());
+        telemetry::record_request(&span, &system, messages, session.carnet().inner.capture_content);
         let response = match on_delta.as_deref_mut() {
             Some(on_delta) => model.stream(request, on_delta).instrument(span.clone()).await,
             None => model.complete(request).instrument(span.clone()).await,
