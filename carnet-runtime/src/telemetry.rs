@@ -203,7 +203,7 @@ pub(crate) fn record_request(span: &Span, system: &str, messages: &[crate::chat:
                 serde_json::json!({"role": "assistant", "parts": parts})
             }
             Message::Tool { call, output } => serde_json::json!({"role": "tool", "parts": [
-                {"type": "tool_call_response", "id": call.id, "result": output.value}
+                {"type": "tool_call_response", "id": call.id, "response": output.value}
             ]}),
         })
         .collect();

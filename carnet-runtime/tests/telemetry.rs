@@ -273,6 +273,7 @@ fn content_is_recorded_only_when_captured() {
     assert_eq!(sent[1]["parts"][0]["type"], "tool_call");
     assert_eq!(sent[2]["parts"][0]["id"], "call_1", "{sent}");
     assert_eq!(sent[2]["parts"][0]["type"], "tool_call_response");
+    assert_eq!(sent[2]["parts"][0]["response"]["success"], false, "the refused call's result");
     let system: serde_json::Value = serde_json::from_str(spans[1].get("gen_ai.system_instructions").unwrap()).unwrap();
     assert!(system[0]["content"].as_str().unwrap().starts_with("Compute."));
     let answer: serde_json::Value = serde_json::from_str(spans[10].get("gen_ai.output.messages").unwrap()).unwrap();
