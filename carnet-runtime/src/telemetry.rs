@@ -12,7 +12,10 @@
 //! | `chat {model}` | one per model call of the loop | `gen_ai.operation.name` = `chat`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `gen_ai.response.finish_reasons`, `error.type` |
 //! | `execute_tool {tool}` | one per tool call through a [`Session`](crate::Session), meta-tools included | `gen_ai.operation.name` = `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.type` = `function`, `gen_ai.tool.call.id`, `carnet.tool.kind` (`meta`, `domain`, `task`), `carnet.toolset.name`, `error.type`, and for loads `carnet.skill.name`, `carnet.skill.file.path`, `carnet.toolset.name`, `carnet.tools.exposed` |
 //!
-//! Tool and model spans are children of the turn's span, so one turn is one trace. A
+//! Tool and model spans are children of the turn's span, so one turn is one trace; the turns
+//! of one conversation share its `gen_ai.conversation.id`, and turns run inside a span of the
+//! program's own become its children (one trace for the whole conversation). Calls made on a
+//! session outside the loop (an MCP server's) are each a trace of their own. A
 //! failed or refused call sets the span's status to error and `error.type` to one of:
 //!
 //! | `error.type` | the call |

@@ -273,7 +273,10 @@ fn content_is_recorded_only_when_captured() {
     assert_eq!(sent[1]["parts"][0]["type"], "tool_call");
     assert_eq!(sent[2]["parts"][0]["id"], "call_1", "{sent}");
     assert_eq!(sent[2]["parts"][0]["type"], "tool_call_response");
-    assert_eq!(sent[2]["parts"][0]["response"]["success"], false, "the refused call's result");
+    assert_eq!(
+        sent[2]["parts"][0]["response"]["success"], false,
+        "the refused call's result"
+    );
     let system: serde_json::Value = serde_json::from_str(spans[1].get("gen_ai.system_instructions").unwrap()).unwrap();
     assert!(system[0]["content"].as_str().unwrap().starts_with("Compute."));
     let answer: serde_json::Value = serde_json::from_str(spans[10].get("gen_ai.output.messages").unwrap()).unwrap();
@@ -338,4 +341,25 @@ fn a_model_failure_marks_the_turn_and_the_call() {
         assert_eq!(span.get("error.type"), Some("400"));
         assert_eq!(span.get("otel.status_code"), Some("error"));
     }
+}
+
+#[test]
+fn the_turns_of_a_conversation_are_one_trace_under_a_span_of_the_program() {
+    let recorder = Recorder::default();
+    let carnet = carnet(false);
+    let mut session = carnet.session("a").unwrap();
+    let mut messages = vec![Message::User("2 + 3?".into())];
+    tracing::subscriber::with_default(Registry::default().with(recorder.clone()), || {
+        let conversation = tracing::info_span!("conversation", otel.name = "conversation");
+        let _inside = conversation.enter();
+        for _ in 0..2 {
+            block_on(chat::run(&mut session, &mut Script, &mut messages, 10, |_| {})).unwrap();
+            messages.push(Message::User("again?".into()));
+        }
+    });
+    let spans = recorder.0.lock().unwrap().clone();
+    let root = &spans[0];
+    let turns: Vec<&Recorded> = spans.iter().filter(|s| s.name() == "invoke_agent a").collect();
+    assert_eq!(turns.len(), 2);
+    assert!(turns.iter().all(|t| t.parent == Some(root.id)));
 }
