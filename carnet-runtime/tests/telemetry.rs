@@ -363,3 +363,37 @@ fn the_turns_of_a_conversation_are_one_trace_under_a_span_of_the_program() {
     assert_eq!(turns.len(), 2);
     assert!(turns.iter().all(|t| t.parent == Some(root.id)));
 }
+
+#[test]
+fn a_call_through_call_tool_is_named_after_the_tool_it_reaches() {
+    let recorder = Recorder::default();
+    let schema = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]});
+    let add = ToolImpl::from_fn("add", schema.clone(), |args| async move { Ok(args) });
+    let divide = ToolImpl::from_fn("divide", schema, |args| async move { Ok(args) });
+    let carnet = Carnet::builder(&manifest())
+        .toolset(ToolsetImpl::new("ops", [add, divide]))
+        .mode(carnet_runtime::ExposureMode::Dispatcher)
+        .build()
+        .unwrap();
+    let mut session = carnet.session("a").unwrap();
+    session.load_skill("math").unwrap();
+    tracing::subscriber::with_default(Registry::default().with(recorder.clone()), || {
+        block_on(session.call_with_id(
+            "callTool",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+            Some("c1"),
+        ));
+        block_on(session.call("callTool", json!({"name": "loadSkill", "arguments": {}})));
+        block_on(session.call("callTool", json!({"tool": "add"})));
+    });
+    let spans = recorder.0.lock().unwrap().clone();
+    assert_eq!(spans.len(), 3);
+    assert_eq!(spans[0].name(), "execute_tool add");
+    assert_eq!(spans[0].get("carnet.via"), Some("callTool"));
+    assert_eq!(spans[0].get("gen_ai.tool.call.id"), Some("c1"));
+    assert_eq!(spans[0].get("error.type"), None);
+    for refused in &spans[1..] {
+        assert_eq!(refused.name(), "execute_tool callTool");
+        assert_eq!(refused.get("error.type"), Some("invalid_arguments"));
+    }
+}
