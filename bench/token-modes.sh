@@ -3,7 +3,8 @@
 # (system prompt + tools + the history, load results included), the cache-stable prefix of
 # each call, and the whole conversation against sending everything up front. Runs
 # `carnet stats --format json --mode M` on the example's content (its load sequence) and on a
-# synthetic catalog of N skills (loading three), and prints one markdown table.
+# synthetic catalog of N skills (loading three), prints one markdown table and draws both
+# conversations into docs/charts/ (`carnet stats --svg`).
 #
 #   bash bench/token-modes.sh            # N=100
 #   N=1000 bash bench/token-modes.sh
@@ -42,3 +43,13 @@ echo "| content | mode | calls (tokens each) | whole conversation | everything u
 echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
 row "example" examples/research-agent/carnet researcher dataAnalysis reportWriting
 row "synthetic, $n skills" "$catalog_dir" "$agent" "${skills[@]}"
+
+# The same as charts (README, RESULTS.md): every mode and everything up front, per call.
+mkdir -p docs/charts
+"$bin/carnet" --dir examples/research-agent/carnet stats researcher --load dataAnalysis --load reportWriting \
+  --no-skill-costs --svg docs/charts/stats-research-agent.svg >/dev/null
+synthetic_loads=()
+for s in "${skills[@]}"; do synthetic_loads+=(--load "$s"); done
+"$bin/carnet" --dir "$catalog_dir" stats "$agent" "${synthetic_loads[@]}" --no-skill-costs \
+  --svg "docs/charts/stats-synthetic-$n.svg" >/dev/null
+echo "charts: docs/charts/stats-research-agent.svg docs/charts/stats-synthetic-$n.svg"

@@ -47,6 +47,7 @@ pub use carnet_runtime::{
 pub use carnet_runtime::mcp;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use carnet_runtime::models;
+pub use carnet_runtime::telemetry;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
 pub use carnet_runtime::{chat, extensions, hook, media_type, names, providers, schema, session, suggest, variables};

@@ -27,6 +27,7 @@ macro_rules! out {
 }
 
 mod call;
+mod chart;
 mod init;
 mod list;
 mod prompt;
@@ -174,6 +175,11 @@ enum Command {
         /// How domain tools are exposed.
         #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
         mode: tools::Mode,
+        /// Also draw the tokens of each model call, every exposure mode against everything
+        /// up front, with the cache-stable prefix apart, into this SVG file (needs AGENT
+        /// when there are several).
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
     },
     /// Serve AGENT over the Model Context Protocol: stdio, or streamable HTTP with `--http`.
     ///
@@ -472,8 +478,12 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             load,
             no_skill_costs,
             mode,
+            svg,
         } => {
             let (_, manifest) = checked(cli)?;
+            if let Some(path) = svg {
+                stats::svg(&manifest, agent.as_deref(), load, path)?;
+            }
             stats::run(
                 &manifest,
                 agent.as_deref(),

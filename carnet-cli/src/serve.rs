@@ -28,6 +28,11 @@ pub(crate) fn run(
     vars: &[(String, String)],
     options: &HttpOptions,
 ) -> Result<(), Failure> {
+    // Built with `--features otel` and given `OTEL_EXPORTER_OTLP_ENDPOINT`: the tool calls'
+    // spans go to that collector, flushed when the server stops.
+    #[cfg(feature = "otel")]
+    let _otel = carnet_runtime::telemetry::otlp::init_from_env("carnet-serve-mcp")
+        .map_err(|e| Failure::usage(format!("error: {e}")))?;
     let mode = ExposureMode::from(mode);
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()

@@ -11,22 +11,22 @@ use serde_json::{Value, json};
 use crate::Failure;
 
 /// One model call of the conversation: a turn after the loads so far.
-struct Turn {
-    label: String,
+pub(crate) struct Turn {
+    pub(crate) label: String,
     /// System prompt and tools.
-    tokens: ContextTokens,
+    pub(crate) tokens: ContextTokens,
     tools: usize,
     /// The load results in the message history by then (they stay in it).
     history: usize,
     /// How much of this call is the previous call's request unchanged, hence cacheable:
     /// providers cache a prefix that starts with the tools and the system prompt, so a
     /// change there leaves nothing cacheable.
-    stable: usize,
+    pub(crate) stable: usize,
 }
 
 impl Turn {
     /// What the call costs: system prompt, tools and the history so far.
-    fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.tokens.total() + self.history
     }
 }
@@ -55,49 +55,7 @@ pub(crate) fn run(
     let mut text = String::new();
     for agent in agents {
         let name = &*agent.name;
-        let mut session = crate::prompt::session(manifest, name, &[], |b| b.mode(mode))?;
-        let initial: Vec<&str> = session.loaded_skills().collect();
-        let label = if initial.is_empty() {
-            "(none)".to_owned()
-        } else {
-            format!("{} (initial)", initial.join(", "))
-        };
-        let mut turns = vec![Turn {
-            label,
-            tokens: tokens::context(session.system_prompt(), session.tools()),
-            tools: session.tools().len(),
-            history: 0,
-            stable: 0,
-        }];
-        let load_skill = session
-            .tools()
-            .iter()
-            .find(|t| t.name == "loadSkill" || t.name == "load_skill")
-            .map_or_else(|| "loadSkill".to_owned(), |t| t.name.clone());
-        let mut previous = (session.system_prompt().to_owned(), session.tools().to_vec());
-        let mut history = 0;
-        for skill in load {
-            crate::prompt::session(manifest, name, std::slice::from_ref(skill), |b| b)?;
-            // The load as the model makes it: its result joins the history for good.
-            let output = block_on(session.call(&load_skill, json!({"skillName": skill})));
-            if output.is_error {
-                return Err(Failure::usage(format!(
-                    "error: {}",
-                    output.error_message().unwrap_or("")
-                )));
-            }
-            let prefix_kept = previous.0 == session.system_prompt() && previous.1 == session.tools();
-            let before = turns.last().map_or(0, Turn::total);
-            history += tokens::count(&output.to_text());
-            turns.push(Turn {
-                label: format!("+ {skill}"),
-                tokens: tokens::context(session.system_prompt(), session.tools()),
-                tools: session.tools().len(),
-                history,
-                stable: if prefix_kept { before } else { 0 },
-            });
-            previous = (session.system_prompt().to_owned(), session.tools().to_vec());
-        }
+        let turns = conversation(manifest, name, load, mode)?;
         let conversation: usize = turns.iter().map(Turn::total).sum();
         let stable: usize = turns.iter().map(|t| t.stable).sum();
         let baseline = carnet
@@ -230,6 +188,104 @@ pub(crate) fn run(
         out!("{}", crate::printable(&text));
     }
     Ok(())
+}
+
+/// `--svg FILE`: the conversation of `agent` that loads `load`, in every exposure mode and
+/// with everything up front, drawn into `path`.
+pub(crate) fn svg(
+    manifest: &Manifest,
+    agent: Option<&str>,
+    load: &[String],
+    path: &std::path::Path,
+) -> Result<(), Failure> {
+    let agents = crate::select_agents(manifest, agent)?;
+    let [agent] = agents.as_slice() else {
+        return Err(Failure::usage(
+            "error: `--svg` draws one agent: name it (`carnet stats AGENT --svg FILE`)",
+        ));
+    };
+    let name = &*agent.name;
+    let mut series = Vec::new();
+    let mut calls = Vec::new();
+    for mode in ExposureMode::ALL {
+        let turns = conversation(manifest, name, load, mode)?;
+        if calls.is_empty() {
+            calls = turns
+                .iter()
+                .enumerate()
+                .map(|(i, t)| match t.label.strip_prefix("+ ") {
+                    Some(skill) => format!("{i}: +{skill}"),
+                    None => format!("{i}: start"),
+                })
+                .collect();
+        }
+        series.push(crate::chart::Series::of_mode(mode, &turns));
+    }
+    let carnet = Carnet::builder(manifest)
+        .allow_unimplemented()
+        .build()
+        .map_err(|e| Failure::content(format!("error: {e}")))?;
+    let baseline = carnet
+        .everything_up_front(name)
+        .map_err(|e| Failure::usage(format!("error: {e}")))?;
+    let up_front = tokens::context(&baseline.system_prompt, &baseline.tools).total();
+    series.insert(0, crate::chart::Series::up_front(up_front, calls.len()));
+    let title = format!("Agent `{name}`: tokens per model call");
+    crate::chart::write(path, &title, &calls, &series)
+}
+
+/// The model calls of a conversation that loads `load` in turn, in `mode`: the first call,
+/// then one after each load.
+pub(crate) fn conversation(
+    manifest: &Manifest,
+    name: &str,
+    load: &[String],
+    mode: ExposureMode,
+) -> Result<Vec<Turn>, Failure> {
+    let mut session = crate::prompt::session(manifest, name, &[], |b| b.mode(mode))?;
+    let initial: Vec<&str> = session.loaded_skills().collect();
+    let label = if initial.is_empty() {
+        "(none)".to_owned()
+    } else {
+        format!("{} (initial)", initial.join(", "))
+    };
+    let mut turns = vec![Turn {
+        label,
+        tokens: tokens::context(session.system_prompt(), session.tools()),
+        tools: session.tools().len(),
+        history: 0,
+        stable: 0,
+    }];
+    let load_skill = session
+        .tools()
+        .iter()
+        .find(|t| t.name == "loadSkill" || t.name == "load_skill")
+        .map_or_else(|| "loadSkill".to_owned(), |t| t.name.clone());
+    let mut previous = (session.system_prompt().to_owned(), session.tools().to_vec());
+    let mut history = 0;
+    for skill in load {
+        crate::prompt::session(manifest, name, std::slice::from_ref(skill), |b| b)?;
+        // The load as the model makes it: its result joins the history for good.
+        let output = block_on(session.call(&load_skill, json!({"skillName": skill})));
+        if output.is_error {
+            return Err(Failure::usage(format!(
+                "error: {}",
+                output.error_message().unwrap_or("")
+            )));
+        }
+        let prefix_kept = previous.0 == session.system_prompt() && previous.1 == session.tools();
+        let before = turns.last().map_or(0, Turn::total);
+        history += tokens::count(&output.to_text());
+        turns.push(Turn {
+            label: format!("+ {skill}"),
+            tokens: tokens::context(session.system_prompt(), session.tools()),
+            tools: session.tools().len(),
+            history,
+            stable: if prefix_kept { before } else { 0 },
+        });
+        previous = (session.system_prompt().to_owned(), session.tools().to_vec());
+    }
+    Ok(turns)
 }
 
 fn share(part: usize, whole: usize) -> f64 {

@@ -965,3 +965,68 @@ fn serve_mcp_refuses_a_session_key_too_short_to_seal_handles() {
         stderr(&out)
     );
 }
+
+#[test]
+fn stats_svg_draws_every_mode_and_everything_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("stats.svg");
+    let output = carnet(&[
+        "--dir",
+        &example(),
+        "stats",
+        "researcher",
+        "--load",
+        "dataAnalysis",
+        "--load",
+        "reportWriting",
+        "--no-skill-costs",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("whole conversation (3 calls)"),
+        "the table still prints"
+    );
+    let text = fs::read_to_string(&svg).unwrap();
+    let document = roxmltree::Document::parse(&text).expect("the chart is well-formed XML");
+    let root = document.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(root.attribute("width"), Some("800"));
+    let texts: Vec<&str> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    let series = [
+        "everything up front",
+        "progressive, dynamic",
+        "progressive, dispatcher",
+        "progressive, deferred",
+        "progressive, allowed-tools",
+    ];
+    for label in series {
+        // One legend entry in each panel: tokens sent, and their cache-stable part.
+        assert_eq!(texts.iter().filter(|t| **t == label).count(), 2, "{label} in {texts:?}");
+    }
+    for title in [
+        "tokens (o200k_base)",
+        "model call (the loads before it)",
+        "0: start",
+        "1: +dataAnalysis",
+        "2: +reportWriting",
+    ] {
+        assert!(texts.contains(&title), "{title} in {texts:?}");
+    }
+    // A line of three points (one per model call) per series in each panel.
+    let lines = document
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter(|n| n.attribute("points").is_some_and(|p| p.split_whitespace().count() == 3))
+        .count();
+    assert_eq!(lines, 2 * series.len());
+
+    let bad = carnet(&["--dir", &example(), "stats", "nobody", "--svg", svg.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+}

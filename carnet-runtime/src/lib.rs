@@ -31,6 +31,7 @@ mod json;
 mod prompt;
 pub mod session;
 pub mod suggest;
+pub mod telemetry;
 
 pub use dispatch::{
     BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,

@@ -16,12 +16,14 @@ mod conversation;
 mod model;
 
 use serde_json::Value;
+use tracing::Instrument;
 
 pub use conversation::{Message, Transcript, call, last_user_message, tool_results};
 pub use model::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError, Usage};
 
 use crate::dispatch::{BoxFuture, ToolOutput};
 use crate::session::Session;
+use crate::telemetry;
 use crate::tool::{ToolCall, ToolSpec};
 
 /// One step of a run, for reporting.
@@ -121,6 +123,29 @@ async fn run_loop(
     model: &mut dyn ChatModel,
     messages: &mut Vec<Message>,
     max_steps: usize,
+    on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
+    on_step: &mut (dyn FnMut(&Step) + Send),
+) -> Result<Outcome, ModelError> {
+    // The turn's span: the model calls and tool calls below are its children.
+    let conversation = session.extensions().get::<telemetry::ConversationId>();
+    let span = telemetry::invoke_agent(
+        session.agent(),
+        model.provider(),
+        model.model(),
+        conversation.map(|c| c.0.as_str()),
+    );
+    let outcome = run_steps(session, model, messages, max_steps, on_delta, on_step)
+        .instrument(span.clone())
+        .await;
+    telemetry::record_turn(&span, &outcome);
+    outcome
+}
+
+async fn run_steps(
+    session: &mut Session,
+    model: &mut dyn ChatModel,
+    messages: &mut Vec<Message>,
+    max_steps: usize,
     mut on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
     on_step: &mut (dyn FnMut(&Step) + Send),
 ) -> Result<Outcome, ModelError> {
@@ -137,10 +162,14 @@ async fn run_loop(
             mode: session.carnet().mode(),
             callable: &callable,
         };
+        let span = telemetry::chat(model.provider(), model.model());
+        telemetry::record_request(&span, &system, messages, session.carnet().inner.capture_content);
         let response = match on_delta.as_deref_mut() {
-            Some(on_delta) => model.stream(request, on_delta).await?,
-            None => model.complete(request).await?,
+            Some(on_delta) => model.stream(request, on_delta).instrument(span.clone()).await,
+            None => model.complete(request).instrument(span.clone()).await,
         };
+        telemetry::record_chat(&span, &response, session.carnet().inner.capture_content);
+        let response = response?;
         let ChatResponse {
             text,
             calls,
@@ -212,15 +241,17 @@ async fn run_calls(session: &mut Session, calls: &[ToolCall]) -> Vec<ToolOutput>
     for call in calls {
         if let Some(output) = invalid_arguments(call) {
             outputs.extend(JoinAll::new(std::mem::take(&mut batch)).await);
+            telemetry::refused_call(call, &output);
             outputs.push(output);
             continue;
         }
-        if let Some(future) = session.call_detached(&call.name, &call.arguments) {
+        let id = call.id.as_deref();
+        if let Some(future) = session.call_detached_with_id(&call.name, &call.arguments, id) {
             batch.push(future);
             continue;
         }
         outputs.extend(JoinAll::new(std::mem::take(&mut batch)).await);
-        outputs.push(session.call(&call.name, call.arguments.clone()).await);
+        outputs.push(session.call_with_id(&call.name, call.arguments.clone(), id).await);
     }
     outputs.extend(JoinAll::new(batch).await);
     outputs

@@ -39,6 +39,7 @@ pub struct CarnetBuilder {
     hooks: Vec<(Target, Arc<dyn Hook>)>,
     state: Box<dyn Any + Send + Sync>,
     allow_unimplemented: bool,
+    capture_content: Option<bool>,
 }
 
 /// What a hook was registered for, by name, resolved by [`CarnetBuilder::build`].
@@ -75,6 +76,7 @@ impl CarnetBuilder {
             hooks: Vec::new(),
             state: Box::new(()),
             allow_unimplemented: false,
+            capture_content: None,
         }
     }
 
@@ -228,6 +230,16 @@ impl CarnetBuilder {
         self
     }
 
+    /// Records content on the [`crate::telemetry`] spans: tool arguments and results, and
+    /// the model's answers. They may hold personal data, so this is off unless turned on
+    /// here or by `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` (this call wins
+    /// over the variable).
+    #[must_use]
+    pub fn capture_content(mut self, on: bool) -> Self {
+        self.capture_content = Some(on);
+        self
+    }
+
     /// Builds the engine, checking the implementations against the manifest.
     ///
     /// # Errors
@@ -322,6 +334,9 @@ impl CarnetBuilder {
                 result_format: self.result_format,
                 prompt: self.prompt,
                 hooks,
+                capture_content: self
+                    .capture_content
+                    .unwrap_or_else(crate::telemetry::capture_content_from_env),
                 state: self.state,
                 agents,
                 skill_toolsets,

@@ -70,6 +70,8 @@ pub(crate) struct Inner {
     pub(crate) result_format: ResultFormat,
     pub(crate) prompt: PromptOptions,
     pub(crate) hooks: Vec<ScopedHook>,
+    /// Record tool arguments and results, and the model's answers, on spans.
+    pub(crate) capture_content: bool,
     pub(crate) state: Box<dyn Any + Send + Sync>,
     pub(crate) agents: Vec<AgentTables>,
     /// Skill → the toolsets it brings.

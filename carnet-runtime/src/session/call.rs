@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tracing::{Instrument, Span};
 
 use super::discovery;
 use super::explain::not_exposed;
@@ -16,6 +17,7 @@ use crate::extensions::Extensions;
 use crate::hook::{Before, CallInfo, Hook};
 use crate::index::{SkillIx, ToolIx};
 use crate::schema;
+use crate::telemetry::{self, Failure, ToolKind};
 
 impl Session {
     /// Calls a tool (meta or domain) with JSON arguments given as text, as providers send
@@ -40,12 +42,24 @@ impl Session {
     /// `Err`, a panic — is a structured error result the model can read; the session stays
     /// consistent.
     pub async fn call(&mut self, name: &str, arguments: Value) -> ToolOutput {
+        self.call_with_id(name, arguments, None).await
+    }
+
+    /// Calls a tool as [`Session::call`] does, for the model's call `id`: the call's
+    /// `execute_tool` span records it as `gen_ai.tool.call.id` (see [`crate::telemetry`]).
+    pub async fn call_with_id(&mut self, name: &str, arguments: Value, id: Option<&str>) -> ToolOutput {
         match self.carnet.inner.meta_by_name(name) {
-            Some(MetaTool::CallTool) => self.call_tool(&arguments).await,
-            Some(meta) => self.meta_call(meta, name, arguments),
+            Some(MetaTool::CallTool) => self.call_tool(&arguments, id).await,
+            Some(meta) => {
+                let span = telemetry::execute_tool(name, id, ToolKind::Meta);
+                span.in_scope(|| self.meta_call(meta, name, arguments, &span))
+            }
             None => match discovery::task_skill(&self.carnet.inner, &self.loaded, name) {
-                Some(skill) => self.task_call(skill, name, arguments),
-                None => self.domain_future(name, arguments).await,
+                Some(skill) => {
+                    let span = telemetry::execute_tool(name, id, ToolKind::Task);
+                    span.in_scope(|| self.task_call(skill, name, arguments, &span))
+                }
+                None => self.domain_future(name, arguments, id, None).await,
             },
         }
     }
@@ -80,15 +94,36 @@ impl Session {
     /// ```
     #[must_use]
     pub fn call_detached(&self, name: &str, arguments: &Value) -> Option<BoxFuture<'static, ToolOutput>> {
+        self.call_detached_with_id(name, arguments, None)
+    }
+
+    /// [`Session::call_detached`] for the model's call `id`, recorded on the call's span as
+    /// [`Session::call_with_id`] does.
+    #[must_use]
+    pub fn call_detached_with_id(
+        &self,
+        name: &str,
+        arguments: &Value,
+        id: Option<&str>,
+    ) -> Option<BoxFuture<'static, ToolOutput>> {
         match self.carnet.inner.meta_by_name(name) {
-            Some(MetaTool::CallTool) => Some(self.call_tool(arguments)),
+            Some(MetaTool::CallTool) => Some(self.call_tool(arguments, id)),
             Some(_) => None,
             None if discovery::task_skill(&self.carnet.inner, &self.loaded, name).is_some() => None,
-            None => Some(self.domain_future(name, arguments.clone())),
+            None => Some(self.domain_future(name, arguments.clone(), id, None)),
         }
     }
 
-    fn meta_call(&mut self, meta: MetaTool, name: &str, arguments: Value) -> ToolOutput {
+    fn meta_call(&mut self, meta: MetaTool, name: &str, arguments: Value, span: &Span) -> ToolOutput {
+        let (output, failure, arguments) = self.run_meta(meta, name, arguments);
+        if !span.is_disabled() {
+            record_meta(span, meta, self.carnet.inner.naming, &arguments);
+        }
+        telemetry::record_tool_outcome(span, failure, &arguments, &output, self.carnet.inner.capture_content);
+        output
+    }
+
+    fn run_meta(&mut self, meta: MetaTool, name: &str, arguments: Value) -> (ToolOutput, Option<Failure>, Value) {
         let inner = &*self.carnet.inner;
         let agent = &*inner.agent(self.loaded.agent).name;
         let hooks: Vec<&dyn Hook> = inner.hooks_for(name, None).collect();
@@ -101,23 +136,32 @@ impl Session {
         };
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
         if let Err(output) = meta::check_arguments(meta, inner.naming, name, &arguments) {
-            return call.after(&hooks, &arguments, output);
+            let output = call.after(&hooks, &arguments, output);
+            return (output, Some(Failure::InvalidArguments), arguments);
         }
         let arguments = match call.before(&hooks, arguments, &meta.input_schema(inner.naming)) {
             Ok(arguments) => arguments,
-            Err((arguments, output)) => return call.after(&hooks, &arguments, output),
+            Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
         let (output, changed) = meta::run(meta, inner, &mut self.loaded, &arguments);
         if changed {
             self.prompt_cache.take();
             self.tools_cache.take();
         }
-        call.after(&hooks, &arguments, output)
+        (call.after(&hooks, &arguments, output), None, arguments)
     }
 
     /// A skill's tool (`task.<skill>`): loads the skill, as `loadSkill` would. Its hooks are
     /// those of its canonical name.
-    fn task_call(&mut self, skill: SkillIx, name: &str, arguments: Value) -> ToolOutput {
+    fn task_call(&mut self, skill: SkillIx, name: &str, arguments: Value, span: &Span) -> ToolOutput {
+        let (output, failure, arguments) = self.run_task(skill, name, arguments);
+        let inner = &*self.carnet.inner;
+        span.record("carnet.skill.name", &*inner.skill(skill).name);
+        telemetry::record_tool_outcome(span, failure, &arguments, &output, inner.capture_content);
+        output
+    }
+
+    fn run_task(&mut self, skill: SkillIx, name: &str, arguments: Value) -> (ToolOutput, Option<Failure>, Value) {
         let inner = &*self.carnet.inner;
         let canonical = format!("{}.{}", discovery::TASK_NAMESPACE, inner.skill(skill).name);
         let hooks: Vec<&dyn Hook> = inner.hooks_for(&canonical, None).collect();
@@ -131,116 +175,205 @@ impl Session {
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
         let schema = discovery::task_spec(inner, skill).input_schema;
         if let Err(e) = schema::validate(&arguments, &schema) {
-            return call.after(&hooks, &arguments, invalid_arguments(name, &e, &schema, ""));
+            let output = call.after(&hooks, &arguments, invalid_arguments(name, &e, &schema, ""));
+            return (output, Some(Failure::InvalidArguments), arguments);
         }
         let arguments = match call.before(&hooks, arguments, &schema) {
             Ok(arguments) => arguments,
-            Err((arguments, output)) => return call.after(&hooks, &arguments, output),
+            Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
         let already = !self.loaded.load_skill(skill);
         if !already {
             self.prompt_cache.take();
             self.tools_cache.take();
         }
-        call.after(&hooks, &arguments, meta::skill_loaded(inner, skill, already))
+        let output = call.after(&hooks, &arguments, meta::skill_loaded(inner, skill, already));
+        (output, None, arguments)
     }
 
-    fn call_tool(&self, arguments: &Value) -> BoxFuture<'static, ToolOutput> {
+    /// `callTool {name, arguments}`: the named domain call, whose span carries the inner
+    /// tool's name (and `carnet.via = callTool`).
+    fn call_tool(&self, arguments: &Value, id: Option<&str>) -> BoxFuture<'static, ToolOutput> {
         let inner = &*self.carnet.inner;
         let call_name = inner.meta_name(MetaTool::CallTool);
+        let refuse = |output: ToolOutput| -> BoxFuture<'static, ToolOutput> {
+            let span = telemetry::execute_tool(call_name, id, ToolKind::Meta);
+            let capture = inner.capture_content;
+            telemetry::record_tool_outcome(&span, Some(Failure::InvalidArguments), arguments, &output, capture);
+            Box::pin(std::future::ready(output))
+        };
         if let Err(e) = schema::validate(arguments, &MetaTool::CallTool.input_schema(inner.naming)) {
-            let output = ToolOutput::error(
+            return refuse(ToolOutput::error(
                 format!("invalid arguments for `{call_name}`: {e}"),
                 json!({"field": e.path}),
-            );
-            return Box::pin(std::future::ready(output));
+            ));
         }
         let name = arguments[param(inner.naming, "name")].as_str().unwrap_or_default();
         if inner.meta_by_name(name).is_some() {
-            let output = ToolOutput::error(
+            return refuse(ToolOutput::error(
                 format!("`{name}` is a meta-tool: call it directly, not through `{call_name}`"),
                 json!({"tool": name}),
-            );
-            return Box::pin(std::future::ready(output));
+            ));
         }
-        self.domain_future(name, arguments[param(inner.naming, "arguments")].clone())
+        let arguments = arguments[param(inner.naming, "arguments")].clone();
+        self.domain_future(name, arguments, id, Some(call_name))
     }
 
     /// A domain call: checked against the session now (exposure, implementation,
-    /// arguments), run by the returned future, which owns everything it needs.
-    fn domain_future(&self, name: &str, arguments: Value) -> BoxFuture<'static, ToolOutput> {
+    /// arguments), run by the returned future, which owns everything it needs (its span
+    /// too, a child of the span current now).
+    fn domain_future(
+        &self,
+        name: &str,
+        arguments: Value,
+        call_id: Option<&str>,
+        via: Option<&'static str>,
+    ) -> BoxFuture<'static, ToolOutput> {
         // No arguments at all is an empty object (some models send `null` for no-argument tools).
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let span = telemetry::execute_tool(name, call_id, ToolKind::Domain);
+        if let Some(via) = via {
+            span.record("carnet.via", via);
+        }
         let checked = check_domain_call(&self.carnet.inner, &self.loaded, name, &arguments);
+        if let Ok(id) = &checked {
+            let inner = &*self.carnet.inner;
+            span.record("carnet.toolset.name", &*inner.toolset(inner.tool(*id).toolset).name);
+        }
         let carnet = Carnet::clone(&self.carnet);
         let extensions = Arc::clone(&self.extensions);
         let skills = self.loaded.skills.clone();
         let agent = self.loaded.agent;
         let name = name.to_owned();
-        Box::pin(async move {
+        let outcome_span = span.clone();
+        let capture = self.carnet.inner.capture_content;
+        // The arguments as the model sent them, for the span (hooks may rewrite them).
+        let sent = (capture && !span.is_disabled()).then(|| arguments.clone());
+        let future = async move {
             let inner = &*carnet.inner;
-            let (id, toolset) = match checked {
-                Ok(id) => (Some(id), Some(inner.tool(id).toolset)),
-                Err(_) => (None, None),
-            };
-            let canonical = id.map_or(name.as_str(), |id| inner.tool(id).spec.name.as_str());
-            let hooks: Vec<&dyn Hook> = inner.hooks_for(canonical, toolset).collect();
-            let call = Call {
-                agent: &inner.agent(agent).name,
-                tool: canonical,
-                toolset: toolset.map(|t| &*inner.toolset(t).name),
-                meta: false,
-                extensions: &extensions,
-            };
-            let id = match checked {
-                Ok(id) => id,
-                Err(output) => return call.after(&hooks, &arguments, output),
-            };
-            let tool = inner.tool(id);
-            let arguments = match call.before(&hooks, arguments, &tool.spec.input_schema) {
-                Ok(arguments) => arguments,
-                Err((arguments, output)) => return call.after(&hooks, &arguments, output),
-            };
-            let Some(implementation) = &tool.implementation else {
-                unreachable!("checked before the hooks")
-            };
-            let context = Context {
-                state: inner.state.as_ref(),
-                extensions: &extensions,
-                agent: &inner.agent(agent).name,
-                loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
-                tool: &tool.spec.name,
-            };
-            let future = implementation.handler.call(&context, arguments.clone());
-            let output = match CatchUnwind(future).await {
-                Ok(Ok(value)) => ToolOutput::ok(value),
-                Ok(Err(e)) => e.into_output(canonical),
-                Err(panic) => ToolOutput::error(
-                    format!("tool `{canonical}` panicked: {panic}"),
-                    json!({"tool": canonical}),
-                ),
-            };
-            call.after(&hooks, &arguments, output)
-        })
+            let (output, failure) = run_domain(inner, checked, &name, arguments, &extensions, &skills, agent).await;
+            telemetry::record_tool_outcome(
+                &outcome_span,
+                failure,
+                sent.as_ref().unwrap_or(&Value::Null),
+                &output,
+                capture,
+            );
+            output
+        };
+        Box::pin(future.instrument(span))
+    }
+}
+
+/// Runs a checked domain call through its hooks and its implementation: the output, and
+/// why it failed when it was refused or panicked.
+async fn run_domain(
+    inner: &Inner,
+    checked: Result<ToolIx, (ToolOutput, Failure)>,
+    name: &str,
+    arguments: Value,
+    extensions: &Extensions,
+    skills: &[SkillIx],
+    agent: crate::index::AgentIx,
+) -> (ToolOutput, Option<Failure>) {
+    let (id, toolset) = match checked {
+        Ok(id) => (Some(id), Some(inner.tool(id).toolset)),
+        Err(_) => (None, None),
+    };
+    let canonical = id.map_or(name, |id| inner.tool(id).spec.name.as_str());
+    let hooks: Vec<&dyn Hook> = inner.hooks_for(canonical, toolset).collect();
+    let call = Call {
+        agent: &inner.agent(agent).name,
+        tool: canonical,
+        toolset: toolset.map(|t| &*inner.toolset(t).name),
+        meta: false,
+        extensions,
+    };
+    let id = match checked {
+        Ok(id) => id,
+        Err((output, failure)) => return (call.after(&hooks, &arguments, output), Some(failure)),
+    };
+    let tool = inner.tool(id);
+    let arguments = match call.before(&hooks, arguments, &tool.spec.input_schema) {
+        Ok(arguments) => arguments,
+        Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure),
+    };
+    let Some(implementation) = &tool.implementation else {
+        unreachable!("checked before the hooks")
+    };
+    let context = Context {
+        state: inner.state.as_ref(),
+        extensions,
+        agent: &inner.agent(agent).name,
+        loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
+        tool: &tool.spec.name,
+    };
+    let future = implementation.handler.call(&context, arguments.clone());
+    let (output, failure) = match CatchUnwind(future).await {
+        Ok(Ok(value)) => (ToolOutput::ok(value), None),
+        Ok(Err(e)) => (e.into_output(canonical), None),
+        Err(panic) => (
+            ToolOutput::error(
+                format!("tool `{canonical}` panicked: {panic}"),
+                json!({"tool": canonical}),
+            ),
+            Some(Failure::ToolPanic),
+        ),
+    };
+    (call.after(&hooks, &arguments, output), failure)
+}
+
+/// The attributes of a meta-tool call that say what it loaded or read.
+fn record_meta(span: &Span, meta: MetaTool, naming: crate::Naming, arguments: &Value) {
+    let arg = |camel: &'static str| {
+        arguments
+            .get(param(naming, camel))
+            .and_then(Value::as_str)
+            .map(|text| telemetry::cut(text, telemetry::NAME_LIMIT))
+    };
+    match meta {
+        MetaTool::LoadSkill | MetaTool::ListSkillToolsets => {
+            span.record("carnet.skill.name", arg("skillName"));
+        }
+        MetaTool::LoadSkillFile => {
+            span.record("carnet.skill.name", arg("skillName"));
+            span.record("carnet.skill.file.path", arg("path"));
+        }
+        MetaTool::LoadToolset => {
+            span.record("carnet.toolset.name", arg("toolsetName"));
+        }
+        _ => {}
     }
 }
 
 /// The checks before the hooks: the tool is exposed, has an implementation, and the
 /// arguments match its schema.
-fn check_domain_call(inner: &Inner, loaded: &Loaded, name: &str, arguments: &Value) -> Result<ToolIx, ToolOutput> {
+fn check_domain_call(
+    inner: &Inner,
+    loaded: &Loaded,
+    name: &str,
+    arguments: &Value,
+) -> Result<ToolIx, (ToolOutput, Failure)> {
     let id = loaded
         .exposed_named(inner, name)
         .ok_or_else(|| not_exposed(inner, loaded, name))?;
     let tool = inner.tool(id);
     let name = &tool.spec.name;
     if tool.implementation.is_none() {
-        return Err(ToolOutput::error(
-            format!("tool `{name}` has no implementation in this program"),
-            json!({"tool": name, "toolset": tool.spec.toolset}),
+        return Err((
+            ToolOutput::error(
+                format!("tool `{name}` has no implementation in this program"),
+                json!({"tool": name, "toolset": tool.spec.toolset}),
+            ),
+            Failure::NoImplementation,
         ));
     }
-    schema::validate(arguments, &tool.spec.input_schema)
-        .map_err(|e| invalid_arguments(name, &e, &tool.spec.input_schema, ""))?;
+    schema::validate(arguments, &tool.spec.input_schema).map_err(|e| {
+        (
+            invalid_arguments(name, &e, &tool.spec.input_schema, ""),
+            Failure::InvalidArguments,
+        )
+    })?;
     Ok(id)
 }
 
@@ -280,7 +413,7 @@ impl Call<'_> {
         hooks: &[&dyn Hook],
         mut arguments: Value,
         input_schema: &Value,
-    ) -> Result<Value, (Value, ToolOutput)> {
+    ) -> Result<Value, (Value, ToolOutput, Option<Failure>)> {
         let mut rewritten = false;
         for hook in hooks {
             match hook.before(&self.info(&arguments)) {
@@ -291,14 +424,14 @@ impl Call<'_> {
                 }
                 Before::Deny(reason) => {
                     let output = ToolOutput::error(reason, json!({"tool": self.tool, "denied": true}));
-                    return Err((arguments, output));
+                    return Err((arguments, output, Some(Failure::HookDenied)));
                 }
-                Before::Respond(output) => return Err((arguments, output)),
+                Before::Respond(output) => return Err((arguments, output, None)),
             }
         }
         if rewritten && let Err(e) = schema::validate(&arguments, input_schema) {
             let output = invalid_arguments(self.tool, &e, input_schema, " after a hook rewrote them");
-            return Err((arguments, output));
+            return Err((arguments, output, Some(Failure::InvalidArguments)));
         }
         Ok(arguments)
     }

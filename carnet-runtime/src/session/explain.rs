@@ -13,6 +13,7 @@ use crate::engine::{Carnet, ExposureMode, Inner};
 use crate::index::ToolIx;
 use crate::prompt;
 use crate::suggest::similar;
+use crate::telemetry::Failure;
 use crate::tool::ToolSpec;
 
 use super::SessionAgent;
@@ -119,23 +120,30 @@ pub(crate) fn explain(inner: &Inner, loaded: &Loaded, tool: &str) -> Explanation
 
 /// The error result for a call of a tool that is not exposed: which skill to load, or that
 /// the agent cannot reach it, or (unknown) the tools it could call instead.
-pub(crate) fn not_exposed(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOutput {
+/// The error for a call of a tool that is not callable now, and why, for its span.
+pub(crate) fn not_exposed(inner: &Inner, loaded: &Loaded, name: &str) -> (ToolOutput, Failure) {
     let meta_load = inner.meta_name(MetaTool::LoadSkill);
     match explain(inner, loaded, name) {
-        Explanation::NotLoaded { toolset, skills } => ToolOutput::error(
-            format!(
-                "tool `{name}` is not available yet: load skill `{}` first with `{meta_load}`",
-                skills.first().map_or("", String::as_str)
+        Explanation::NotLoaded { toolset, skills } => (
+            ToolOutput::error(
+                format!(
+                    "tool `{name}` is not available yet: load skill `{}` first with `{meta_load}`",
+                    skills.first().map_or("", String::as_str)
+                ),
+                json!({"tool": name, "toolset": toolset, "skills": skills}),
             ),
-            json!({"tool": name, "toolset": toolset, "skills": skills}),
+            Failure::NotExposed,
         ),
         // Which toolsets hold it is another agent's business: never named here.
-        Explanation::NotReachable { .. } => ToolOutput::error(
-            format!(
-                "tool `{name}` is not available to agent `{}`",
-                inner.agent(loaded.agent).name
+        Explanation::NotReachable { .. } => (
+            ToolOutput::error(
+                format!(
+                    "tool `{name}` is not available to agent `{}`",
+                    inner.agent(loaded.agent).name
+                ),
+                json!({"tool": name}),
             ),
-            json!({"tool": name}),
+            Failure::NotAvailable,
         ),
         _ => {
             let mut available: Vec<&str> = inner.meta_specs.iter().map(|t| t.name.as_str()).collect();
@@ -147,9 +155,12 @@ pub(crate) fn not_exposed(inner: &Inner, loaded: &Loaded, name: &str) -> ToolOut
                         .map(|id| inner.tool(id).spec.name.as_str()),
                 );
             }
-            ToolOutput::error(
-                format!("unknown tool `{name}`"),
-                json!({"tool": name, "available": available, "similar": similar(name, available.iter().copied(), 3)}),
+            (
+                ToolOutput::error(
+                    format!("unknown tool `{name}`"),
+                    json!({"tool": name, "available": available, "similar": similar(name, available.iter().copied(), 3)}),
+                ),
+                Failure::UnknownTool,
             )
         }
     }

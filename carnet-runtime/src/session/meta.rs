@@ -439,7 +439,7 @@ fn load_toolset(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, 
 
 fn load_tool(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bool) {
     let Some(id) = loaded.reachable_tool(inner, name) else {
-        return (super::explain::not_exposed(inner, loaded, name), false);
+        return (super::explain::not_exposed(inner, loaded, name).0, false);
     };
     let changed = loaded.load_tool(inner, id);
     let tool = inner.tool(id);

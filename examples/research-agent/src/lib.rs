@@ -8,4 +8,5 @@
 carnet::include_manifest!(pub mod manifest);
 
 pub mod policy;
+pub mod telemetry;
 pub mod tools;

@@ -29,6 +29,7 @@ fn short(text: &str, width: usize) -> String {
 mod live;
 
 fn main() {
+    let telemetry = research_agent::telemetry::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() {
         offline();
@@ -36,7 +37,7 @@ fn main() {
     }
     match live::Options::parse(&args) {
         Ok(None) => println!("{}", live::USAGE),
-        Ok(Some(options)) => std::process::exit(live::run(&options)),
+        Ok(Some(options)) => telemetry.exit(live::run(&options)),
         Err(message) => {
             eprintln!("error: {message}\n\n{}", live::USAGE);
             std::process::exit(2);

@@ -136,7 +136,22 @@ fn first_sentence(text: &str) -> &str {
 impl ChatModel for ScriptedResearcher {
     fn complete<'a>(&'a mut self, request: ChatRequest<'a>) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let response = self.decide(&request);
+        let reason = if response.calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
+        let response = response.with_finish_reason(reason);
         Box::pin(async move { Ok(response) })
+    }
+
+    // What traces name the model (`chat scripted-researcher`).
+    fn provider(&self) -> &'static str {
+        "scripted"
+    }
+
+    fn model(&self) -> &'static str {
+        "scripted-researcher"
     }
 }
 

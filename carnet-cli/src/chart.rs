@@ -1,0 +1,187 @@
+//! `carnet stats AGENT --svg FILE`: the tokens each model call of the conversation sends, one
+//! series per exposure mode and one for everything up front, above the share of each call
+//! that is the previous call's request unchanged (the cache-stable prefix). Drawn with
+//! plotters' SVG backend; sized to read at 800 px wide.
+
+// Token counts stay far below 2^52; the axes start at 0, and a negative call index is
+// checked before its cast.
+#![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
+
+use std::path::Path;
+
+use carnet_runtime::ExposureMode;
+use plotters::prelude::*;
+
+use crate::Failure;
+use crate::stats::Turn;
+
+/// One line of the chart: a label and, per model call, the tokens sent and the
+/// cache-stable part of them.
+pub(crate) struct Series {
+    pub(crate) label: String,
+    pub(crate) sent: Vec<usize>,
+    pub(crate) stable: Vec<usize>,
+}
+
+impl Series {
+    /// The series of a mode's conversation.
+    pub(crate) fn of_mode(mode: ExposureMode, turns: &[Turn]) -> Series {
+        Series {
+            label: format!("progressive, {}", mode.name()),
+            sent: turns.iter().map(Turn::total).collect(),
+            stable: turns.iter().map(|t| t.stable).collect(),
+        }
+    }
+
+    /// Everything up front: the same context every call, all of it cacheable after the first.
+    pub(crate) fn up_front(tokens: usize, calls: usize) -> Series {
+        Series {
+            label: "everything up front".to_owned(),
+            sent: vec![tokens; calls],
+            stable: (0..calls).map(|i| if i == 0 { 0 } else { tokens }).collect(),
+        }
+    }
+}
+
+const WIDTH: u32 = 800;
+const HEIGHT: u32 = 900;
+
+/// Colour-blind-safe (Okabe–Ito) colours, then a marker shape per series, so coinciding
+/// lines stay apart.
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(0, 0, 0),
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+];
+
+/// Draws `series` over the calls labelled `calls` into the SVG file `path`.
+pub(crate) fn write(path: &Path, title: &str, calls: &[String], series: &[Series]) -> Result<(), Failure> {
+    let mut svg = String::new();
+    draw(&mut svg, title, calls, series).map_err(|e| Failure::content(format!("error: cannot draw the chart: {e}")))?;
+    std::fs::write(path, svg).map_err(|e| Failure::usage(format!("error: cannot write `{}`: {e}", path.display())))
+}
+
+fn draw(svg: &mut String, title: &str, calls: &[String], series: &[Series]) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(title, ("sans-serif", 22))?;
+    let (top, bottom) = root.split_vertically(470);
+    panel(
+        &top,
+        "Tokens sent per model call (prompt + tools + history)",
+        calls,
+        series,
+        |s| &s.sent,
+    )?;
+    panel(
+        &bottom,
+        "Of which cache-stable: the previous request's unchanged prefix",
+        calls,
+        series,
+        |s| &s.stable,
+    )?;
+    root.present()?;
+    Ok(())
+}
+
+fn panel(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    caption: &str,
+    calls: &[String],
+    series: &[Series],
+    values: impl Fn(&Series) -> &Vec<usize>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let max = series
+        .iter()
+        .flat_map(|s| values(s).iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let last = calls.len().saturating_sub(1).max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 19))
+        .margin(14)
+        .margin_right(28)
+        .x_label_area_size(56)
+        .y_label_area_size(78)
+        .build_cartesian_2d(-0.15..last + 0.15, 0.0..max * 1.12)?;
+    chart
+        .configure_mesh()
+        .x_desc("model call (the loads before it)")
+        .y_desc("tokens (o200k_base)")
+        .x_labels(calls.len())
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() > 0.01 || i < 0.0 {
+                return String::new();
+            }
+            calls.get(i as usize).cloned().unwrap_or_default()
+        })
+        .y_label_formatter(&|y| thousands(*y as usize))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    for (i, s) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let style = ShapeStyle::from(&colour).stroke_width(if i == 0 { 3 } else { 2 });
+        let points: Vec<(f64, f64)> = values(s)
+            .iter()
+            .enumerate()
+            .map(|(x, &y)| (x as f64, y as f64))
+            .collect();
+        let legend = chart
+            .draw_series(LineSeries::new(points.iter().copied(), style))?
+            .label(s.label.as_str());
+        legend.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+        let marker = i % 3;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&p| -> DynElement<'static, SVGBackend<'_>, (f64, f64)> {
+                    match marker {
+                        0 => Circle::new(p, 5, style.filled()).into_dyn(),
+                        1 => TriangleMarker::new(p, 7, style.filled()).into_dyn(),
+                        _ => Cross::new(p, 6, style).into_dyn(),
+                    }
+                }),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()?;
+    Ok(())
+}
+
+/// `12345` → `12,345`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
