@@ -49,6 +49,7 @@ const ROOT: &[&str] = &[
     "tokens",
     "mcp",
     "models",
+    "telemetry",
     "__private",
 ];
 
