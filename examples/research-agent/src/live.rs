@@ -148,6 +148,19 @@ async fn conversation(options: &Options) -> Result<(), String> {
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
     };
+    // The conversation's id on the traces: the saved file's, so a resumed conversation keeps
+    // it; else one for this run.
+    let id = match options.resume.as_ref().or(options.save.as_ref()) {
+        Some(path) => path.display().to_string(),
+        None => format!(
+            "research-agent-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis())
+        ),
+    };
+    session.insert(carnet::telemetry::ConversationId(id));
     if let Some(prompt) = &options.prompt {
         messages.push(Message::User(prompt.clone()));
         return turn(options, &mut session, model.as_mut(), &mut messages).await;
