@@ -108,7 +108,7 @@ macro_rules! include_manifest {
     };
     ($vis:vis mod $name:ident) => {
         /// The carnet manifest compiled by `build.rs`.
-        #[allow(clippy::all, clippy::pedantic, unreachable_pub)]
+        #[allow(clippy::all, clippy::pedantic, unreachable_pub, dead_code, unused_imports, missing_docs)]
         $vis mod $name {
             ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/carnet/manifest.rs"));
         }
@@ -119,6 +119,7 @@ macro_rules! include_manifest {
 #[doc(hidden)]
 pub mod __private {
     pub use carnet_runtime::binding::*;
+    pub use carnet_runtime::manifest::__text;
     pub use carnet_runtime::{
         Agent, AgentId, App, BoundToolset, BoxFuture, Context, Manifest, Skill, SkillFile, SkillId, Tool, ToolError,
         ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl,

@@ -10,8 +10,10 @@
 //!
 //! and include the result with `carnet::include_manifest!()`. [`compile`] prints
 //! `cargo:rerun-if-changed` for the directory and every file it read, writes
-//! `$OUT_DIR/carnet/manifest.rs` and `$OUT_DIR/carnet/manifest.json` (each only when its
-//! bytes change; the same content gives the same bytes on any machine), and points
+//! `$OUT_DIR/carnet/manifest.rs`, the texts it embeds (`$OUT_DIR/carnet/text/*.txt`) and
+//! `$OUT_DIR/carnet/manifest.json` (each only when its bytes change, so a build whose
+//! content did not change rebuilds nothing; the same content gives the same bytes on any
+//! machine), and points
 //! `CARNET_MANIFEST` at the JSON for the binding macros. On a content error it prints
 //! every diagnostic as a source snippet and fails the build:
 //!
@@ -78,6 +80,7 @@ use std::path::{Path, PathBuf};
 
 pub use carnet_runtime::Manifest;
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
+pub use generate::Generated;
 pub use limits::Limits;
 
 use crate::diagnostic::Diagnostics;
@@ -210,7 +213,8 @@ impl Config {
         self
     }
 
-    /// Where to write `carnet/manifest.rs` and `carnet/manifest.json` (default `$OUT_DIR`).
+    /// Where to write `carnet/manifest.rs`, `carnet/text/` and `carnet/manifest.json`
+    /// (default `$OUT_DIR`).
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.out_dir = Some(dir.as_ref().to_path_buf());
         self
@@ -281,13 +285,13 @@ impl Config {
         self.check().into_manifest()
     }
 
-    /// The code [`compile`](Config::compile) would write to `manifest.rs`, without writing
-    /// anything (for tests).
+    /// What [`compile`](Config::compile) would write to `manifest.rs` and the text files
+    /// beside it, without writing anything (for tests and tools).
     ///
     /// # Errors
     ///
     /// [`Error`] with every diagnostic when the content has errors.
-    pub fn generate(&self) -> Result<String, Error> {
+    pub fn generate(&self) -> Result<Generated, Error> {
         let report = self.check();
         if report.has_errors() {
             return Err(Error::Content(Box::new(report)));
@@ -303,7 +307,7 @@ impl Config {
             .unwrap_or_default()
     }
 
-    fn generate_from(&self, report: &Report) -> String {
+    fn generate_from(&self, report: &Report) -> Generated {
         let manifest = report
             .manifest
             .as_ref()
@@ -314,8 +318,10 @@ impl Config {
 
     /// Compiles the directory for a build script: prints `cargo:rerun-if-changed` for the
     /// directory and every file read and `cargo:warning` for each warning, writes
-    /// `carnet/manifest.rs` and `carnet/manifest.json` into the output directory (only when
-    /// their bytes change), and sets `CARNET_MANIFEST` to the JSON's path for the macros.
+    /// `carnet/manifest.rs`, the texts it embeds (`carnet/text/*.txt`) and
+    /// `carnet/manifest.json` into the output directory (only when their bytes change: a
+    /// build whose content did not change rebuilds nothing), and sets `CARNET_MANIFEST` to
+    /// the JSON's path for the macros.
     ///
     /// # Errors
     ///
@@ -339,7 +345,7 @@ impl Config {
         if report.has_errors() {
             return Err(Error::Content(Box::new(report)));
         }
-        let code = self.generate_from(&report);
+        let generated = self.generate_from(&report);
         let json = report
             .manifest
             .as_ref()
@@ -348,7 +354,21 @@ impl Config {
         let dir = out_dir.join("carnet");
         let rs_path = dir.join("manifest.rs");
         let json_path = dir.join("manifest.json");
-        for (path, bytes) in [(&rs_path, code.as_bytes()), (&json_path, json.as_bytes())] {
+        let text_dir = dir.join("text");
+        let texts: Vec<(PathBuf, &[u8])> = generated
+            .texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| (text_dir.join(format!("{i}.txt")), text.as_bytes()))
+            .collect();
+        output::remove_stale(&text_dir, texts.len()).map_err(|source| Error::Io {
+            path: text_dir.clone(),
+            source,
+        })?;
+        for (path, bytes) in [(&rs_path, generated.code.as_bytes()), (&json_path, json.as_bytes())]
+            .into_iter()
+            .chain(texts.iter().map(|(path, bytes)| (path, *bytes)))
+        {
             output::write_if_changed(path, bytes).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,

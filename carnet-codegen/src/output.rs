@@ -18,6 +18,24 @@ pub(crate) fn write_if_changed(path: &Path, contents: &[u8]) -> io::Result<bool>
     Ok(true)
 }
 
+/// Removes the text files `{count}.txt` and up that an earlier build left in `dir`.
+pub(crate) fn remove_stale(dir: &Path, count: usize) -> io::Result<()> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let index = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<usize>().ok());
+        if path.extension().is_some_and(|e| e == "txt") && index.is_some_and(|i| i >= count) {
+            fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
 /// A `cargo:` directive line for a build script.
 pub(crate) fn rerun_if_changed(path: &Path) -> String {
     format!("cargo:rerun-if-changed={}", path.display())

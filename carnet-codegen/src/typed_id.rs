@@ -21,6 +21,12 @@ pub(crate) fn toolset_type(name: &str) -> TokenStream {
     quote!(::carnet::__private::BoundToolset<(#(#chars,)*)>)
 }
 
+/// [`toolset_type`] as the text the generated module holds (`L` is `Letter` there).
+pub(crate) fn toolset_type_text(name: &str) -> String {
+    let letters: Vec<String> = name.chars().map(|c| format!("L<{c:?}>, ")).collect();
+    format!("rt::BoundToolset<({})>", letters.concat().trim_end())
+}
+
 /// The Rust constant name for a content name: `dataAnalysis` → `DATA_ANALYSIS`,
 /// `search-tools` → `SEARCH_TOOLS`, `file.read` → `FILE_READ`. Characters that cannot be in
 /// an identifier separate words; a leading digit gets a `_` prefix.

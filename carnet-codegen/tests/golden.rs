@@ -56,17 +56,31 @@ fn generated_code_and_json_match_golden_files() {
     for case in cases {
         let mut config = Config::new();
         config.dir(case.join("carnet")).crate_dir(&case);
-        let code = config.generate().unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+        let generated = config.generate().unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+        let code = generated.code;
         let manifest = config.manifest().unwrap();
         check_or_bless(&case.join("manifest.rs"), &code, &mut failures);
-        check_or_bless(&case.join("manifest.json"), &manifest.to_json_pretty(), &mut failures);
-        // The code must be valid Rust that prettyplease leaves unchanged.
-        let file: syn::File = syn::parse_str(&code).unwrap();
-        assert!(
-            code.ends_with(&prettyplease::unparse(&file)),
-            "{}: not formatted",
-            case.display()
+        check_or_bless(
+            &case.join("manifest.txt"),
+            &generated.texts.join("\n\u{1e}\n"),
+            &mut failures,
         );
+        // Every text taken out of a text file is a whole UTF-8 slice of it.
+        for cut in code.split("rt::__text(T").skip(1) {
+            let (chunk, rest) = cut.split_once(", ").unwrap();
+            let (start, rest) = rest.split_once(", ").unwrap();
+            let end = rest.split_once(')').unwrap().0;
+            let [chunk, start, end]: [usize; 3] = [chunk, start, end].map(|n| n.parse().unwrap());
+            assert!(
+                generated.texts[chunk].get(start..end).is_some(),
+                "{}: {start}..{end}",
+                case.display()
+            );
+        }
+        check_or_bless(&case.join("manifest.json"), &manifest.to_json_pretty(), &mut failures);
+        // The code must be valid Rust, one item or argument a line.
+        syn::parse_str::<syn::File>(&code).unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+        assert!(code.lines().count() > 20, "{}: not line-broken", case.display());
         // And the JSON must read back into the same manifest.
         let reloaded = carnet_runtime::Manifest::from_json(&manifest.to_json_pretty()).unwrap();
         assert_eq!(reloaded, manifest, "{}", case.display());

@@ -1,12 +1,13 @@
 //! Where `carnet_codegen::compile` spends its time on a catalog: checking (discover, parse,
 //! validate, lower) against generating the Rust module.
 //!
-//! Usage: `codegen-time <dir>`
+//! Usage: `codegen-time <dir> [out.rs]` (the generated module is written to `out.rs`, and
+//! its texts to `text/*.txt` beside it, when given)
 
 use std::time::Instant;
 
 fn main() {
-    let dir = std::env::args().nth(1).expect("usage: codegen-time <dir>");
+    let dir = std::env::args().nth(1).expect("usage: codegen-time <dir> [out.rs]");
     let mut config = carnet_codegen::Config::new();
     config.dir(&dir).crate_dir(&dir);
     let start = Instant::now();
@@ -14,12 +15,21 @@ fn main() {
     let checked = start.elapsed();
     assert!(!report.has_errors(), "{}", report.render(false));
     let start = Instant::now();
-    let code = config.generate().expect("the catalog compiles");
-    let generated = start.elapsed();
+    let generated = config.generate().expect("the catalog compiles");
+    let elapsed = start.elapsed();
     println!(
-        "check {:.0} ms, check + generate {:.0} ms ({} bytes of Rust)",
+        "check {:.0} ms, check + generate {:.0} ms ({} bytes of Rust, {} bytes of text)",
         checked.as_secs_f64() * 1e3,
-        generated.as_secs_f64() * 1e3,
-        code.len()
+        elapsed.as_secs_f64() * 1e3,
+        generated.code.len(),
+        generated.texts.iter().map(String::len).sum::<usize>()
     );
+    if let Some(out) = std::env::args().nth(2) {
+        std::fs::write(&out, &generated.code).expect("the output file is writable");
+        let dir = std::path::Path::new(&out).with_file_name("text");
+        std::fs::create_dir_all(&dir).expect("the text folder can be made");
+        for (i, text) in generated.texts.iter().enumerate() {
+            std::fs::write(dir.join(format!("{i}.txt")), text).expect("the text file is writable");
+        }
+    }
 }

@@ -271,3 +271,21 @@ const fn borrowed(s: Option<&'static str>) -> Option<Text> {
         None => None,
     }
 }
+
+/// `source[start..end]` in a `const` context: the generated code embeds a content file once
+/// (`include_str!`) and takes its body and description out of it by offset, so the
+/// generated module's size follows the declarations, not the content. The offsets were
+/// computed by the build script from the same bytes; a file edited between the build
+/// script and rustc no longer fits them, which stops the build with this message (Cargo
+/// reruns the build script on the next build, since the file changed).
+#[doc(hidden)]
+#[must_use]
+pub const fn __text(source: &'static str, start: usize, end: usize) -> &'static str {
+    if let Some((_, rest)) = source.split_at_checked(start)
+        && let Some(len) = end.checked_sub(start)
+        && let Some((text, _)) = rest.split_at_checked(len)
+    {
+        return text;
+    }
+    panic!("a carnet content file changed after build.rs read it: build again")
+}
