@@ -383,9 +383,10 @@ impl Config {
 /// The manifest JSON plus `sources`: where each toolset and tool is declared, so the
 /// binding macros can point at `TOOLSET.md:line` (TS Carnet ignores the extra key; the
 /// fingerprint does not cover it, so moving a line does not invalidate saved sessions).
+/// Compact, and serialised once: the build script runs it at opt-level 0, where a parse
+/// and re-serialisation of a 14 MB manifest took a second.
 fn manifest_json_with_sources(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
     let crate_dir = std::path::absolute(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());
-    let mut value: serde_json::Value = serde_json::from_str(&manifest.to_json()).expect("the manifest's JSON parses");
     let location = |span| {
         let l = project.sources.location(span);
         let path = std::path::absolute(&l.path).unwrap_or_else(|_| l.path.clone());
@@ -412,8 +413,13 @@ fn manifest_json_with_sources(manifest: &Manifest, project: &Project, crate_dir:
             (t.name.value.clone(), entry)
         })
         .collect();
-    value["sources"] = serde_json::json!({"toolsets": toolsets});
-    serde_json::to_string_pretty(&value).expect("JSON values serialise")
+    let mut json = manifest.to_json();
+    debug_assert!(json.ends_with('}'));
+    json.pop();
+    json.push_str(",\"sources\":");
+    json.push_str(&serde_json::json!({"toolsets": toolsets}).to_string());
+    json.push('}');
+    json
 }
 
 /// The outcome of checking a carnet directory: every diagnostic, and the manifest when
