@@ -285,6 +285,15 @@ fn build_writes_the_manifest_where_the_config_says() {
     assert_eq!(stdout(&printed).trim_end(), json);
     let back = carnet(&["list", "--manifest", &written.to_string_lossy(), "--depth", "1"]);
     assert!(stdout(&back).contains("researcher"), "{}", stderr(&back));
+    // `--timings` says where the time went, on stderr, and changes nothing else.
+    let timed = carnet(&["build", "--dir", &content.to_string_lossy(), "--timings"]);
+    assert!(timed.status.success(), "{}", stderr(&timed));
+    assert_eq!(fs::read_to_string(&written).unwrap(), json);
+    let err = stderr(&timed);
+    for stage in ["discover", "read", "parse", "skill files", "validate", "lower", "write"] {
+        assert!(err.contains(&format!("{stage} ")), "{stage} missing from {err}");
+    }
+    assert!(err.lines().all(|l| l.starts_with("timings: ")), "{err}");
 }
 
 #[test]

@@ -357,6 +357,17 @@ impl Diagnostics {
         self.items.push(builder);
     }
 
+    /// Moves `other`'s diagnostics into these.
+    pub(crate) fn append(&mut self, mut other: Diagnostics) {
+        self.items.append(&mut other.items);
+        other.finished = true;
+    }
+
+    /// Drops diagnostics on purpose (about content that is not used).
+    pub(crate) fn discard(mut self) {
+        self.finished = true;
+    }
+
     pub(crate) fn has_errors(&self) -> bool {
         self.items.iter().any(|b| b.code.severity() == Severity::Error)
     }

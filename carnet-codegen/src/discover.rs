@@ -30,6 +30,10 @@ pub(crate) struct Entry {
     pub(crate) symlink: bool,
     /// The entry is a directory reached through a symbolic link (not followed).
     pub(crate) dir_link: bool,
+    /// The folder listing said it is a regular file (not a link, FIFO or device), so
+    /// reading it can skip the type check before opening (the check on the open handle
+    /// stays).
+    pub(crate) regular: bool,
 }
 
 /// A skill folder.
@@ -256,6 +260,7 @@ fn walk_into(dir: &Path, relative: &str, out: &mut Vec<Entry>, walk: &mut Walk) 
                 path,
                 symlink,
                 dir_link: is_dir,
+                regular: file_type.is_file(),
             });
         }
     }

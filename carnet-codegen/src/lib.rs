@@ -253,10 +253,14 @@ impl Config {
     pub fn check(&self) -> Report {
         let mut diags = Diagnostics::default();
         let mut project = project::load(&self.dir, &self.limits, &mut diags);
+        let start = std::time::Instant::now();
         if self.dir.is_dir() {
             validate::validate(&mut project, &mut diags);
         }
+        project.timings.push(("validate", start.elapsed()));
+        let start = std::time::Instant::now();
         let manifest = (!diags.has_errors()).then(|| manifest::lower(&project, &self.variables));
+        project.timings.push(("lower", start.elapsed()));
         let allowed: Vec<Code> = Code::ALL
             .iter()
             .copied()
@@ -444,6 +448,15 @@ impl Report {
     #[must_use]
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    /// How long each stage of the check took, in order: `discover` (listing the folders),
+    /// `read` (the content files, on every core), `parse` (frontmatter and bodies, on every
+    /// core), `skill files`, `validate`, `lower` (the manifest and its fingerprint). What
+    /// `carnet build --timings` prints.
+    #[must_use]
+    pub fn timings(&self) -> &[(&'static str, std::time::Duration)] {
+        &self.project.timings
     }
 
     /// The errors.

@@ -213,58 +213,21 @@ pub(crate) struct Project {
     pub(crate) toolsets: Vec<ToolsetDef>,
     /// Every file read, for `cargo:rerun-if-changed`.
     pub(crate) read_files: Vec<PathBuf>,
-}
-
-/// Files read ahead of parsing, on every core: reading thousands of small files is mostly
-/// waiting on the kernel, which parallelises well.
-#[derive(Default)]
-struct Prefetched(std::collections::VecDeque<(PathBuf, Result<Vec<u8>, ReadError>)>);
-
-impl Prefetched {
-    /// Reads `paths` on every core, in order (the order `load` asks for them).
-    fn read_all(paths: &[PathBuf], budget: &Budget) -> Self {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(8);
-        if threads < 2 || paths.len() < 64 {
-            return Prefetched::default();
-        }
-        let chunk = paths.len().div_ceil(threads);
-        let files = std::thread::scope(|scope| {
-            let handles: Vec<_> = paths
-                .chunks(chunk)
-                .map(|chunk| scope.spawn(move || chunk.iter().map(|p| (p.clone(), budget.read(p))).collect::<Vec<_>>()))
-                .collect();
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-        });
-        Prefetched(files)
-    }
-
-    /// The bytes of `path`: requests come in the prefetch order, possibly skipping files (a
-    /// toolset whose TOOLSET.md fails skips its tool files), so skipped ones are dropped.
-    fn read(&mut self, path: &Path, budget: &Budget) -> Result<Vec<u8>, ReadError> {
-        match self.0.iter().position(|(p, _)| p == path) {
-            Some(index) => {
-                self.0.drain(..index);
-                self.0.pop_front().map_or_else(|| budget.read(path), |(_, bytes)| bytes)
-            }
-            None => budget.read(path),
-        }
-    }
+    /// How long each stage took (`Report::timings`).
+    pub(crate) timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// Reads a content file into `sources`; reports it when it cannot be read or is not UTF-8.
 fn read_source(
     project: &mut Project,
     budget: &Budget,
-    prefetched: &mut Prefetched,
     path: &Path,
     relative: &str,
     diags: &mut Diagnostics,
 ) -> Option<FileId> {
     project.read_files.push(path.to_path_buf());
     let display = project.root.join(relative);
-    match prefetched.read(path, budget) {
+    match budget.read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Some(project.sources.add(display, text)),
             Err(e) => {
@@ -304,6 +267,98 @@ fn read_error(e: &ReadError, relative: &str, at: Span) -> Builder {
     }
 }
 
+/// What a content file is, for reading and parsing them all at once.
+#[derive(Clone, Copy)]
+enum Job {
+    Agent,
+    /// The skill folder's index.
+    Skill(usize),
+    Toolset,
+    /// A tool file of the toolset before it.
+    Tool,
+}
+
+enum Parsed {
+    Agent(AgentDef),
+    Skill(SkillDef),
+    Toolset(ToolsetDef),
+    Tool(model::ToolFile),
+}
+
+/// `f` over `items` on every core (up to 8 threads), results in order.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(8);
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+/// Gives a tool file's description and documentation to the declarations of its name in
+/// the toolset, or reports a file no declaration names.
+fn attach_tool_file(toolset: &mut ToolsetDef, tool: &model::ToolFile, diags: &mut Diagnostics) {
+    // A name declared twice (reported as E0009) gets the description at both sites.
+    let mut declarations = toolset
+        .tools
+        .iter_mut()
+        .filter(|d| d.name.value == tool.name.value)
+        .peekable();
+    if declarations.peek().is_some() {
+        for decl in declarations {
+            if decl.description.is_none() {
+                decl.description = Some(tool.description.clone());
+            }
+            decl.content.clone_from(&tool.content);
+        }
+        return;
+    }
+    let declared: Vec<&str> = toolset.tools.iter().map(|d| d.name.as_str()).collect();
+    diags.push(
+        Builder::new(
+            Code::OrphanToolFile,
+            messages::orphan_tool_file(&tool.name.value, &toolset.name.value),
+        )
+        .at(tool.name.span)
+        .label(messages::NOT_IN_TOOLS)
+        .related(toolset.name.span, messages::TOOLSET_DECLARED_HERE)
+        .help_opt(
+            crate::diagnostic::did_you_mean(&tool.name.value, declared.iter().copied()).map(messages::did_you_mean),
+        )
+        .help(messages::add_tool_or_delete_file(&tool.name.value)),
+    );
+}
+
+/// Reports the tools a toolset declares by name only, with no file to describe them.
+fn report_undescribed_tools(toolset: &ToolsetDef, dir: &discover::ToolsetDir, diags: &mut Diagnostics) {
+    for decl in &toolset.tools {
+        if decl.description.is_none() {
+            let folder = dir.manifest.relative.trim_end_matches("/TOOLSET.md");
+            diags.push(
+                Builder::new(
+                    Code::ToolWithoutDescription,
+                    messages::tool_without_description(&decl.name.value),
+                )
+                .at(decl.name.span)
+                .label(messages::DECLARED_BY_NAME_ONLY)
+                .help(messages::add_tool_file(folder, &decl.name.value)),
+            );
+        }
+    }
+}
+
 /// Discovers and parses the carnet directory at `root`, within `limits` (those of
 /// `carnet.config.json` replace them when it sets `limits`).
 pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Project {
@@ -315,6 +370,13 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
         skills: Vec::new(),
         toolsets: Vec::new(),
         read_files: Vec::new(),
+        timings: Vec::new(),
+    };
+    let mut clock = std::time::Instant::now();
+    let mut lap = |project: &mut Project, stage: &'static str| {
+        let now = std::time::Instant::now();
+        project.timings.push((stage, now - clock));
+        clock = now;
     };
     if !root.is_dir() {
         diags.push(
@@ -327,7 +389,6 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
         && let Some(id) = read_source(
             &mut project,
             &Budget::new(limits),
-            &mut Prefetched::default(),
             &config_path,
             "carnet.config.json",
             diags,
@@ -350,138 +411,134 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
         truncated,
         unmatched,
     } = discover::discover(root, &filter, limits.max_files);
+    lap(&mut project, "discover");
     report_discovery(&project, &problems, truncated, &unmatched, limits.max_files, diags);
-    let mut prefetched = Prefetched::read_all(
-        &agents
+    // Every content file is read and parsed on every core (at a thousand skills, reading
+    // and YAML are most of the time), then assembled in order on this thread.
+    let mut jobs: Vec<(Job, discover::Entry)> = agents.into_iter().map(|e| (Job::Agent, e)).collect();
+    jobs.extend(
+        skills
             .iter()
-            .map(|e| e.path.clone())
-            .chain(skills.iter().map(|s| s.manifest.path.clone()))
-            .chain(toolsets.iter().flat_map(|t| {
-                std::iter::once(&t.manifest)
-                    .chain(&t.tool_files)
-                    .map(|e| e.path.clone())
-            }))
-            .collect::<Vec<_>>(),
-        &budget,
+            .enumerate()
+            .map(|(i, s)| (Job::Skill(i), s.manifest.clone())),
     );
+    for t in &toolsets {
+        jobs.push((Job::Toolset, t.manifest.clone()));
+        jobs.extend(t.tool_files.iter().map(|e| (Job::Tool, e.clone())));
+    }
+    let read = parallel(&jobs, |(_, entry)| {
+        budget
+            .read_listed(&entry.path, entry.regular && !entry.symlink)
+            .map(String::from_utf8)
+    });
+    // A tool file's problem is reported only when its toolset parses (below).
+    let (ids, mut tool_problems): (Vec<Option<FileId>>, Vec<Option<Builder>>) = jobs
+        .iter()
+        .zip(read)
+        .map(|((job, entry), read)| {
+            project.read_files.push(entry.path.clone());
+            let display = project.root.join(&entry.relative);
+            let problem = match read {
+                Ok(Ok(text)) => return (Some(project.sources.add(display, text)), None),
+                Ok(Err(e)) => {
+                    let id = project.sources.add(display, String::new());
+                    Builder::new(Code::UnreadableSource, messages::not_utf8(&entry.relative))
+                        .at(Span::file_start(id))
+                        .note(messages::invalid_byte_at(e.utf8_error().valid_up_to()))
+                }
+                Err(e) => {
+                    let id = project.sources.add(display, String::new());
+                    read_error(&e, &entry.relative, Span::file_start(id))
+                }
+            };
+            if matches!(job, Job::Tool) {
+                (None, Some(problem))
+            } else {
+                diags.push(problem);
+                (None, None)
+            }
+        })
+        .unzip();
+    lap(&mut project, "read");
     let yaml = limits.yaml();
+    let sources = &project.sources;
+    let mut parsed = parallel(&jobs.iter().zip(&ids).collect::<Vec<_>>(), |((job, _), id)| {
+        let mut local = Diagnostics::default();
+        let parsed = id.and_then(|id| match job {
+            Job::Agent => model::parse_agent(id, sources, &yaml, &mut local).map(Parsed::Agent),
+            Job::Skill(i) => model::parse_skill(id, &skills[*i].dir, sources, &yaml, &mut local).map(Parsed::Skill),
+            Job::Toolset => model::parse_toolset(id, sources, &yaml, &mut local).map(Parsed::Toolset),
+            Job::Tool => model::parse_tool_file(id, sources, &yaml, &mut local).map(Parsed::Tool),
+        });
+        (parsed, local)
+    })
+    .into_iter();
+    drop(ids);
 
-    for entry in agents {
-        if let Some(id) = read_source(
-            &mut project,
-            &budget,
-            &mut prefetched,
-            &entry.path,
-            &entry.relative,
-            diags,
-        ) && let Some(agent) = model::parse_agent(id, &project.sources, &yaml, diags)
-        {
-            project.agents.push(agent);
-        }
-    }
-    for folder in skills {
-        if let Some(id) = read_source(
-            &mut project,
-            &budget,
-            &mut prefetched,
-            &folder.manifest.path,
-            &folder.manifest.relative,
-            diags,
-        ) && let Some(def) = model::parse_skill(id, &folder.dir, &project.sources, &yaml, diags)
-        {
-            project.skills.push(Skill {
-                def,
-                folder,
-                folder_files: Vec::new(),
-                listed_files: Vec::new(),
-                files: Vec::new(),
-            });
-        }
-    }
-    for dir in toolsets {
-        let Some(id) = read_source(
-            &mut project,
-            &budget,
-            &mut prefetched,
-            &dir.manifest.path,
-            &dir.manifest.relative,
-            diags,
-        ) else {
-            continue;
+    let mut skill_folders = skills.into_iter();
+    let mut toolset_dirs = toolsets.iter();
+    let mut current: Option<(ToolsetDef, &discover::ToolsetDir)> = None;
+    let finish_toolset =
+        |current: Option<(ToolsetDef, &discover::ToolsetDir)>, project: &mut Project, diags: &mut Diagnostics| {
+            if let Some((toolset, dir)) = current {
+                report_undescribed_tools(&toolset, dir, diags);
+                project.toolsets.push(toolset);
+            }
         };
-        let Some(mut toolset) = model::parse_toolset(id, &project.sources, &yaml, diags) else {
-            continue;
-        };
-        for entry in &dir.tool_files {
-            let Some(file) = read_source(
-                &mut project,
-                &budget,
-                &mut prefetched,
-                &entry.path,
-                &entry.relative,
-                diags,
-            ) else {
-                continue;
-            };
-            let Some(tool) = model::parse_tool_file(file, &project.sources, &yaml, diags) else {
-                continue;
-            };
-            // A name declared twice (reported as E0009) gets the description at both sites.
-            let mut declarations = toolset
-                .tools
-                .iter_mut()
-                .filter(|d| d.name.value == tool.name.value)
-                .peekable();
-            match declarations.peek() {
-                Some(_) => {
-                    for decl in declarations {
-                        if decl.description.is_none() {
-                            decl.description = Some(tool.description.clone());
-                        }
-                        decl.content.clone_from(&tool.content);
+    for (index, (job, _)) in jobs.iter().enumerate() {
+        let (result, local) = parsed.next().expect("one result per job");
+        match job {
+            Job::Agent => {
+                diags.append(local);
+                if let Some(Parsed::Agent(agent)) = result {
+                    project.agents.push(agent);
+                }
+            }
+            Job::Skill(_) => {
+                diags.append(local);
+                let folder = skill_folders.next().expect("one folder per skill");
+                if let Some(Parsed::Skill(def)) = result {
+                    project.skills.push(Skill {
+                        def,
+                        folder,
+                        folder_files: Vec::new(),
+                        listed_files: Vec::new(),
+                        files: Vec::new(),
+                    });
+                }
+            }
+            Job::Toolset => {
+                diags.append(local);
+                finish_toolset(current.take(), &mut project, diags);
+                let dir = toolset_dirs.next().expect("one folder per toolset");
+                if let Some(Parsed::Toolset(toolset)) = result {
+                    current = Some((toolset, dir));
+                }
+            }
+            Job::Tool => match &mut current {
+                // Its toolset did not parse: the tool file is left alone, as before.
+                None => local.discard(),
+                Some((toolset, _)) => {
+                    diags.append(local);
+                    if let Some(problem) = tool_problems[index].take() {
+                        diags.push(problem);
+                    }
+                    if let Some(Parsed::Tool(tool)) = result {
+                        attach_tool_file(toolset, &tool, diags);
                     }
                 }
-                None => {
-                    let declared: Vec<&str> = toolset.tools.iter().map(|d| d.name.as_str()).collect();
-                    diags.push(
-                        Builder::new(
-                            Code::OrphanToolFile,
-                            messages::orphan_tool_file(&tool.name.value, &toolset.name.value),
-                        )
-                        .at(tool.name.span)
-                        .label(messages::NOT_IN_TOOLS)
-                        .related(toolset.name.span, messages::TOOLSET_DECLARED_HERE)
-                        .help_opt(
-                            crate::diagnostic::did_you_mean(&tool.name.value, declared.iter().copied())
-                                .map(messages::did_you_mean),
-                        )
-                        .help(messages::add_tool_or_delete_file(&tool.name.value)),
-                    );
-                }
-            }
+            },
         }
-        for decl in &toolset.tools {
-            if decl.description.is_none() {
-                let folder = dir.manifest.relative.trim_end_matches("/TOOLSET.md");
-                diags.push(
-                    Builder::new(
-                        Code::ToolWithoutDescription,
-                        messages::tool_without_description(&decl.name.value),
-                    )
-                    .at(decl.name.span)
-                    .label(messages::DECLARED_BY_NAME_ONLY)
-                    .help(messages::add_tool_file(folder, &decl.name.value)),
-                );
-            }
-        }
-        project.toolsets.push(toolset);
     }
+    finish_toolset(current.take(), &mut project, diags);
+    lap(&mut project, "parse");
     for entry in loose_skill_files {
         check_single_file_skill(&mut project, &budget, &entry, &yaml, diags);
     }
     for skill in &mut project.skills {
         read_skill_files(&project.root, skill, &mut project.read_files, &budget);
     }
+    lap(&mut project, "skill files");
     project
 }
 

@@ -87,12 +87,17 @@ impl Budget {
     /// Reads `path` with [`bounded`] and counts its bytes. Memory stays under the total
     /// limit plus one file per thread.
     pub(crate) fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        self.read_listed(path, false)
+    }
+
+    /// [`Budget::read`] of a file the folder listing said is regular (`regular`).
+    pub(crate) fn read_listed(&self, path: &Path, regular: bool) -> Result<Vec<u8>, ReadError> {
         use std::sync::atomic::Ordering;
         let over = ReadError::OverTotal { limit: self.max_total };
         if self.read.load(Ordering::Relaxed) > self.max_total {
             return Err(over);
         }
-        let data = bounded(path, self.max_file)?;
+        let data = read_bounded(path, self.max_file, regular)?;
         let before = self.read.fetch_add(data.len() as u64, Ordering::Relaxed);
         if before + data.len() as u64 > self.max_total {
             return Err(over);
@@ -106,12 +111,21 @@ impl Budget {
 /// The type is checked before opening, and the file is opened non-blocking, so a FIFO
 /// swapped in between cannot block either; the type is checked again on the open handle.
 pub(crate) fn bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let meta = fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotAFile(kind(meta.file_type())));
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge { limit });
+    read_bounded(path, limit, false)
+}
+
+/// [`bounded`]; `regular` when a folder listing just said the path is a regular file, which
+/// spares the check before opening (a thousand skills are some ten thousand files: each
+/// system call counts).
+fn read_bounded(path: &Path, limit: u64, regular: bool) -> Result<Vec<u8>, ReadError> {
+    if !regular {
+        let meta = fs::metadata(path)?;
+        if !meta.is_file() {
+            return Err(ReadError::NotAFile(kind(meta.file_type())));
+        }
+        if meta.len() > limit {
+            return Err(ReadError::TooLarge { limit });
+        }
     }
     let mut options = fs::OpenOptions::new();
     options.read(true);
@@ -125,8 +139,29 @@ pub(crate) fn bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     if !meta.is_file() {
         return Err(ReadError::NotAFile(kind(meta.file_type())));
     }
-    // The length may change while reading (or lie, as in /proc): the take is the bound.
-    let mut data = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    // The length read from the handle is the bound; a file that says it is empty may still
+    // hold text (as in /proc), so that one is read to its end, up to the limit.
+    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    let mut data = Vec::new();
+    if len > 0 {
+        data.resize(len, 0);
+        let mut file = file;
+        let mut filled = 0;
+        while filled < len {
+            match file.read(&mut data[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        // It shrank while being read: what is there.
+        data.truncate(filled);
+        return Ok(data);
+    }
     file.take(limit.saturating_add(1)).read_to_end(&mut data)?;
     if data.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });
