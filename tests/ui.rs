@@ -13,15 +13,19 @@ use std::path::Path;
 fn ui() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("carnet-ui");
-    carnet_codegen::Config::new()
-        .dir(root.join("tests/carnet"))
-        .crate_dir(root)
-        .out_dir(&out)
+    let mut config = carnet_codegen::Config::new();
+    config.dir(root.join("tests/carnet")).crate_dir(root).out_dir(&out);
+    config
         .compile()
         .unwrap_or_else(|e| panic!("tests/carnet does not compile: {e}"));
+    // The whole manifest as JSON, for the cases that build an engine from it (the build
+    // script writes only what the macros read).
+    let json = out.join("carnet/manifest.json");
+    std::fs::write(&json, config.manifest().unwrap().to_json()).unwrap();
     // SAFETY: no other thread reads or writes the environment while this test sets it.
     unsafe {
-        std::env::set_var("CARNET_MANIFEST", out.join("carnet/manifest.json"));
+        std::env::set_var("CARNET_MANIFEST", out.join("carnet/bindings.json"));
+        std::env::set_var("CARNET_UI_MANIFEST_JSON", &json);
         std::env::set_var("CARNET_UI_MANIFEST_RS", out.join("carnet/manifest.rs"));
     }
     let cases = trybuild::TestCases::new();

@@ -172,6 +172,20 @@ pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>, limits: &Yam
     {
         return Ok(empty());
     }
+    if let Some(node) = simple::parse(yaml, range.start) {
+        return Ok(node);
+    }
+    parse_full(text, range, limits)
+}
+
+/// [`parse_yaml`] with the full YAML parser.
+fn parse_full(text: &str, range: std::ops::Range<usize>, limits: &YamlLimits) -> Result<Node, YamlError> {
+    let yaml = &text[range.clone()];
+    let empty = || Node {
+        value: Value::Map(Vec::new()),
+        start: range.start,
+        end: range.start,
+    };
     let mut builder = TreeBuilder {
         base: range.start,
         yaml,
@@ -214,6 +228,179 @@ pub(crate) fn parse_yaml(text: &str, range: std::ops::Range<usize>, limits: &Yam
         return Err(error);
     }
     Ok(builder.root.unwrap_or_else(empty))
+}
+
+/// The frontmatter most files have, read without the YAML machinery (at a thousand skills
+/// the full parser was most of a build script's time at opt-level 0): top-level
+/// `key: value` lines whose values are plain words, flow lists of plain words
+/// (`toolsets: [a, b]`) or block lists of them (`- a`). Anything else (quotes, comments,
+/// nesting, anchors, continuation lines, tabs, CR, duplicate keys, a value that is not a
+/// string) is left to the full parser. The tree, spans included, is what the full parser
+/// builds: a test compares the two on every shape this accepts.
+mod simple {
+    use super::{Node, Value, resolve_plain};
+
+    /// A plain scalar the full parser would read as this exact string, in block context or,
+    /// with `flow`, inside `[...]`.
+    fn word(s: &str, flow: bool) -> bool {
+        let Some(&first) = s.as_bytes().first() else {
+            return false;
+        };
+        // Printable ASCII only (the usual case, checked byte by byte); anything else is
+        // left to the full parser.
+        let ascii = s
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && !(flow && b",[]{}#".contains(&b)));
+        ascii
+            && !b"-?:,[]{}#&*!|>'\"%@` ".contains(&first)
+            && !s.ends_with([':', ' '])
+            && !s.contains(": ")
+            && !s.contains(" #")
+            && matches!(resolve_plain(s.to_owned()), Value::String(_))
+    }
+
+    fn scalar(s: &str, start: usize) -> Node {
+        Node {
+            value: Value::String(s.to_owned()),
+            start,
+            end: start + s.len(),
+        }
+    }
+
+    /// A list node as the full parser spans it: from its first mark to its last item's end.
+    fn list(items: Vec<Node>, start: usize) -> Node {
+        let end = items.iter().map(|n| n.end).max().unwrap_or(start + 1).max(start + 1);
+        Node {
+            value: Value::List(items),
+            start,
+            end,
+        }
+    }
+
+    /// `yaml` starts at byte `base` of its file.
+    pub(super) fn parse(yaml: &str, base: usize) -> Option<Node> {
+        if yaml.contains(['\r', '\t']) {
+            return None;
+        }
+        let mut entries: Vec<(Node, Node)> = Vec::new();
+        let mut keys = std::collections::HashSet::new();
+        // A key waiting for the block list below it: the key, and the items so far with the
+        // list's start and the items' indentation.
+        let mut pending: Option<(Node, Vec<Node>, usize, usize)> = None;
+        let mut offset = base;
+        for line in yaml.split_inclusive('\n') {
+            let line_start = offset;
+            offset += line.len();
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let rest = &line[indent..];
+            if let Some(item) = rest.strip_prefix("- ").or_else(|| (rest == "-").then_some("")) {
+                let (_, items, list_start, list_indent) = pending.as_mut()?;
+                if items.is_empty() {
+                    *list_start = line_start + indent;
+                    *list_indent = indent;
+                } else if indent != *list_indent {
+                    return None;
+                }
+                let lead = item.len() - item.trim_start().len();
+                let item = item.trim_end();
+                let item = &item[lead.min(item.len())..];
+                if !word(item, false) {
+                    return None;
+                }
+                let item_start = line_start + indent + 2 + lead;
+                if items.is_empty() && indent == 0 {
+                    // An unindented list is marked at its first item, not its dash.
+                    *list_start = item_start;
+                }
+                items.push(scalar(item, item_start));
+                continue;
+            }
+            if indent > 0 {
+                return None;
+            }
+            if let Some((key, items, list_start, _)) = pending.take() {
+                if items.is_empty() {
+                    return None;
+                }
+                entries.push((key, list(items, list_start)));
+            }
+            let colon = line.find(':')?;
+            let (key, after) = (&line[..colon], &line[colon + 1..]);
+            if !word(key, false) || key.contains(' ') || !keys.insert(key) {
+                return None;
+            }
+            let key_node = scalar(key, line_start);
+            if after.trim().is_empty() {
+                pending = Some((key_node, Vec::new(), 0, 0));
+                continue;
+            }
+            if !after.starts_with(' ') {
+                return None;
+            }
+            let lead = after.len() - after.trim_start().len();
+            let value = after.trim();
+            let value_start = line_start + colon + 1 + lead;
+            let node = if let Some(inner) = value.strip_prefix('[') {
+                let inner = inner.strip_suffix(']')?;
+                let mut items = Vec::new();
+                if !inner.trim().is_empty() {
+                    let mut item_offset = value_start + 1;
+                    for raw in inner.split(',') {
+                        let lead = raw.len() - raw.trim_start().len();
+                        let item = raw.trim();
+                        if !word(item, true) {
+                            return None;
+                        }
+                        items.push(scalar(item, item_offset + lead));
+                        item_offset += raw.len() + 1;
+                    }
+                }
+                list(items, value_start)
+            } else {
+                if !word(value, false) {
+                    return None;
+                }
+                scalar(value, value_start)
+            };
+            entries.push((key_node, node));
+        }
+        if let Some((key, items, list_start, _)) = pending.take() {
+            if items.is_empty() {
+                return None;
+            }
+            entries.push((key, list(items, list_start)));
+        }
+        // The full parser marks a block mapping where its first key ends.
+        let start = entries.first()?.0.end;
+        let end = entries
+            .iter()
+            .map(|(_, v)| v.end)
+            .max()
+            .unwrap_or(start + 1)
+            .max(start + 1);
+        Some(Node {
+            value: Value::Map(entries),
+            start,
+            end,
+        })
+    }
+}
+
+/// For the fuzz target: where the simple reader accepts the frontmatter of `text`, it
+/// builds what the full parser builds.
+#[doc(hidden)]
+pub(crate) fn check_simple_reader(text: &str) {
+    let split = split(text);
+    if let Some(range) = split.matter
+        && let Some(fast) = simple::parse(&text[range.clone()], range.start)
+    {
+        let full = parse_full(text, range, &YamlLimits::default());
+        assert_eq!(Ok(fast), full, "the simple reader differs from the full parser");
+    }
 }
 
 /// yaml-rust2 markers count characters; spans are bytes. ASCII text (the usual case) maps
@@ -558,6 +745,77 @@ mod tests {
         let err = parse_yaml(dup, split(dup).matter.unwrap(), &YamlLimits::default()).unwrap_err();
         assert_eq!(&dup[err.offset..err.end], "name");
         assert_eq!(err.offset, 12, "the second `name`, line 3");
+    }
+
+    #[test]
+    fn the_simple_reader_builds_what_the_full_parser_builds() {
+        let limits = crate::Limits::default().yaml();
+        let words = [
+            "skill-00001",
+            "Finds things",
+            "a b c",
+            "v1.2",
+            "dataAnalysis",
+            "x",
+            "C++ tips",
+            "é ü",
+            "50% off",
+            "a:b",
+            "a#b",
+            "http://x.y/z",
+            "tool0x3",
+            "yes",
+            "no",
+            "on",
+            "1.2.3",
+        ];
+        let not_simple = [
+            "true", "null", "12", "1e3", "~", "'q'", "\"q\"", "a: b", "a #c", "-x", "[x", "{x}", "&a", "*a", "!t", "|",
+            ">", "@x", "`x", "%x", "x:", "", " lead",
+        ];
+        let mut docs: Vec<String> = Vec::new();
+        for (i, w) in words.iter().chain(&not_simple).enumerate() {
+            let other = words[i % words.len()];
+            docs.push(format!("name: {w}\ndescription: {other}\n"));
+            docs.push(format!("name: n\ntoolsets: [{w}, {other}]\n"));
+            docs.push(format!("name: n\ntoolsets: [ {w} ,{other}  ]\ndescription: d\n"));
+            docs.push(format!("tools:\n  - {w}\n  - {other}\nname: x\n"));
+            docs.push(format!("tools:\n- {w}\n- {other}\n"));
+            docs.push(format!("tools:\n    -   {w}   \n\n    - {other}\n"));
+            docs.push(format!("{w}: value\n"));
+            docs.push(format!("name:   {w}   \n"));
+        }
+        for doc in [
+            "name: a\nname: b\n",
+            "tools:\n",
+            "tools: []\nx: y\n",
+            "a: [b,]\n",
+            "a: [,b]\n",
+            "a:b\n",
+            "a: b\n  c\n",
+            "tools:\n  - a\n   - b\n",
+            "a: b # c\n",
+            "# c\na: b\n",
+            "a: b\r\n",
+            "a:\tb\n",
+            "tools:\n  - a\nb: c\n  - d\n",
+            "k: [a, [b]]\n",
+            "k: x\n-  y\n",
+            " a: b\n",
+        ] {
+            docs.push(doc.to_owned());
+        }
+        let mut simple_count = 0;
+        for doc in &docs {
+            let text = format!("---\n{doc}---\nbody\n");
+            let range = 4..4 + doc.len();
+            let full = super::parse_full(&text, range.clone(), &limits);
+            if let Some(fast) = super::simple::parse(&text[range], 4) {
+                simple_count += 1;
+                assert_eq!(Ok(fast), full, "{doc:?}");
+            }
+        }
+        assert!(simple_count > 100, "{simple_count} of {} read simply", docs.len());
     }
 
     #[test]

@@ -141,7 +141,7 @@ fn include_path(crate_dir: &Path, path: &Path) -> String {
     }
 }
 
-/// The tables' texts, each once, in files of about [`CHUNK`] bytes.
+/// The tables' texts, in files of about [`CHUNK`] bytes.
 ///
 /// Not one file: rustc hashes a `&str` constant's whole data each time a constant function
 /// takes it, so taking ten thousand texts out of one 9 MB file took 40 s (measured); out
@@ -149,7 +149,6 @@ fn include_path(crate_dir: &Path, path: &Path) -> String {
 #[derive(Default)]
 struct Content {
     chunks: Vec<String>,
-    at: HashMap<String, (usize, usize)>,
 }
 
 const CHUNK: usize = 16 * 1024;
@@ -160,24 +159,17 @@ impl Content {
         if text.len() < SHORT {
             return literal(text);
         }
-        let (chunk, start) = match self.at.get(text) {
-            Some(&at) => at,
-            None => {
-                if self
-                    .chunks
-                    .last()
-                    .is_none_or(|last| !last.is_empty() && last.len() + text.len() > CHUNK)
-                {
-                    self.chunks.push(String::new());
-                }
-                let chunk = self.chunks.len() - 1;
-                let last = &mut self.chunks[chunk];
-                let start = last.len();
-                last.push_str(text);
-                self.at.insert(text.to_owned(), (chunk, start));
-                (chunk, start)
-            }
-        };
+        if self
+            .chunks
+            .last()
+            .is_none_or(|last| !last.is_empty() && last.len() + text.len() > CHUNK)
+        {
+            self.chunks.push(String::with_capacity(CHUNK.max(text.len())));
+        }
+        let chunk = self.chunks.len() - 1;
+        let last = &mut self.chunks[chunk];
+        let start = last.len();
+        last.push_str(text);
         format!("text(T{chunk}, {start}, {})", start + text.len())
     }
 }

@@ -11,10 +11,10 @@
 //! and include the result with `carnet::include_manifest!()`. [`compile`] prints
 //! `cargo:rerun-if-changed` for the directory and every file it read, writes
 //! `$OUT_DIR/carnet/manifest.rs`, the texts it embeds (`$OUT_DIR/carnet/text/*.txt`) and
-//! `$OUT_DIR/carnet/manifest.json` (each only when its bytes change, so a build whose
-//! content did not change rebuilds nothing; the same content gives the same bytes on any
-//! machine), and points
-//! `CARNET_MANIFEST` at the JSON for the binding macros. On a content error it prints
+//! what the binding macros read (`$OUT_DIR/carnet/bindings.json`, the toolsets), each
+//! only when its bytes change, so a build whose content did not change rebuilds nothing
+//! (the same content gives the same bytes on any machine), and points `CARNET_MANIFEST`
+//! at the JSON for the binding macros. On a content error it prints
 //! every diagnostic as a source snippet and fails the build:
 //!
 //! ```text
@@ -118,6 +118,7 @@ pub mod __fuzz {
         let diagnostics = diags.finish(&sources, &[]);
         let rendered = crate::diagnostic::render(&diagnostics, &sources, false);
         assert!(!rendered.contains('\u{1b}'), "control characters are escaped");
+        crate::frontmatter::check_simple_reader(text);
         diagnostics.len()
     }
 
@@ -213,7 +214,7 @@ impl Config {
         self
     }
 
-    /// Where to write `carnet/manifest.rs`, `carnet/text/` and `carnet/manifest.json`
+    /// Where to write `carnet/manifest.rs`, `carnet/text/` and `carnet/bindings.json`
     /// (default `$OUT_DIR`).
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.out_dir = Some(dir.as_ref().to_path_buf());
@@ -322,10 +323,10 @@ impl Config {
 
     /// Compiles the directory for a build script: prints `cargo:rerun-if-changed` for the
     /// directory and every file read and `cargo:warning` for each warning, writes
-    /// `carnet/manifest.rs`, the texts it embeds (`carnet/text/*.txt`) and
-    /// `carnet/manifest.json` into the output directory (only when their bytes change: a
-    /// build whose content did not change rebuilds nothing), and sets `CARNET_MANIFEST` to
-    /// the JSON's path for the macros.
+    /// `carnet/manifest.rs`, the texts it embeds (`carnet/text/*.txt`) and the toolsets for
+    /// the binding macros (`carnet/bindings.json`) into the output directory, only when
+    /// their bytes change (a build whose content did not change rebuilds nothing), and sets
+    /// `CARNET_MANIFEST` to the JSON's path for the macros.
     ///
     /// # Errors
     ///
@@ -353,11 +354,11 @@ impl Config {
         let json = report
             .manifest
             .as_ref()
-            .map(|m| manifest_json_with_sources(m, &report.project, &self.crate_dir_or_default()))
+            .map(|m| bindings_json(m, &report.project, &self.crate_dir_or_default()))
             .unwrap_or_default();
         let dir = out_dir.join("carnet");
         let rs_path = dir.join("manifest.rs");
-        let json_path = dir.join("manifest.json");
+        let json_path = dir.join("bindings.json");
         let text_dir = dir.join("text");
         let texts: Vec<(PathBuf, &[u8])> = generated
             .texts
@@ -384,12 +385,16 @@ impl Config {
     }
 }
 
-/// The manifest JSON plus `sources`: where each toolset and tool is declared, so the
-/// binding macros can point at `TOOLSET.md:line` (TS Carnet ignores the extra key; the
-/// fingerprint does not cover it, so moving a line does not invalidate saved sessions).
-/// Compact, and serialised once: the build script runs it at opt-level 0, where a parse
-/// and re-serialisation of a 14 MB manifest took a second.
-fn manifest_json_with_sources(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
+/// What the binding macros read (`CARNET_MANIFEST`): a manifest JSON of the toolsets
+/// alone, their tools' names and descriptions (no agents, skills or documentation), plus
+/// `sources`: where each toolset and tool is declared, so the macros can point at
+/// `TOOLSET.md:line`. The whole manifest is `MANIFEST` in the generated module, and
+/// `carnet build` writes it as JSON; writing it here too cost the build script a second at
+/// a thousand skills (opt-level 0).
+fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
+    use carnet_runtime::{App, Tool, Toolset};
+    use std::borrow::Cow;
+
     let crate_dir = std::path::absolute(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());
     let location = |span| {
         let l = project.sources.location(span);
@@ -417,7 +422,28 @@ fn manifest_json_with_sources(manifest: &Manifest, project: &Project, crate_dir:
             (t.name.value.clone(), entry)
         })
         .collect();
-    let mut json = manifest.to_json();
+    let toolsets_only = Manifest::__from_parts(
+        manifest.version,
+        App::__from_parts(Cow::Borrowed(&[]), Cow::Borrowed(&[])),
+        Cow::Borrowed(&[]),
+        Cow::Borrowed(&[]),
+        manifest
+            .toolsets
+            .iter()
+            .map(|t| {
+                let tools = t
+                    .tools
+                    .iter()
+                    .map(|tool| Tool::__from_parts(tool.name.clone(), tool.description.clone(), Cow::Borrowed("")))
+                    .collect();
+                Toolset::__from_parts(t.name.clone(), t.description.clone(), tools, Cow::Borrowed(""))
+            })
+            .collect(),
+        Cow::Borrowed(&[]),
+        Cow::Borrowed(&[]),
+        manifest.fingerprint,
+    );
+    let mut json = toolsets_only.to_json();
     debug_assert!(json.ends_with('}'));
     json.pop();
     json.push_str(",\"sources\":");

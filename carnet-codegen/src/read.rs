@@ -144,22 +144,12 @@ fn read_bounded(path: &Path, limit: u64, regular: bool) -> Result<Vec<u8>, ReadE
     }
     // The length read from the handle is the bound; a file that says it is empty may still
     // hold text (as in /proc), so that one is read to its end, up to the limit.
-    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    let len = meta.len();
     let mut data = Vec::new();
     if len > 0 {
-        data.resize(len, 0);
-        let mut file = file;
-        let mut filled = 0;
-        while filled < len {
-            match file.read(&mut data[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        // It shrank while being read: what is there.
-        data.truncate(filled);
+        // One read when the length holds: `take` stops there without asking again.
+        data.reserve_exact(usize::try_from(len).unwrap_or(0));
+        file.take(len).read_to_end(&mut data)?;
         return Ok(data);
     }
     file.take(limit.saturating_add(1)).read_to_end(&mut data)?;

@@ -73,8 +73,13 @@ fn check_control_characters(project: &Project, diags: &mut Diagnostics) {
         }
     }
     let in_text = |text: &str| {
-        text.chars()
-            .any(|c| messages::is_control(c) && !matches!(c, '\t' | '\n' | '\r'))
+        // Printable ASCII and line breaks (the usual case) byte by byte, else every char.
+        !text
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+            && text
+                .chars()
+                .any(|c| messages::is_control(c) && !matches!(c, '\t' | '\n' | '\r'))
     };
     let descriptions = project
         .agents

@@ -1,7 +1,8 @@
 //! Golden tests of the generated code and manifest JSON, and determinism of the output.
 //!
 //! Each folder of `tests/golden/` holds a `carnet/` directory and the expected
-//! `manifest.rs` and `manifest.json`. Re-bless after an intended change with
+//! `manifest.rs`, its texts (`manifest.txt`, the text files joined) and `manifest.json`
+//! (the manifest as JSON). Re-bless after an intended change with
 //! `CARNET_BLESS=1 cargo test -p carnet-codegen --test golden`, then review the diff.
 
 use std::fs;
@@ -112,10 +113,14 @@ fn compile_copy(case: &Path, root: &Path, deep: &str) -> (Vec<u8>, Vec<u8>) {
         .out_dir(&out)
         .compile()
         .unwrap();
-    (
-        fs::read(out.join("carnet/manifest.rs")).unwrap(),
-        fs::read(out.join("carnet/manifest.json")).unwrap(),
-    )
+    let mut rest = fs::read(out.join("carnet/bindings.json")).unwrap();
+    for i in 0.. {
+        match fs::read(out.join(format!("carnet/text/{i}.txt"))) {
+            Ok(text) => rest.extend(text),
+            Err(_) => break,
+        }
+    }
+    (fs::read(out.join("carnet/manifest.rs")).unwrap(), rest)
 }
 
 #[test]
@@ -132,7 +137,7 @@ fn two_builds_produce_identical_bytes_wherever_they_run() {
         );
         assert!(
             first.1 == second.1,
-            "{}: manifest.json differs between builds",
+            "{}: bindings.json or the text files differ between builds",
             case.display()
         );
         let code = String::from_utf8(first.0).unwrap();
@@ -165,6 +170,19 @@ fn unchanged_output_is_not_rewritten() {
         old,
         "an identical manifest.rs was rewritten"
     );
+    // The text files likewise; one an earlier, larger build left is removed.
+    let text = out.join("carnet/text/0.txt");
+    fs::File::options()
+        .write(true)
+        .open(&text)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let stale = out.join("carnet/text/99.txt");
+    fs::write(&stale, "from an earlier build").unwrap();
+    config.compile().unwrap();
+    assert_eq!(fs::metadata(&text).unwrap().modified().unwrap(), old);
+    assert!(!stale.exists(), "a stale text file was left");
     // A changed output is written.
     fs::write(&rs, "stale").unwrap();
     config.compile().unwrap();

@@ -81,7 +81,7 @@ fn error(out: &carnet::ToolOutput) -> &str {
 }
 
 fn main() {
-    let manifest = Manifest::from_json(include_str!(env!("CARNET_MANIFEST"))).unwrap();
+    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
         .toolset(math::toolset().into())
         .toolset(search::toolset().into())

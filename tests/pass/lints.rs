@@ -102,7 +102,7 @@ impl Db {
 }
 
 fn main() {
-    let manifest = Manifest::from_json(include_str!(env!("CARNET_MANIFEST"))).unwrap();
+    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
         .toolset(math::toolset().into())
         .toolset(Db { rows: 3 }.toolset().into())

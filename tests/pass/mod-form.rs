@@ -37,7 +37,7 @@ pub mod search {
 }
 
 fn main() {
-    let manifest = Manifest::from_json(include_str!(env!("CARNET_MANIFEST"))).unwrap();
+    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest).toolset(search::toolset().into()).allow_unimplemented().build().unwrap();
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();

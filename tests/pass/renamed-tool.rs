@@ -45,7 +45,7 @@ fn main() {
     // The functions keep their names.
     assert_eq!(search::find("x".to_owned()), "basic x");
 
-    let manifest = Manifest::from_json(include_str!(env!("CARNET_MANIFEST"))).unwrap();
+    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
         .toolset(search::toolset().into())
         .toolset(files::toolset().into())

@@ -90,7 +90,7 @@ fn main() {
     assert_eq!(toolsets.math.name(), "math");
     assert_eq!(toolsets.db_tools.name(), "db-tools");
 
-    let manifest = Manifest::from_json(include_str!(env!("CARNET_MANIFEST"))).unwrap();
+    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
         .toolsets(toolsets)
         .toolset(empty::toolset().into())

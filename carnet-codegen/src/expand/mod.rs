@@ -2,7 +2,7 @@
 //! returns `proc_macro2` tokens so every path is unit-testable.
 //!
 //! The toolset attribute reads the manifest the build script wrote (`CARNET_MANIFEST`, or
-//! `$OUT_DIR/carnet/manifest.json`), binds each `#[carnet::tool]` function to a tool the
+//! `$OUT_DIR/carnet/bindings.json`), binds each `#[carnet::tool]` function to a tool the
 //! toolset declares (exact name, then the one declared name equal after removing case, `_`,
 //! `-` and `.`), checks the signatures, and generates `toolset()`: the implementations typed
 //! by the toolset's identity, for the generated `Toolsets` struct.
@@ -154,7 +154,7 @@ fn manifest_path() -> Option<PathBuf> {
         return Some(PathBuf::from(path));
     }
     let out_dir = std::env::var_os("OUT_DIR")?;
-    let path = Path::new(&out_dir).join("carnet/manifest.json");
+    let path = Path::new(&out_dir).join("carnet/bindings.json");
     path.is_file().then_some(path)
 }
 
