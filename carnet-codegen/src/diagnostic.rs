@@ -457,17 +457,29 @@ fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Renders diagnostics as source snippets, like rustc.
 pub(crate) fn render(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
-    let mut files = SimpleFiles::new();
-    let ids: Vec<usize> = sources
+    // Only the files a diagnostic points into, each once, found by path in O(1): a check
+    // reads thousands of files and usually reports on none of them.
+    let wanted: std::collections::HashSet<&Path> = diagnostics
         .iter()
-        .map(|file| {
-            files.add(
-                printable(file.display.to_string_lossy().into_owned()),
-                printable_source(&file.text).into_owned(),
-            )
+        .flat_map(|d| {
+            d.location
+                .iter()
+                .map(|l| l.path.as_path())
+                .chain(d.related.iter().map(|r| r.location.path.as_path()))
         })
         .collect();
-    let file_of = |path: &Path| sources.iter().position(|f| f.display == path).map(|i| ids[i]);
+    let mut files = SimpleFiles::new();
+    let mut ids: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
+    for file in sources.iter() {
+        if wanted.contains(file.display.as_path()) && !ids.contains_key(file.display.as_path()) {
+            let id = files.add(
+                printable(file.display.to_string_lossy().into_owned()),
+                printable_source(&file.text).into_owned(),
+            );
+            ids.insert(file.display.as_path(), id);
+        }
+    }
+    let file_of = |path: &Path| ids.get(path).copied();
     let config = term::Config::default();
     let mut buffer = term::termcolor::Buffer::no_color();
     let mut colored = term::termcolor::Buffer::ansi();

@@ -243,20 +243,30 @@ mod simple {
     /// A plain scalar the full parser would read as this exact string, in block context or,
     /// with `flow`, inside `[...]`.
     fn word(s: &str, flow: bool) -> bool {
-        let Some(&first) = s.as_bytes().first() else {
+        let bytes = s.as_bytes();
+        let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
             return false;
         };
-        // Printable ASCII only (the usual case, checked byte by byte); anything else is
-        // left to the full parser.
-        let ascii = s
-            .bytes()
-            .all(|b| (0x20..0x7f).contains(&b) && !(flow && b",[]{}#".contains(&b)));
-        ascii
-            && !b"-?:,[]{}#&*!|>'\"%@` ".contains(&first)
-            && !s.ends_with([':', ' '])
-            && !s.contains(": ")
-            && !s.contains(" #")
-            && matches!(resolve_plain(s.to_owned()), Value::String(_))
+        if b"-?:,[]{}#&*!|>'\"%@` ".contains(&first) || last == b':' || last == b' ' {
+            return false;
+        }
+        // One pass (build scripts run this at opt-level 0): printable ASCII only (anything
+        // else is left to the full parser), no `: ` or ` #`, no flow indicator in a list.
+        let mut previous = 0u8;
+        for &b in bytes {
+            if !(0x20..0x7f).contains(&b)
+                || (previous == b':' && b == b' ')
+                || (previous == b' ' && b == b'#')
+                || (flow && matches!(b, b',' | b'[' | b']' | b'{' | b'}' | b'#'))
+            {
+                return false;
+            }
+            previous = b;
+        }
+        // A word starting with another letter is a string in the core schema; the others
+        // may be null, a boolean or a number.
+        (first.is_ascii_alphabetic() && !b"nNtTfF".contains(&first))
+            || matches!(resolve_plain(s.to_owned()), Value::String(_))
     }
 
     fn scalar(s: &str, start: usize) -> Node {

@@ -1,6 +1,6 @@
 //! Writes a synthetic carnet directory of N skills that both carnet and TS Carnet 0.3.0
 //! accept (tool names declared in TOOLSET.md, one tool file each; skill folders named after
-//! their skills).
+//! their skills). Past 2,000 skills it raises `limits.maxFiles` in carnet.config.json.
 //!
 //! Usage: `gen-catalog <skills> <dir>`
 
@@ -67,5 +67,13 @@ fn main() {
             skills.iter().skip(1).cloned().collect::<Vec<_>>().join(", ")
         ),
     );
+    // Some 8.5 files a skill: past 2,000 skills that is over the default `limits.maxFiles`
+    // (20,000), which a trusted catalog raises in carnet.config.json.
+    if count * 11 > 20_000 {
+        write(
+            &dir.join("carnet.config.json"),
+            &format!("{{\"limits\": {{\"maxFiles\": {}}}}}\n", count * 11),
+        );
+    }
     println!("wrote {count} skills to {}", dir.display());
 }
