@@ -175,6 +175,8 @@ codes! {
     WholeEnvironment = "W0013", "whole-environment", Warning;
     /// A description holds a control character other than tab and line breaks.
     ControlCharacterInText = "W0014", "control-character-in-text", Warning;
+    /// A skill's `compatibility` is longer than Agent Skills allows (500 characters).
+    LongCompatibility = "W0015", "long-compatibility", Warning;
 }
 
 impl fmt::Display for Code {

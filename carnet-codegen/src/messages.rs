@@ -692,6 +692,17 @@ pub(crate) fn long_description(skill: &str, chars: usize) -> String {
     format!("description of skill `{skill}` is {chars} characters long")
 }
 
+/// W0015 long-compatibility.
+pub(crate) fn long_compatibility(skill: &str, chars: usize) -> String {
+    format!("`compatibility` of skill `{skill}` is {chars} characters long")
+}
+
+/// Label on a long `compatibility`.
+pub(crate) const AT_MOST_500: &str = "Agent Skills allows at most 500";
+/// Note on a long `compatibility`.
+pub(crate) const COMPATIBILITY_IS_SHORT: &str =
+    "it names what the skill needs (a product, system packages, network access) in a sentence or two";
+
 /// Label on a long description.
 pub(crate) const AT_MOST_1024: &str = "Agent Skills allows at most 1024";
 /// Note on a long description.

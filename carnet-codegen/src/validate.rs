@@ -18,6 +18,8 @@ use crate::typed_id;
 pub(crate) const LARGE_FILE: usize = 4 * 1024 * 1024;
 /// Agent Skills: the longest description.
 const MAX_DESCRIPTION: usize = 1024;
+/// Agent Skills' limit on `compatibility`, in characters.
+const MAX_COMPATIBILITY: usize = 500;
 /// Agent Skills: the longest name.
 const MAX_SKILL_NAME: usize = 64;
 
@@ -622,6 +624,17 @@ fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
                     .label(messages::AT_MOST_1024)
                     .note(messages::KEEP_DESCRIPTION_SHORT),
             );
+        }
+        if let Some(compatibility) = &def.compatibility {
+            let chars = compatibility.value.chars().count();
+            if chars > MAX_COMPATIBILITY {
+                diags.push(
+                    Builder::new(Code::LongCompatibility, messages::long_compatibility(name, chars))
+                        .at(compatibility.span)
+                        .label(messages::AT_MOST_500)
+                        .note(messages::COMPATIBILITY_IS_SHORT),
+                );
+            }
         }
     }
 }

@@ -473,3 +473,22 @@ fn single_file_skills_say_how_to_convert() {
         "skill `skills/summarize.md` is a single file | help: Some(\"move it: `mkdir -p skills/summarize && git mv skills/summarize.md skills/summarize/SKILL.md`\")"
     );
 }
+
+#[test]
+fn a_long_compatibility_is_a_warning_as_in_agent_skills() {
+    let dir = base();
+    let skill = |compatibility: &str| {
+        format!(
+            "---\nname: research\ndescription: Finds things\ncompatibility: {compatibility}\ntoolsets: [search]\n---\nSearch.\n"
+        )
+    };
+    write(dir.path(), "skills/research/SKILL.md", &skill(&"c".repeat(500)));
+    assert!(codes(&check(dir.path()), dir.path()).is_empty());
+    write(dir.path(), "skills/research/SKILL.md", &skill(&"é".repeat(501)));
+    let report = check(dir.path());
+    assert_eq!(codes(&report, dir.path()), ["W0015 skills/research/SKILL.md:4"]);
+    assert_eq!(
+        message(&report, "W0015"),
+        "`compatibility` of skill `research` is 501 characters long | help: None"
+    );
+}

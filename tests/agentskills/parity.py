@@ -7,7 +7,7 @@ carry the Agent Skills rules (carnet accepts those skills on purpose, DESIGN §2
 so):
 
   W0003 skill-name-style, W0004 long-description, W0005 name-folder-mismatch,
-  W0007 unclosed-frontmatter
+  W0007 unclosed-frontmatter, W0015 long-compatibility
 
 The two tools must agree on every case, or the case must be listed in DELIBERATE with the
 reason (README, "Agent Skills parity"). Prints one line per case, then `N passed, N failed`;
@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-FLAGGING_WARNINGS = {"W0003", "W0004", "W0005", "W0007"}
+FLAGGING_WARNINGS = {"W0003", "W0004", "W0005", "W0007", "W0015"}
 
 # Case name -> why carnet and skills-ref differ, on purpose.
 DELIBERATE = {
@@ -37,8 +37,6 @@ DELIBERATE = {
     "E0004); skills-ref reads every scalar as a string with strictyaml",
     "lowercase-skill-md": "carnet discovers `SKILL.md` only, case-sensitive like TS Carnet's "
     "globs; skills-ref also accepts `skill.md`. carnet does not load the skill",
-    "long-compatibility": "skills-ref caps `compatibility` at 500 characters; carnet does not "
-    "check its length yet (it is informational and never sent to the model)",
 }
 
 
