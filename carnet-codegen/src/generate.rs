@@ -238,10 +238,10 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         let _ = writeln!(out, "        {},", content.text(&a.description));
         let initial = lists.add(
             format!("A{i}_INITIAL_SKILLS"),
-            "rt::Cow<str>",
+            "rt::Cow<'static, str>",
             &name_items(&a.initial_skills),
         );
-        let skills = lists.add(format!("A{i}_SKILLS"), "rt::Cow<str>", &name_items(&a.skills));
+        let skills = lists.add(format!("A{i}_SKILLS"), "rt::Cow<'static, str>", &name_items(&a.skills));
         let _ = writeln!(out, "        {initial},\n        {skills},");
         let _ = writeln!(out, "        {},", content.text(&a.prompt));
         let _ = writeln!(out, "        {},", literal(&a.extra));
@@ -264,7 +264,7 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         out.push_str("    rt::Skill::__new(\n");
         let _ = writeln!(out, "        {},", literal(&s.name));
         let _ = writeln!(out, "        {},", content.text(&s.description));
-        let toolsets = lists.add(format!("S{i}_TOOLSETS"), "rt::Cow<str>", &name_items(&s.toolsets));
+        let toolsets = lists.add(format!("S{i}_TOOLSETS"), "rt::Cow<'static, str>", &name_items(&s.toolsets));
         let files: Vec<String> = s
             .files
             .iter()
@@ -286,7 +286,7 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         let files = lists.add(format!("S{i}_FILES"), "rt::SkillFile", &files);
         let allowed = lists.add(
             format!("S{i}_ALLOWED_TOOLS"),
-            "rt::Cow<str>",
+            "rt::Cow<'static, str>",
             &name_items(&s.allowed_tools),
         );
         let _ = writeln!(out, "        {toolsets},\n        {files},");

@@ -25,7 +25,7 @@ const AGENTS: &[rt::Agent] = &[
     ),
 ];
 
-const A0_SKILLS: &[rt::Cow<str>] = &[
+const A0_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("poster-design"),
     rt::Cow::Borrowed("nested-helper"),
 ];
@@ -101,7 +101,7 @@ const S1_FILES: &[rt::SkillFile] = &[
         Some("sha256:9e525e2094cdd98efe1a9754c9d7e67c43ce57eee76c3930d51435aec6d1d169"),
     ),
 ];
-const S1_ALLOWED_TOOLS: &[rt::Cow<str>] = &[
+const S1_ALLOWED_TOOLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("Bash(python3:*)"),
     rt::Cow::Borrowed("Read"),
 ];

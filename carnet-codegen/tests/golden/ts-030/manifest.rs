@@ -29,10 +29,10 @@ const AGENTS: &[rt::Agent] = &[
     ),
 ];
 
-const A0_INITIAL_SKILLS: &[rt::Cow<str>] = &[
+const A0_INITIAL_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("foo"),
 ];
-const A0_SKILLS: &[rt::Cow<str>] = &[
+const A0_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("nested-test-skill"),
 ];
 
@@ -63,7 +63,7 @@ const SKILLS: &[rt::Skill] = &[
     ),
 ];
 
-const S0_TOOLSETS: &[rt::Cow<str>] = &[
+const S0_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("foo"),
     rt::Cow::Borrowed("search"),
 ];

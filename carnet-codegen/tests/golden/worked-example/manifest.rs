@@ -37,14 +37,14 @@ const AGENTS: &[rt::Agent] = &[
     ),
 ];
 
-const A0_SKILLS: &[rt::Cow<str>] = &[
+const A0_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("dataAnalysis"),
     rt::Cow::Borrowed("unitConversion"),
 ];
-const A1_INITIAL_SKILLS: &[rt::Cow<str>] = &[
+const A1_INITIAL_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("webSearch"),
 ];
-const A1_SKILLS: &[rt::Cow<str>] = &[
+const A1_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("dataAnalysis"),
     rt::Cow::Borrowed("unitConversion"),
     rt::Cow::Borrowed("reportWriting"),
@@ -101,7 +101,7 @@ const SKILLS: &[rt::Skill] = &[
     ),
 ];
 
-const S0_TOOLSETS: &[rt::Cow<str>] = &[
+const S0_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("statistical-analysis"),
     rt::Cow::Borrowed("visualization"),
 ];
@@ -123,7 +123,7 @@ const S0_FILES: &[rt::SkillFile] = &[
         Some("sha256:b3263cd04aef4197611d8e08ab73c3c4d7e6e0c9c76c9abf919874d5be137f69"),
     ),
 ];
-const S1_TOOLSETS: &[rt::Cow<str>] = &[
+const S1_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("writing-tools"),
 ];
 const S1_FILES: &[rt::SkillFile] = &[
@@ -136,7 +136,7 @@ const S1_FILES: &[rt::SkillFile] = &[
         Some("sha256:d1524e852b3817950a5bedf55d7e3e587cc62cae1bd1b503ef69de4ac8863763"),
     ),
 ];
-const S2_TOOLSETS: &[rt::Cow<str>] = &[
+const S2_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("units"),
 ];
 const S2_FILES: &[rt::SkillFile] = &[
@@ -149,7 +149,7 @@ const S2_FILES: &[rt::SkillFile] = &[
         Some("sha256:459c432c5bd911a186d8e665a856e29accc0881f3cbf789cda42860539eb2a21"),
     ),
 ];
-const S3_TOOLSETS: &[rt::Cow<str>] = &[
+const S3_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("search-tools"),
     rt::Cow::Borrowed("filter-tools"),
 ];
