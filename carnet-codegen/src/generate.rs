@@ -264,7 +264,11 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         out.push_str("    rt::Skill::__new(\n");
         let _ = writeln!(out, "        {},", literal(&s.name));
         let _ = writeln!(out, "        {},", content.text(&s.description));
-        let toolsets = lists.add(format!("S{i}_TOOLSETS"), "rt::Cow<'static, str>", &name_items(&s.toolsets));
+        let toolsets = lists.add(
+            format!("S{i}_TOOLSETS"),
+            "rt::Cow<'static, str>",
+            &name_items(&s.toolsets),
+        );
         let files: Vec<String> = s
             .files
             .iter()
