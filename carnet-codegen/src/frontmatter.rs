@@ -253,8 +253,11 @@ mod simple {
         // One pass (build scripts run this at opt-level 0): printable ASCII only (anything
         // else is left to the full parser), no `: ` or ` #`, no flow indicator in a list.
         let mut previous = 0u8;
-        for &b in bytes {
-            if !(0x20..0x7f).contains(&b)
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            if !matches!(b, 0x20..=0x7e)
                 || (previous == b':' && b == b' ')
                 || (previous == b' ' && b == b'#')
                 || (flow && matches!(b, b',' | b'[' | b']' | b'{' | b'}' | b'#'))
@@ -263,10 +266,15 @@ mod simple {
             }
             previous = b;
         }
-        // A word starting with another letter is a string in the core schema; the others
-        // may be null, a boolean or a number.
-        (first.is_ascii_alphabetic() && !b"nNtTfF".contains(&first))
-            || matches!(resolve_plain(s.to_owned()), Value::String(_))
+        // A word starting with a letter is a string in the core schema unless it is a null
+        // or a boolean; the others may also be numbers.
+        if first.is_ascii_alphabetic() {
+            return !matches!(
+                s,
+                "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+            );
+        }
+        matches!(resolve_plain(s.to_owned()), Value::String(_))
     }
 
     fn scalar(s: &str, start: usize) -> Node {
@@ -287,13 +295,23 @@ mod simple {
         }
     }
 
+    /// The most top-level keys this reads.
+    const MAX_KEYS: usize = 32;
+
     /// `yaml` starts at byte `base` of its file.
     pub(super) fn parse(yaml: &str, base: usize) -> Option<Node> {
-        if yaml.contains(['\r', '\t']) {
-            return None;
+        // An indexed loop: a `[char]` pattern steps through chars at opt-level 0.
+        let bytes = yaml.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if matches!(bytes[i], b'\r' | b'\t') {
+                return None;
+            }
+            i += 1;
         }
         let mut entries: Vec<(Node, Node)> = Vec::new();
-        let mut keys = std::collections::HashSet::new();
+        // Few keys (more are left to the full parser, so this stays linear).
+        let mut keys: Vec<&str> = Vec::new();
         // A key waiting for the block list below it: the key, and the items so far with the
         // list's start and the items' indentation.
         let mut pending: Option<(Node, Vec<Node>, usize, usize)> = None;
@@ -340,9 +358,10 @@ mod simple {
             }
             let colon = line.find(':')?;
             let (key, after) = (&line[..colon], &line[colon + 1..]);
-            if !word(key, false) || key.contains(' ') || !keys.insert(key) {
+            if !word(key, false) || key.contains(' ') || keys.contains(&key) || keys.len() == MAX_KEYS {
                 return None;
             }
+            keys.push(key);
             let key_node = scalar(key, line_start);
             if after.trim().is_empty() {
                 pending = Some((key_node, Vec::new(), 0, 0));
@@ -778,10 +797,17 @@ mod tests {
             "no",
             "on",
             "1.2.3",
+            "nullable",
+            "Trueish",
+            "falsehood",
+            "e5",
+            "E",
+            "Nan",
+            "inf",
         ];
         let not_simple = [
-            "true", "null", "12", "1e3", "~", "'q'", "\"q\"", "a: b", "a #c", "-x", "[x", "{x}", "&a", "*a", "!t", "|",
-            ">", "@x", "`x", "%x", "x:", "", " lead",
+            "true", "null", "True", "FALSE", "Null", "NULL", "12", "1e3", "~", "'q'", "\"q\"", "a: b", "a #c", "-x",
+            "[x", "{x}", "&a", "*a", "!t", "|", ">", "@x", "`x", "%x", "x:", "", " lead",
         ];
         let mut docs: Vec<String> = Vec::new();
         for (i, w) in words.iter().chain(&not_simple).enumerate() {
@@ -815,6 +841,8 @@ mod tests {
         ] {
             docs.push(doc.to_owned());
         }
+        // More keys than the simple reader takes.
+        docs.push((0..40).fold(String::new(), |doc, i| doc + &format!("key{i}: value {i}\n")));
         let mut simple_count = 0;
         for doc in &docs {
             let text = format!("---\n{doc}---\nbody\n");

@@ -4,7 +4,7 @@
 //! (`agents::RESEARCHER`, `skills::DATA_ANALYSIS`, `toolsets::SEARCH_TOOLS`,
 //! `tools::BASIC_SEARCH`). Its size follows the declarations, not the content: the bodies,
 //! prompts and descriptions go into text files beside it (`text/0.txt`, ...), embedded
-//! with `include_str!` and taken out by offset (`text(T0, 120, 4031)`); short texts
+//! with `include_str!` and taken out by offset (`text(TEXT0, 120, 4031)`); short texts
 //! are literals; skill files are embedded from where they are (`include_bytes!`).
 //!
 //! Written as text, line by line, not through a syntax tree and a formatter (which took
@@ -128,6 +128,16 @@ impl Lists {
     }
 }
 
+/// A table: `const NAME: &[ty] = &[P0, P1, ...];`, its entries each a `const` of their own
+/// (written after it), so that editing one entry changes one item for rustc.
+fn table(out: &mut String, name: &str, ty: &str, prefix: &str, len: usize) {
+    let _ = writeln!(out, "\nconst {name}: &[{ty}] = &[");
+    for i in 0..len {
+        let _ = writeln!(out, "    {prefix}{i},");
+    }
+    out.push_str("];\n");
+}
+
 /// The path expression `include_str!`/`include_bytes!` takes for `path`: relative to the
 /// crate when they share a root, so the code does not depend on where the crate sits.
 fn include_path(crate_dir: &Path, path: &Path) -> String {
@@ -141,19 +151,39 @@ fn include_path(crate_dir: &Path, path: &Path) -> String {
     }
 }
 
-/// The tables' texts, in files of about [`CHUNK`] bytes.
+/// The tables' texts, in files of a few KiB (`text/0.txt`, ...).
 ///
 /// Not one file: rustc hashes a `&str` constant's whole data each time a constant function
 /// takes it, so taking ten thousand texts out of one 9 MB file took 40 s (measured); out
-/// of 16 KiB files it is noise.
+/// of files of tens of KiB it is noise. Where a file ends depends on the entries' names,
+/// not on the sizes before it, so editing one skill changes one file and the offsets into
+/// it, not every file after it (and rustc redoes little on the rebuild).
 #[derive(Default)]
 struct Content {
     chunks: Vec<String>,
 }
 
-const CHUNK: usize = 16 * 1024;
+/// A text file is closed before an entry whose name's hash is a multiple of this, so it
+/// holds the texts of this many entries on average.
+const ENTRIES_PER_CHUNK: u64 = 4;
+
+/// A text file grows past this only by a single text larger than it.
+const MAX_CHUNK: usize = 64 * 1024;
 
 impl Content {
+    /// Starts the texts of the entry `name` (an agent, skill or toolset), in a new file
+    /// when `name` says so or the current one is full.
+    fn entry(&mut self, kind: &str, name: &str) {
+        let hash = fnv1a(kind.bytes().chain([0]).chain(name.bytes()));
+        if self
+            .chunks
+            .last()
+            .is_some_and(|last| !last.is_empty() && (hash.is_multiple_of(ENTRIES_PER_CHUNK) || last.len() >= MAX_CHUNK))
+        {
+            self.chunks.push(String::new());
+        }
+    }
+
     /// `text` as an expression: a literal when short, else its place in a text file.
     fn text(&mut self, text: &str) -> String {
         if text.len() < SHORT {
@@ -162,16 +192,23 @@ impl Content {
         if self
             .chunks
             .last()
-            .is_none_or(|last| !last.is_empty() && last.len() + text.len() > CHUNK)
+            .is_none_or(|last| !last.is_empty() && last.len() + text.len() > MAX_CHUNK)
         {
-            self.chunks.push(String::with_capacity(CHUNK.max(text.len())));
+            self.chunks.push(String::new());
         }
         let chunk = self.chunks.len() - 1;
         let last = &mut self.chunks[chunk];
         let start = last.len();
         last.push_str(text);
-        format!("text(T{chunk}, {start}, {})", start + text.len())
+        format!("text(TEXT{chunk}, {start}, {})", start + text.len())
     }
+}
+
+/// 64-bit FNV-1a: stable across Rust versions and platforms, unlike `DefaultHasher`.
+fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
+    bytes.fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// What generation writes: the module (`manifest.rs`) and the files of texts it embeds
@@ -228,29 +265,28 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     }
     let _ = writeln!(out, "    {},", names(&manifest.env_prefixes));
     let _ = writeln!(out, "    0x{:016x},", manifest.fingerprint);
-    out.push_str(");\n\n");
+    out.push_str(");\n");
 
     let mut lists = Lists::default();
-    out.push_str("const AGENTS: &[rt::Agent] = &[\n");
+    table(&mut out, "AGENTS", "rt::Agent", "A", manifest.agents.len());
     for (i, a) in manifest.agents.iter().enumerate() {
-        out.push_str("    rt::Agent::__new(\n");
-        let _ = writeln!(out, "        {},", literal(&a.name));
-        let _ = writeln!(out, "        {},", content.text(&a.description));
+        content.entry("agent", &a.name);
+        let _ = writeln!(out, "\nconst A{i}: rt::Agent = rt::Agent::__new(");
+        let _ = writeln!(out, "    {},", literal(&a.name));
+        let _ = writeln!(out, "    {},", content.text(&a.description));
         let initial = lists.add(
             format!("A{i}_INITIAL_SKILLS"),
             "rt::Cow<'static, str>",
             &name_items(&a.initial_skills),
         );
         let skills = lists.add(format!("A{i}_SKILLS"), "rt::Cow<'static, str>", &name_items(&a.skills));
-        let _ = writeln!(out, "        {initial},\n        {skills},");
-        let _ = writeln!(out, "        {},", content.text(&a.prompt));
-        let _ = writeln!(out, "        {},", literal(&a.extra));
-        out.push_str("    ),\n");
+        let _ = writeln!(out, "    {initial},\n    {skills},");
+        let _ = writeln!(out, "    {},", content.text(&a.prompt));
+        let _ = writeln!(out, "    {},", literal(&a.extra));
+        out.push_str(");\n");
+        lists.flush(&mut out);
     }
-    out.push_str("];\n");
-    lists.flush(&mut out);
 
-    out.push_str("\nconst SKILLS: &[rt::Skill] = &[\n");
     let sources: HashMap<(&str, &str), &PathBuf> = project
         .skills
         .iter()
@@ -260,10 +296,12 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
                 .map(move |f| ((s.def.name.as_str(), f.path.as_str()), &f.source))
         })
         .collect();
+    table(&mut out, "SKILLS", "rt::Skill", "S", manifest.skills.len());
     for (i, s) in manifest.skills.iter().enumerate() {
-        out.push_str("    rt::Skill::__new(\n");
-        let _ = writeln!(out, "        {},", literal(&s.name));
-        let _ = writeln!(out, "        {},", content.text(&s.description));
+        content.entry("skill", &s.name);
+        let _ = writeln!(out, "\nconst S{i}: rt::Skill = rt::Skill::__new(");
+        let _ = writeln!(out, "    {},", literal(&s.name));
+        let _ = writeln!(out, "    {},", content.text(&s.description));
         let toolsets = lists.add(
             format!("S{i}_TOOLSETS"),
             "rt::Cow<'static, str>",
@@ -293,23 +331,23 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             "rt::Cow<'static, str>",
             &name_items(&s.allowed_tools),
         );
-        let _ = writeln!(out, "        {toolsets},\n        {files},");
-        let _ = writeln!(out, "        {},", content.text(&s.content));
-        let _ = writeln!(out, "        {},", opt_literal(s.license.as_deref()));
-        let _ = writeln!(out, "        {},", opt_literal(s.compatibility.as_deref()));
-        let _ = writeln!(out, "        {allowed},");
-        let _ = writeln!(out, "        {},", literal(&s.metadata));
-        let _ = writeln!(out, "        {},", literal(&s.extra));
-        out.push_str("    ),\n");
+        let _ = writeln!(out, "    {toolsets},\n    {files},");
+        let _ = writeln!(out, "    {},", content.text(&s.content));
+        let _ = writeln!(out, "    {},", opt_literal(s.license.as_deref()));
+        let _ = writeln!(out, "    {},", opt_literal(s.compatibility.as_deref()));
+        let _ = writeln!(out, "    {allowed},");
+        let _ = writeln!(out, "    {},", literal(&s.metadata));
+        let _ = writeln!(out, "    {},", literal(&s.extra));
+        out.push_str(");\n");
+        lists.flush(&mut out);
     }
-    out.push_str("];\n");
-    lists.flush(&mut out);
 
-    out.push_str("\nconst TOOLSETS: &[rt::Toolset] = &[\n");
+    table(&mut out, "TOOLSETS", "rt::Toolset", "T", manifest.toolsets.len());
     for (i, t) in manifest.toolsets.iter().enumerate() {
-        out.push_str("    rt::Toolset::__new(\n");
-        let _ = writeln!(out, "        {},", literal(&t.name));
-        let _ = writeln!(out, "        {},", content.text(&t.description));
+        content.entry("toolset", &t.name);
+        let _ = writeln!(out, "\nconst T{i}: rt::Toolset = rt::Toolset::__new(");
+        let _ = writeln!(out, "    {},", literal(&t.name));
+        let _ = writeln!(out, "    {},", content.text(&t.description));
         let tools: Vec<String> = t
             .tools
             .iter()
@@ -323,12 +361,11 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             })
             .collect();
         let tools = lists.add(format!("T{i}_TOOLS"), "rt::Tool", &tools);
-        let _ = writeln!(out, "        {tools},");
-        let _ = writeln!(out, "        {},", content.text(&t.content));
-        out.push_str("    ),\n");
+        let _ = writeln!(out, "    {tools},");
+        let _ = writeln!(out, "    {},", content.text(&t.content));
+        out.push_str(");\n");
+        lists.flush(&mut out);
     }
-    out.push_str("];\n");
-    lists.flush(&mut out);
 
     ids(&mut out, manifest);
     toolsets_struct(&mut out, manifest);
@@ -337,7 +374,7 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             "\n// The tables' texts, each once (`text` takes one out by offset).\nuse rt::__text as text;\n\n",
         );
         for i in 0..content.chunks.len() {
-            let _ = writeln!(out, "const T{i}: &str = ::core::include_str!(\"text/{i}.txt\");");
+            let _ = writeln!(out, "const TEXT{i}: &str = ::core::include_str!(\"text/{i}.txt\");");
         }
     }
     Generated {
@@ -352,7 +389,6 @@ fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
         .filter(|(name, _)| manifest.toolset(name).is_some_and(|t| !t.tools.is_empty()))
-        .map(|(name, ident)| (name, ident.to_string()))
         .collect();
     out.push_str(
         "
@@ -451,12 +487,11 @@ fn ids(out: &mut String, manifest: &Manifest) {
     // a name two toolsets declare is ambiguous there (rustc says so where it is used).
     let modules: BTreeMap<&str, String> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
-        .map(|(name, ident)| (name, ident.to_string()))
         .collect();
     let mut idents: BTreeMap<String, usize> = BTreeMap::new();
     for t in &*manifest.toolsets {
         for (_, ident) in typed_id::consts(t.tools.iter().map(|tool| &*tool.name)) {
-            *idents.entry(ident.to_string()).or_default() += 1;
+            *idents.entry(ident).or_default() += 1;
         }
     }
     let (mut top, mut globs, mut per_toolset) = (String::new(), String::new(), String::new());
@@ -483,7 +518,7 @@ fn ids(out: &mut String, manifest: &Manifest) {
             // the top when no other toolset's tool has the same constant.
             None => {
                 for (tool, ident) in consts {
-                    if idents[&ident.to_string()] == 1 {
+                    if idents[&ident] == 1 {
                         let _ = writeln!(
                             top,
                             "    pub const {ident}: rt::ToolId = rt::ToolId::__new({}, {});",

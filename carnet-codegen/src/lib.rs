@@ -242,7 +242,7 @@ impl Config {
     }
 
     /// The limits on what a check reads (default [`Limits::default`]); `limits` in
-    /// `carnet.config.json`, when present, replaces them. See [Limits](crate#limits).
+    /// `carnet.config.json` overrides the keys it sets. See [Limits](crate#limits).
     pub fn limits(&mut self, limits: Limits) -> &mut Self {
         self.limits = limits;
         self
@@ -386,9 +386,10 @@ impl Config {
 }
 
 /// What the binding macros read (`CARNET_MANIFEST`): a manifest JSON of the toolsets
-/// alone, their tools' names and descriptions (no agents, skills or documentation), plus
+/// alone and their tools' names (no descriptions, agents, skills or documentation), plus
 /// `sources`: where each toolset and tool is declared, so the macros can point at
-/// `TOOLSET.md:line`. The whole manifest is `MANIFEST` in the generated module, and
+/// `TOOLSET.md:line`, and which tools have a description (`described`; the others take
+/// their function's doc comment). The whole manifest is `MANIFEST` in the generated module, and
 /// `carnet build` writes it as JSON; writing it here too cost the build script a second at
 /// a thousand skills (opt-level 0).
 fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
@@ -408,6 +409,18 @@ fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> St
         .iter()
         .map(|t| {
             let mut entry = location(t.name.span);
+            // Tool descriptions are left out: the macros only ask whether there is one.
+            let described: Vec<&str> = manifest
+                .toolset(&t.name.value)
+                .map(|m| {
+                    m.tools
+                        .iter()
+                        .filter(|d| !d.description.is_empty())
+                        .map(|d| &*d.name)
+                        .collect()
+                })
+                .unwrap_or_default();
+            entry["described"] = described.into();
             entry["tools"] = t
                 .tools
                 .iter()
@@ -434,7 +447,7 @@ fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> St
                 let tools = t
                     .tools
                     .iter()
-                    .map(|tool| Tool::__from_parts(tool.name.clone(), tool.description.clone(), Cow::Borrowed("")))
+                    .map(|tool| Tool::__from_parts(tool.name.clone(), Cow::Borrowed(""), Cow::Borrowed("")))
                     .collect();
                 Toolset::__from_parts(t.name.clone(), t.description.clone(), tools, Cow::Borrowed(""))
             })

@@ -28,8 +28,7 @@ use serde::Deserialize;
 /// limits.max_file_size = 64 * 1024 * 1024;
 /// carnet_codegen::Config::new().limits(limits).compile().unwrap_or_else(|e| e.exit());
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
     /// The largest file read, in bytes (`maxFileSize`).
@@ -57,7 +56,31 @@ impl Default for Limits {
     }
 }
 
+/// `limits` in `carnet.config.json`: the keys it sets, each over the same limit of
+/// [`crate::Config::limits`] (a key left out keeps the program's value).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(clippy::struct_field_names, reason = "the keys of `limits`, as `Limits` names them")]
+pub(crate) struct LimitsSet {
+    max_file_size: Option<u64>,
+    max_total_size: Option<u64>,
+    max_files: Option<usize>,
+    max_yaml_depth: Option<usize>,
+    max_yaml_alias_expansion: Option<usize>,
+}
+
 impl Limits {
+    /// These limits with the keys `set` gives replaced.
+    pub(crate) fn with(self, set: &LimitsSet) -> Limits {
+        Limits {
+            max_file_size: set.max_file_size.unwrap_or(self.max_file_size),
+            max_total_size: set.max_total_size.unwrap_or(self.max_total_size),
+            max_files: set.max_files.unwrap_or(self.max_files),
+            max_yaml_depth: set.max_yaml_depth.unwrap_or(self.max_yaml_depth),
+            max_yaml_alias_expansion: set.max_yaml_alias_expansion.unwrap_or(self.max_yaml_alias_expansion),
+        }
+    }
+
     /// The YAML part.
     pub(crate) fn yaml(&self) -> YamlLimits {
         YamlLimits {

@@ -396,7 +396,7 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
     {
         project.settings = settings::parse(id, &project.sources, diags);
     }
-    let limits = project.settings.limits.unwrap_or(*limits);
+    let limits = project.settings.limits.map_or(*limits, |set| limits.with(&set));
     let budget = Budget::new(&limits);
     let filter = Filter {
         include: project.settings.include.clone(),

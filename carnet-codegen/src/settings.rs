@@ -52,7 +52,7 @@ struct RawSettings {
     #[serde(default)]
     allow: Option<Vec<String>>,
     #[serde(default)]
-    limits: Option<crate::Limits>,
+    limits: Option<crate::limits::LimitsSet>,
 }
 
 /// The top-level keys of `carnet.config.json`.
@@ -93,8 +93,9 @@ pub(crate) struct Settings {
     pub(crate) exclude: Vec<String>,
     /// Warnings not to report, by code (`W0003`) or name (`skill-name-style`).
     pub(crate) allow: Vec<Spanned<String>>,
-    /// `limits`, when the file sets it (over those of [`crate::Config::limits`]).
-    pub(crate) limits: Option<crate::Limits>,
+    /// `limits`, when the file sets it: each key it sets over the same limit of
+    /// [`crate::Config::limits`].
+    pub(crate) limits: Option<crate::limits::LimitsSet>,
     /// Where each `include` and `exclude` pattern is written, for W0012.
     pub(crate) pattern_spans: Vec<(&'static str, Spanned<String>)>,
 }

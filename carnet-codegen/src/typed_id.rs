@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
 
 use crate::model::Spanned;
 
@@ -63,33 +63,40 @@ pub(crate) fn const_name(name: &str) -> String {
     out
 }
 
-/// The Rust module or field name for a content name: `search-tools` → `search_tools`.
-pub(crate) fn snake_ident(name: &str) -> Ident {
+/// The Rust module or field name for a content name, as source text: `search-tools` →
+/// `search_tools`, `type` → `r#type`, `self` → `self_`.
+pub(crate) fn snake_ident(name: &str) -> String {
     let snake = const_name(name).to_ascii_lowercase();
     match snake.as_str() {
-        "self" | "super" | "crate" | "_" => format_ident!("{}_", snake),
-        s if syn::parse_str::<Ident>(s).is_err() => Ident::new_raw(s, Span::call_site()),
-        s => Ident::new(s, Span::call_site()),
+        "self" | "super" | "crate" | "_" => format!("{snake}_"),
+        s if KEYWORDS.contains(&s) => format!("r#{s}"),
+        _ => snake,
     }
 }
 
+/// The words that are not identifiers: syn's list (a test holds the two together) and
+/// `gen`, reserved from edition 2024 on; less `self`, `super`, `crate` and `_`, which
+/// cannot be raw either.
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
+    "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move",
+    "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
 /// The names of one kind that get a constant: those whose constant name no other name of
 /// the kind shares (and is not `_`), with that constant.
-pub(crate) fn consts<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, Ident)> {
+pub(crate) fn consts<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, String)> {
     unique(names, const_name)
         .into_iter()
         .filter(|(_, ident)| ident != "_")
-        .map(|(name, ident)| (name, format_ident!("{}", ident)))
         .collect()
 }
 
 /// The names of one kind that get a module or a field: those whose snake-case name no
 /// other name of the kind shares, with that name.
-pub(crate) fn snake_idents<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, Ident)> {
-    unique(names, |n| snake_ident(n).to_string())
-        .into_iter()
-        .map(|(name, _)| (name, snake_ident(name)))
-        .collect()
+pub(crate) fn snake_idents<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(&'a str, String)> {
+    unique(names, snake_ident)
 }
 
 /// Pairs of different names of one kind whose constants collide (`W0009`):
@@ -129,6 +136,7 @@ fn unique<'a>(names: impl IntoIterator<Item = &'a str>, ident: impl Fn(&str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proc_macro2::Ident;
 
     #[test]
     fn const_names() {
@@ -145,15 +153,38 @@ mod tests {
 
     #[test]
     fn snake_idents_of_names() {
-        assert_eq!(snake_ident("search-tools").to_string(), "search_tools");
-        assert_eq!(snake_ident("type").to_string(), "r#type");
-        assert_eq!(snake_ident("self").to_string(), "self_");
+        assert_eq!(snake_ident("search-tools"), "search_tools");
+        assert_eq!(snake_ident("type"), "r#type");
+        assert_eq!(snake_ident("self"), "self_");
+        assert_eq!(snake_ident("gen"), "r#gen");
+    }
+
+    #[test]
+    fn keywords_are_what_syn_refuses_as_identifiers() {
+        for word in KEYWORDS {
+            // `gen` is reserved from edition 2024 on, which syn does not know of.
+            assert!(
+                syn::parse_str::<Ident>(word).is_err() || *word == "gen",
+                "{word} is an identifier"
+            );
+            assert!(syn::parse_str::<Ident>(&format!("r#{word}")).is_ok(), "r#{word}");
+        }
+        // Every lowercase word syn refuses, among Rust's keywords (strict, reserved, weak).
+        let words = "as break const continue crate else enum extern false fn for if impl in let loop match mod move \
+                     mut pub ref return self static struct super trait true type unsafe use where while async await \
+                     dyn abstract become box do final macro override priv typeof unsized virtual yield try gen \
+                     union macro_rules raw safe auto default";
+        for word in words.split_whitespace() {
+            let refused = syn::parse_str::<Ident>(word).is_err();
+            let known = (KEYWORDS.contains(&word) && word != "gen") || matches!(word, "self" | "super" | "crate");
+            assert_eq!(refused, known, "{word}");
+        }
     }
 
     #[test]
     fn colliding_names_get_no_constant() {
         let names = ["dataAnalysis", "data-analysis", "search", "é"];
-        let kept: Vec<String> = consts(names).into_iter().map(|(_, i)| i.to_string()).collect();
+        let kept: Vec<String> = consts(names).into_iter().map(|(_, i)| i).collect();
         assert_eq!(kept, ["SEARCH"]);
     }
 }

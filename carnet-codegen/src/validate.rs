@@ -75,10 +75,14 @@ fn check_control_characters(project: &Project, diags: &mut Diagnostics) {
         }
     }
     let in_text = |text: &str| {
-        // Printable ASCII and line breaks (the usual case) byte by byte, else every char.
-        !text
-            .bytes()
-            .all(|b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+        // Printable ASCII and line breaks (the usual case) byte by byte, else every char;
+        // an indexed loop, as build scripts run this at opt-level 0.
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() && matches!(bytes[i], 0x20..=0x7e | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i < bytes.len()
             && text
                 .chars()
                 .any(|c| messages::is_control(c) && !matches!(c, '\t' | '\n' | '\r'))

@@ -282,6 +282,10 @@ fn files_larger_than_the_limit_are_not_read() {
     limits.max_file_size = 2000;
     let report = Config::new().dir(dir.path()).limits(limits).check();
     assert!(report.diagnostics().is_empty(), "{:?}", report.diagnostics());
+    // A `limits` block sets only its keys: the builder's larger file size stays.
+    write(dir.path(), "carnet.config.json", r#"{"limits": {"maxFiles": 1000}}"#);
+    let report = Config::new().dir(dir.path()).limits(limits).check();
+    assert!(report.diagnostics().is_empty(), "{:?}", report.diagnostics());
 }
 
 #[test]

@@ -36,16 +36,31 @@ impl StableHasher {
     /// Adds bytes; the hash depends on their sequence, not on how it is split into calls.
     pub(crate) const fn bytes(&mut self, bytes: &[u8]) {
         self.length += bytes.len() as u64;
-        let mut i = 0;
-        while i < bytes.len() {
-            self.pending[self.filled] = bytes[i];
+        let mut rest = bytes;
+        // Complete a word begun by an earlier call, then take whole words from the input
+        // (the build script hashes every text of the manifest, at opt-level 0 by default).
+        while self.filled != 0 {
+            let [first, tail @ ..] = rest else {
+                return;
+            };
+            self.pending[self.filled] = *first;
             self.filled += 1;
-            i += 1;
+            rest = tail;
             if self.filled == 8 {
                 self.word(u64::from_le_bytes(self.pending));
                 self.filled = 0;
             }
         }
+        while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+            self.word(u64::from_le_bytes(*word));
+            rest = tail;
+        }
+        let mut i = 0;
+        while i < rest.len() {
+            self.pending[i] = rest[i];
+            i += 1;
+        }
+        self.filled = rest.len();
     }
 
     pub(crate) const fn finish(mut self) -> u64 {
@@ -86,6 +101,33 @@ mod tests {
             h.bytes(&data[..split]);
             h.bytes(&data[split..]);
             assert_eq!(h.finish(), hash(&data), "split at {split}");
+        }
+        // Three pieces of every length, against the definition: whole words, a zero-padded
+        // tail, then the length.
+        let reference = |bytes: &[u8]| {
+            let mut h = StableHasher::new();
+            let mut chunks = bytes.chunks(8);
+            for chunk in chunks.by_ref() {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                if chunk.len() == 8 {
+                    h.word(u64::from_le_bytes(word));
+                } else {
+                    h.filled = chunk.len();
+                    h.pending = word;
+                }
+            }
+            h.length = bytes.len() as u64;
+            h.finish()
+        };
+        for a in 0..20 {
+            for b in a..40 {
+                let mut h = StableHasher::new();
+                h.bytes(&data[..a]);
+                h.bytes(&data[a..b]);
+                h.bytes(&data[b..40]);
+                assert_eq!(h.finish(), reference(&data[..40]), "pieces {a}, {b}");
+            }
         }
         assert_ne!(hash(b"search-tools"), hash(b"filter-tools"));
         assert_eq!(AT_COMPILE_TIME, hash(b"search-tools"));

@@ -219,7 +219,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     }) {
         return Err(error);
     }
-    Ok(toolset_constructor(item, &found, &bindings, toolset, &loaded.path))
+    Ok(toolset_constructor(item, &found, &bindings, toolset, &loaded))
 }
 
 /// The toolset the attribute names, or an error listing the manifest's.
@@ -460,25 +460,39 @@ fn toolset_constructor(
     found: &FoundTools,
     bindings: &[(usize, &str)],
     toolset: &carnet_runtime::Toolset,
-    manifest_path: &Path,
+    loaded: &Loaded,
 ) -> TokenStream {
     let toolset_name = &*toolset.name;
     let in_impl = found.in_impl;
     let ty = toolset_type(toolset_name);
-    let manifest_path = manifest_path.to_string_lossy().into_owned();
+    let manifest_path = loaded.path.to_string_lossy().into_owned();
     let track = quote! {
         // Rebuild when the manifest changes.
         const _: &[u8] = ::core::include_bytes!(#manifest_path);
     };
     let mut entry_points = Vec::new();
     let mut tool_values = Vec::new();
+    // The build script's `bindings.json` leaves descriptions out and lists the described
+    // tools; a whole manifest has them.
+    let described = loaded.sources["toolsets"][toolset_name]["described"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
     for &(i, name) in bindings {
         let tool = &found.tools[i];
         let signature = tool.signature.as_ref().expect("rejected signatures are reported above");
         let declared = toolset.tool(name).expect("bound to a declared tool");
         let call_ident = format_ident!("__carnet_call_{}", tool.ident);
         entry_points.push(entry_point(&tool.ident, signature, &call_ident, in_impl));
-        tool_values.push(tool_value(tool, signature, declared, &call_ident, in_impl));
+        let described =
+            !declared.description.is_empty() || described.iter().any(|d| d.as_str() == Some(&*declared.name));
+        tool_values.push(tool_value(
+            tool,
+            signature,
+            &declared.name,
+            described,
+            &call_ident,
+            in_impl,
+        ));
     }
     let marker = found.imported_attr.then(|| {
         quote!(
@@ -528,16 +542,16 @@ fn toolset_constructor(
 }
 
 /// The expression building one tool's implementation: name, description (the doc
-/// comment only where the manifest has none), input schema and entry point.
+/// comment only where the declaration has none), input schema and entry point.
 fn tool_value(
     tool: &ToolFn,
     signature: &ToolSignature,
-    declared: &carnet_runtime::Tool,
+    name: &str,
+    described: bool,
     call_ident: &Ident,
     in_impl: bool,
 ) -> TokenStream {
-    let name = &*declared.name;
-    let description = if declared.description.is_empty() && !tool.docs.is_empty() {
+    let description = if !described && !tool.docs.is_empty() {
         let docs = &tool.docs;
         quote!(::core::option::Option::Some(#docs))
     } else {

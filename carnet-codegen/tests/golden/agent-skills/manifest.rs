@@ -15,15 +15,17 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
 );
 
 const AGENTS: &[rt::Agent] = &[
-    rt::Agent::__new(
-        "designer",
-        "Designs posters",
-        &[],
-        A0_SKILLS,
-        "You design posters.\n",
-        "{}",
-    ),
+    A0,
 ];
+
+const A0: rt::Agent = rt::Agent::__new(
+    "designer",
+    "Designs posters",
+    &[],
+    A0_SKILLS,
+    "You design posters.\n",
+    "{}",
+);
 
 const A0_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("poster-design"),
@@ -31,31 +33,22 @@ const A0_SKILLS: &[rt::Cow<'static, str>] = &[
 ];
 
 const SKILLS: &[rt::Skill] = &[
-    rt::Skill::__new(
-        "nested-helper",
-        text(T0, 0, 67),
-        &[],
-        S0_FILES,
-        "Nested.\n",
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
-    rt::Skill::__new(
-        "poster-design",
-        text(T0, 67, 140),
-        &[],
-        S1_FILES,
-        text(T0, 140, 230),
-        Some("Apache-2.0"),
-        Some("Requires python3 and Pillow"),
-        S1_ALLOWED_TOOLS,
-        "{\"author\":\"example-org\",\"version\":\"1.0\"}",
-        "{}",
-    ),
+    S0,
+    S1,
 ];
+
+const S0: rt::Skill = rt::Skill::__new(
+    "nested-helper",
+    text(TEXT0, 0, 67),
+    &[],
+    S0_FILES,
+    "Nested.\n",
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
 
 const S0_FILES: &[rt::SkillFile] = &[
     rt::SkillFile::__new(
@@ -67,6 +60,20 @@ const S0_FILES: &[rt::SkillFile] = &[
         Some("sha256:3f8a60cb98b8e32ad1947de9c2000fcc0fb24bdbf558bf5c71733c25415d746a"),
     ),
 ];
+
+const S1: rt::Skill = rt::Skill::__new(
+    "poster-design",
+    text(TEXT1, 0, 73),
+    &[],
+    S1_FILES,
+    text(TEXT1, 73, 163),
+    Some("Apache-2.0"),
+    Some("Requires python3 and Pillow"),
+    S1_ALLOWED_TOOLS,
+    "{\"author\":\"example-org\",\"version\":\"1.0\"}",
+    "{}",
+);
+
 const S1_FILES: &[rt::SkillFile] = &[
     rt::SkillFile::__new(
         "LICENSE.txt",
@@ -167,4 +174,5 @@ impl ::core::iter::IntoIterator for Toolsets {
 // The tables' texts, each once (`text` takes one out by offset).
 use rt::__text as text;
 
-const T0: &str = ::core::include_str!("text/0.txt");
+const TEXT0: &str = ::core::include_str!("text/0.txt");
+const TEXT1: &str = ::core::include_str!("text/1.txt");

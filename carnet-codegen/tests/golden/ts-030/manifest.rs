@@ -19,15 +19,17 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
 );
 
 const AGENTS: &[rt::Agent] = &[
-    rt::Agent::__new(
-        "test-agent",
-        "A test agent",
-        A0_INITIAL_SKILLS,
-        A0_SKILLS,
-        text(T0, 0, 100),
-        "{\"owner\":\"team-a\"}",
-    ),
+    A0,
 ];
+
+const A0: rt::Agent = rt::Agent::__new(
+    "test-agent",
+    "A test agent",
+    A0_INITIAL_SKILLS,
+    A0_SKILLS,
+    text(TEXT0, 0, 100),
+    "{\"owner\":\"team-a\"}",
+);
 
 const A0_INITIAL_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("foo"),
@@ -37,36 +39,41 @@ const A0_SKILLS: &[rt::Cow<'static, str>] = &[
 ];
 
 const SKILLS: &[rt::Skill] = &[
-    rt::Skill::__new(
-        "foo",
-        "test skill",
-        S0_TOOLSETS,
-        &[],
-        "\n# Foo Skill\n",
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
-    rt::Skill::__new(
-        "nested-test-skill",
-        "A test skill in a nested directory with file references",
-        &[],
-        S1_FILES,
-        "\n# Nested Test Skill\n\nThis skill lives in nested directories.\n",
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
+    S0,
+    S1,
 ];
+
+const S0: rt::Skill = rt::Skill::__new(
+    "foo",
+    "test skill",
+    S0_TOOLSETS,
+    &[],
+    "\n# Foo Skill\n",
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
 
 const S0_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("foo"),
     rt::Cow::Borrowed("search"),
 ];
+
+const S1: rt::Skill = rt::Skill::__new(
+    "nested-test-skill",
+    "A test skill in a nested directory with file references",
+    &[],
+    S1_FILES,
+    "\n# Nested Test Skill\n\nThis skill lives in nested directories.\n",
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
+
 const S1_FILES: &[rt::SkillFile] = &[
     rt::SkillFile::__new(
         "examples/example1.md",
@@ -87,24 +94,28 @@ const S1_FILES: &[rt::SkillFile] = &[
 ];
 
 const TOOLSETS: &[rt::Toolset] = &[
-    rt::Toolset::__new(
-        "foo",
-        "test toolset",
-        T0_TOOLS,
-        "\n# Foo Toolset\n",
-    ),
-    rt::Toolset::__new(
-        "search",
-        "Search the web for information and media.",
-        &[],
-        "\n# Search Toolset\n",
-    ),
+    T0,
+    T1,
 ];
+
+const T0: rt::Toolset = rt::Toolset::__new(
+    "foo",
+    "test toolset",
+    T0_TOOLS,
+    "\n# Foo Toolset\n",
+);
 
 const T0_TOOLS: &[rt::Tool] = &[
     rt::Tool::__new("toolFoo", "desc", "# toolFoo\n\nDocs served by loadTool.\n"),
     rt::Tool::__new("toolBar", "inline description", ""),
 ];
+
+const T1: rt::Toolset = rt::Toolset::__new(
+    "search",
+    "Search the web for information and media.",
+    &[],
+    "\n# Search Toolset\n",
+);
 
 /// Typed ids of the agents.
 pub mod agents {
@@ -184,4 +195,5 @@ impl ::core::iter::IntoIterator for Toolsets {
 // The tables' texts, each once (`text` takes one out by offset).
 use rt::__text as text;
 
-const T0: &str = ::core::include_str!("text/0.txt");
+const TEXT0: &str = ::core::include_str!("text/0.txt");
+const TEXT1: &str = ::core::include_str!("text/1.txt");

@@ -19,28 +19,33 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
 );
 
 const AGENTS: &[rt::Agent] = &[
-    rt::Agent::__new(
-        "analyst",
-        text(T0, 0, 72),
-        &[],
-        A0_SKILLS,
-        text(T0, 72, 356),
-        "{}",
-    ),
-    rt::Agent::__new(
-        "researcher",
-        text(T0, 356, 444),
-        A1_INITIAL_SKILLS,
-        A1_SKILLS,
-        text(T0, 444, 723),
-        "{}",
-    ),
+    A0,
+    A1,
 ];
+
+const A0: rt::Agent = rt::Agent::__new(
+    "analyst",
+    text(TEXT0, 0, 72),
+    &[],
+    A0_SKILLS,
+    text(TEXT0, 72, 356),
+    "{}",
+);
 
 const A0_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("dataAnalysis"),
     rt::Cow::Borrowed("unitConversion"),
 ];
+
+const A1: rt::Agent = rt::Agent::__new(
+    "researcher",
+    text(TEXT1, 0, 88),
+    A1_INITIAL_SKILLS,
+    A1_SKILLS,
+    text(TEXT1, 88, 367),
+    "{}",
+);
+
 const A1_INITIAL_SKILLS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("webSearch"),
 ];
@@ -51,55 +56,24 @@ const A1_SKILLS: &[rt::Cow<'static, str>] = &[
 ];
 
 const SKILLS: &[rt::Skill] = &[
-    rt::Skill::__new(
-        "dataAnalysis",
-        "Descriptive statistics, growth rates and charts of a dataset",
-        S0_TOOLSETS,
-        S0_FILES,
-        text(T0, 723, 9280),
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
-    rt::Skill::__new(
-        "reportWriting",
-        "Write a cited research brief; format citations, summarise text",
-        S1_TOOLSETS,
-        S1_FILES,
-        text(T1, 0, 7993),
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
-    rt::Skill::__new(
-        "unitConversion",
-        text(T1, 7993, 8060),
-        S2_TOOLSETS,
-        S2_FILES,
-        text(T1, 8060, 14149),
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
-    rt::Skill::__new(
-        "webSearch",
-        text(T1, 14149, 14257),
-        S3_TOOLSETS,
-        S3_FILES,
-        text(T1, 14257, 15074),
-        None,
-        None,
-        &[],
-        "{}",
-        "{}",
-    ),
+    S0,
+    S1,
+    S2,
+    S3,
 ];
+
+const S0: rt::Skill = rt::Skill::__new(
+    "dataAnalysis",
+    "Descriptive statistics, growth rates and charts of a dataset",
+    S0_TOOLSETS,
+    S0_FILES,
+    text(TEXT2, 0, 8557),
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
 
 const S0_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("statistical-analysis"),
@@ -123,6 +97,20 @@ const S0_FILES: &[rt::SkillFile] = &[
         Some("sha256:b3263cd04aef4197611d8e08ab73c3c4d7e6e0c9c76c9abf919874d5be137f69"),
     ),
 ];
+
+const S1: rt::Skill = rt::Skill::__new(
+    "reportWriting",
+    "Write a cited research brief; format citations, summarise text",
+    S1_TOOLSETS,
+    S1_FILES,
+    text(TEXT3, 0, 7993),
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
+
 const S1_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("writing-tools"),
 ];
@@ -136,6 +124,20 @@ const S1_FILES: &[rt::SkillFile] = &[
         Some("sha256:d1524e852b3817950a5bedf55d7e3e587cc62cae1bd1b503ef69de4ac8863763"),
     ),
 ];
+
+const S2: rt::Skill = rt::Skill::__new(
+    "unitConversion",
+    text(TEXT4, 0, 67),
+    S2_TOOLSETS,
+    S2_FILES,
+    text(TEXT4, 67, 6156),
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
+
 const S2_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("units"),
 ];
@@ -149,6 +151,20 @@ const S2_FILES: &[rt::SkillFile] = &[
         Some("sha256:459c432c5bd911a186d8e665a856e29accc0881f3cbf789cda42860539eb2a21"),
     ),
 ];
+
+const S3: rt::Skill = rt::Skill::__new(
+    "webSearch",
+    text(TEXT5, 0, 108),
+    S3_TOOLSETS,
+    S3_FILES,
+    text(TEXT5, 108, 925),
+    None,
+    None,
+    &[],
+    "{}",
+    "{}",
+);
+
 const S3_TOOLSETS: &[rt::Cow<'static, str>] = &[
     rt::Cow::Borrowed("search-tools"),
     rt::Cow::Borrowed("filter-tools"),
@@ -165,66 +181,83 @@ const S3_FILES: &[rt::SkillFile] = &[
 ];
 
 const TOOLSETS: &[rt::Toolset] = &[
-    rt::Toolset::__new(
-        "filter-tools",
-        "Narrow search results by date or domain",
-        T0_TOOLS,
-        text(T2, 0, 1314),
-    ),
-    rt::Toolset::__new(
-        "search-tools",
-        "Search a document collection",
-        T1_TOOLS,
-        text(T2, 1687, 3629),
-    ),
-    rt::Toolset::__new(
-        "statistical-analysis",
-        "Descriptive statistics over numeric columns",
-        T2_TOOLS,
-        text(T2, 3730, 5042),
-    ),
-    rt::Toolset::__new(
-        "units",
-        "Convert quantities between units of one physical dimension",
-        T3_TOOLS,
-        text(T2, 5148, 6826),
-    ),
-    rt::Toolset::__new(
-        "visualization",
-        "Charts of datasets",
-        T4_TOOLS,
-        text(T2, 6908, 8213),
-    ),
-    rt::Toolset::__new(
-        "writing-tools",
-        "Citations and summaries for written reports",
-        T5_TOOLS,
-        text(T2, 8370, 10329),
-    ),
+    T0,
+    T1,
+    T2,
+    T3,
+    T4,
+    T5,
 ];
+
+const T0: rt::Toolset = rt::Toolset::__new(
+    "filter-tools",
+    "Narrow search results by date or domain",
+    T0_TOOLS,
+    text(TEXT5, 925, 2239),
+);
 
 const T0_TOOLS: &[rt::Tool] = &[
     rt::Tool::__new("filterByDate", "Keep the hits published between two dates (inclusive)", ""),
     rt::Tool::__new("filterByDomain", "Keep the hits from the given domains", ""),
 ];
+
+const T1: rt::Toolset = rt::Toolset::__new(
+    "search-tools",
+    "Search a document collection",
+    T1_TOOLS,
+    text(TEXT5, 2612, 4554),
+);
+
 const T1_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("basicSearch", "Search the collection for documents matching the query words", text(T2, 1314, 1687)),
+    rt::Tool::__new("basicSearch", "Search the collection for documents matching the query words", text(TEXT5, 2239, 2612)),
     rt::Tool::__new("advancedSearch", "Search with operators (\"phrase\", -word, site:domain)", ""),
     rt::Tool::__new("filterResults", "Keep the hits whose title or snippet mentions a term", ""),
 ];
+
+const T2: rt::Toolset = rt::Toolset::__new(
+    "statistical-analysis",
+    "Descriptive statistics over numeric columns",
+    T2_TOOLS,
+    text(TEXT5, 4655, 5967),
+);
+
 const T2_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("analyzeStatistics", text(T2, 3629, 3730), ""),
+    rt::Tool::__new("analyzeStatistics", text(TEXT5, 4554, 4655), ""),
 ];
+
+const T3: rt::Toolset = rt::Toolset::__new(
+    "units",
+    "Convert quantities between units of one physical dimension",
+    T3_TOOLS,
+    text(TEXT5, 6073, 7751),
+);
+
 const T3_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("convertUnits", text(T2, 5042, 5148), ""),
+    rt::Tool::__new("convertUnits", text(TEXT5, 5967, 6073), ""),
     rt::Tool::__new("listUnits", "List the supported unit symbols, of one dimension or of all", ""),
 ];
+
+const T4: rt::Toolset = rt::Toolset::__new(
+    "visualization",
+    "Charts of datasets",
+    T4_TOOLS,
+    text(TEXT5, 7833, 9138),
+);
+
 const T4_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("visualizeData", text(T2, 6826, 6908), ""),
+    rt::Tool::__new("visualizeData", text(TEXT5, 7751, 7833), ""),
 ];
+
+const T5: rt::Toolset = rt::Toolset::__new(
+    "writing-tools",
+    "Citations and summaries for written reports",
+    T5_TOOLS,
+    text(TEXT5, 9295, 11254),
+);
+
 const T5_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("formatCitation", text(T2, 8213, 8279), ""),
-    rt::Tool::__new("summarizeText", text(T2, 8279, 8370), ""),
+    rt::Tool::__new("formatCitation", text(TEXT5, 9138, 9204), ""),
+    rt::Tool::__new("summarizeText", text(TEXT5, 9204, 9295), ""),
 ];
 
 /// Typed ids of the agents.
@@ -383,6 +416,9 @@ impl ::core::iter::IntoIterator for Toolsets {
 // The tables' texts, each once (`text` takes one out by offset).
 use rt::__text as text;
 
-const T0: &str = ::core::include_str!("text/0.txt");
-const T1: &str = ::core::include_str!("text/1.txt");
-const T2: &str = ::core::include_str!("text/2.txt");
+const TEXT0: &str = ::core::include_str!("text/0.txt");
+const TEXT1: &str = ::core::include_str!("text/1.txt");
+const TEXT2: &str = ::core::include_str!("text/2.txt");
+const TEXT3: &str = ::core::include_str!("text/3.txt");
+const TEXT4: &str = ::core::include_str!("text/4.txt");
+const TEXT5: &str = ::core::include_str!("text/5.txt");
