@@ -119,7 +119,7 @@ macro_rules! include_manifest {
 #[doc(hidden)]
 pub mod __private {
     pub use carnet_runtime::binding::*;
-    pub use carnet_runtime::manifest::__text;
+    pub use carnet_runtime::manifest::{__text, __tool};
     pub use carnet_runtime::{
         Agent, AgentId, App, BoundToolset, BoxFuture, Context, Manifest, Skill, SkillFile, SkillId, Tool, ToolError,
         ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl,

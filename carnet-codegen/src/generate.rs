@@ -342,6 +342,9 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         lists.flush(&mut out);
     }
 
+    if manifest.toolsets.iter().any(|t| !t.tools.is_empty()) {
+        out.push_str("\nuse rt::__tool as tool;\n");
+    }
     table(&mut out, "TOOLSETS", "rt::Toolset", "T", manifest.toolsets.len());
     for (i, t) in manifest.toolsets.iter().enumerate() {
         content.entry("toolset", &t.name);
@@ -353,7 +356,7 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             .iter()
             .map(|tool| {
                 format!(
-                    "rt::Tool::__new({}, {}, {})",
+                    "tool({}, {}, {})",
                     literal(&tool.name),
                     content.text(&tool.description),
                     content.text(&tool.content),

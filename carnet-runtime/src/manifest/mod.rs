@@ -179,5 +179,5 @@ mod construct;
 mod ids;
 mod lookup;
 
-pub use construct::__text;
+pub use construct::{__text, __tool};
 pub use ids::{AgentId, SkillId, ToolId, ToolsetId};

@@ -93,6 +93,8 @@ const S1_FILES: &[rt::SkillFile] = &[
     ),
 ];
 
+use rt::__tool as tool;
+
 const TOOLSETS: &[rt::Toolset] = &[
     T0,
     T1,
@@ -106,8 +108,8 @@ const T0: rt::Toolset = rt::Toolset::__new(
 );
 
 const T0_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("toolFoo", "desc", "# toolFoo\n\nDocs served by loadTool.\n"),
-    rt::Tool::__new("toolBar", "inline description", ""),
+    tool("toolFoo", "desc", "# toolFoo\n\nDocs served by loadTool.\n"),
+    tool("toolBar", "inline description", ""),
 ];
 
 const T1: rt::Toolset = rt::Toolset::__new(

@@ -180,6 +180,8 @@ const S3_FILES: &[rt::SkillFile] = &[
     ),
 ];
 
+use rt::__tool as tool;
+
 const TOOLSETS: &[rt::Toolset] = &[
     T0,
     T1,
@@ -197,8 +199,8 @@ const T0: rt::Toolset = rt::Toolset::__new(
 );
 
 const T0_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("filterByDate", "Keep the hits published between two dates (inclusive)", ""),
-    rt::Tool::__new("filterByDomain", "Keep the hits from the given domains", ""),
+    tool("filterByDate", "Keep the hits published between two dates (inclusive)", ""),
+    tool("filterByDomain", "Keep the hits from the given domains", ""),
 ];
 
 const T1: rt::Toolset = rt::Toolset::__new(
@@ -209,9 +211,9 @@ const T1: rt::Toolset = rt::Toolset::__new(
 );
 
 const T1_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("basicSearch", "Search the collection for documents matching the query words", text(TEXT5, 2239, 2612)),
-    rt::Tool::__new("advancedSearch", "Search with operators (\"phrase\", -word, site:domain)", ""),
-    rt::Tool::__new("filterResults", "Keep the hits whose title or snippet mentions a term", ""),
+    tool("basicSearch", "Search the collection for documents matching the query words", text(TEXT5, 2239, 2612)),
+    tool("advancedSearch", "Search with operators (\"phrase\", -word, site:domain)", ""),
+    tool("filterResults", "Keep the hits whose title or snippet mentions a term", ""),
 ];
 
 const T2: rt::Toolset = rt::Toolset::__new(
@@ -222,7 +224,7 @@ const T2: rt::Toolset = rt::Toolset::__new(
 );
 
 const T2_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("analyzeStatistics", text(TEXT5, 4554, 4655), ""),
+    tool("analyzeStatistics", text(TEXT5, 4554, 4655), ""),
 ];
 
 const T3: rt::Toolset = rt::Toolset::__new(
@@ -233,8 +235,8 @@ const T3: rt::Toolset = rt::Toolset::__new(
 );
 
 const T3_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("convertUnits", text(TEXT5, 5967, 6073), ""),
-    rt::Tool::__new("listUnits", "List the supported unit symbols, of one dimension or of all", ""),
+    tool("convertUnits", text(TEXT5, 5967, 6073), ""),
+    tool("listUnits", "List the supported unit symbols, of one dimension or of all", ""),
 ];
 
 const T4: rt::Toolset = rt::Toolset::__new(
@@ -245,7 +247,7 @@ const T4: rt::Toolset = rt::Toolset::__new(
 );
 
 const T4_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("visualizeData", text(TEXT5, 7751, 7833), ""),
+    tool("visualizeData", text(TEXT5, 7751, 7833), ""),
 ];
 
 const T5: rt::Toolset = rt::Toolset::__new(
@@ -256,8 +258,8 @@ const T5: rt::Toolset = rt::Toolset::__new(
 );
 
 const T5_TOOLS: &[rt::Tool] = &[
-    rt::Tool::__new("formatCitation", text(TEXT5, 9138, 9204), ""),
-    rt::Tool::__new("summarizeText", text(TEXT5, 9204, 9295), ""),
+    tool("formatCitation", text(TEXT5, 9138, 9204), ""),
+    tool("summarizeText", text(TEXT5, 9204, 9295), ""),
 ];
 
 /// Typed ids of the agents.
