@@ -30,6 +30,7 @@ mod call;
 mod chart;
 mod init;
 mod list;
+mod mcp;
 mod prompt;
 mod serve;
 mod show;
@@ -210,6 +211,9 @@ enum Command {
         #[command(flatten)]
         http_options: serve::HttpOptions,
     },
+    /// Remote toolsets: the MCP servers behind toolsets with an `mcp:` block.
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Print the A2A 1.0 agent card of AGENT (what `serve-mcp --http` serves at
     /// `/.well-known/agent-card.json`).
     Card {
@@ -226,6 +230,24 @@ enum Command {
         kind: show::Kind,
         /// Its name.
         name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum McpCommand {
+    /// Start each remote toolset's server, list its tools and write its pin
+    /// (`mcp.lock.json` beside its TOOLSET.md: deterministic, commit it). The build checks
+    /// the content against the pins and never connects.
+    Pin {
+        /// Only these toolsets (default: every remote toolset).
+        toolsets: Vec<String>,
+        /// Compare each server with its pin instead of writing it; exit 1 with a diff when
+        /// one no longer matches (for CI, as `cargo fmt --check`).
+        #[arg(long)]
+        check: bool,
+        /// Seconds a server may take to start and list its tools.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        timeout: u64,
     },
 }
 
@@ -524,6 +546,30 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         } => {
             let (_, manifest) = checked(cli)?;
             serve::run(&manifest, agent, *mode, http.as_deref(), vars, http_options)
+        }
+        Command::Mcp(McpCommand::Pin {
+            toolsets,
+            check,
+            timeout,
+        }) => {
+            let report = Config::new().dir(&cli.dir).check();
+            let remote = report.remote_toolsets();
+            // Pins are what is missing or stale here; other errors are the content's.
+            let blocking: Vec<_> = report
+                .errors()
+                .filter(|d| {
+                    !matches!(
+                        d.code,
+                        carnet_codegen::Code::MissingPin
+                            | carnet_codegen::Code::InvalidPin
+                            | carnet_codegen::Code::UnknownRemoteTool
+                    )
+                })
+                .collect();
+            if !blocking.is_empty() && remote.is_empty() {
+                return Err(Failure::content(report.render(color(cli))));
+            }
+            mcp::pin(&remote, toolsets, *check, std::time::Duration::from_secs(*timeout))
         }
         Command::Card { agent, url } => {
             let (_, manifest) = checked(cli)?;

@@ -147,6 +147,16 @@ codes! {
     SkillNameNotUriSafe = "E0034", "skill-name-not-uri-safe", Error;
     /// Two resources of the MCP server would get the same `skill://` URI.
     ResourceUriCollision = "E0035", "resource-uri-collision", Error;
+    /// A toolset's `mcp:` block does not say how to reach its server (`command` or `url`),
+    /// or says it with the wrong types.
+    InvalidMcpServer = "E0036", "invalid-mcp-server", Error;
+    /// A remote toolset has no pin (`mcp.lock.json`): run `carnet mcp pin`.
+    MissingPin = "E0037", "missing-pin", Error;
+    /// A pin is not what `carnet mcp pin` writes (not JSON, a wrong shape, a digest that
+    /// does not match its tools).
+    InvalidPin = "E0038", "invalid-pin", Error;
+    /// A remote toolset's `tools:` names a tool its server's pin does not have.
+    UnknownRemoteTool = "E0039", "unknown-remote-tool", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.
@@ -368,6 +378,14 @@ impl Diagnostics {
     /// Drops diagnostics on purpose (about content that is not used).
     pub(crate) fn discard(mut self) {
         self.finished = true;
+    }
+
+    /// How many errors were pushed so far (to tell whether a step added one).
+    pub(crate) fn error_count(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|b| b.code.severity() == Severity::Error)
+            .count()
     }
 
     pub(crate) fn has_errors(&self) -> bool {

@@ -342,30 +342,45 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         lists.flush(&mut out);
     }
 
-    if manifest.toolsets.iter().any(|t| !t.tools.is_empty()) {
+    let tools = manifest.toolsets.iter().flat_map(|t| t.tools.iter());
+    if tools.clone().any(|t| t.remote.is_none()) {
         out.push_str("\nuse rt::__tool as tool;\n");
+    }
+    if tools.clone().any(|t| t.remote.is_some()) {
+        out.push_str("use rt::__remote_tool as remote_tool;\n");
     }
     table(&mut out, "TOOLSETS", "rt::Toolset", "T", manifest.toolsets.len());
     for (i, t) in manifest.toolsets.iter().enumerate() {
         content.entry("toolset", &t.name);
-        let _ = writeln!(out, "\nconst T{i}: rt::Toolset = rt::Toolset::__new(");
+        let constructor = if t.mcp.is_some() { "__remote" } else { "__new" };
+        let _ = writeln!(out, "\nconst T{i}: rt::Toolset = rt::Toolset::{constructor}(");
         let _ = writeln!(out, "    {},", literal(&t.name));
         let _ = writeln!(out, "    {},", content.text(&t.description));
         let tools: Vec<String> = t
             .tools
             .iter()
-            .map(|tool| {
-                format!(
+            .map(|tool| match &tool.remote {
+                None => format!(
                     "tool({}, {}, {})",
                     literal(&tool.name),
                     content.text(&tool.description),
                     content.text(&tool.content),
-                )
+                ),
+                Some(remote) => format!(
+                    "remote_tool({}, {}, {}, {})",
+                    literal(&tool.name),
+                    content.text(&tool.description),
+                    content.text(&tool.content),
+                    content.text(remote),
+                ),
             })
             .collect();
         let tools = lists.add(format!("T{i}_TOOLS"), "rt::Tool", &tools);
         let _ = writeln!(out, "    {tools},");
         let _ = writeln!(out, "    {},", content.text(&t.content));
+        if let Some(mcp) = &t.mcp {
+            let _ = writeln!(out, "    {},", content.text(mcp));
+        }
         out.push_str(");\n");
         lists.flush(&mut out);
     }
@@ -391,7 +406,12 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
 fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
-        .filter(|(name, _)| manifest.toolset(name).is_some_and(|t| !t.tools.is_empty()))
+        // Remote toolsets need no Rust: the engine calls their server.
+        .filter(|(name, _)| {
+            manifest
+                .toolset(name)
+                .is_some_and(|t| !t.tools.is_empty() && t.mcp.is_none())
+        })
         .collect();
     out.push_str(
         "

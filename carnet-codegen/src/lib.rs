@@ -68,6 +68,7 @@ mod model;
 mod output;
 mod project;
 mod read;
+mod remote;
 mod settings;
 mod source;
 mod typed_id;
@@ -449,7 +450,11 @@ fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> St
                     .iter()
                     .map(|tool| Tool::__from_parts(tool.name.clone(), Cow::Borrowed(""), Cow::Borrowed("")))
                     .collect();
-                Toolset::__from_parts(t.name.clone(), t.description.clone(), tools, Cow::Borrowed(""))
+                let mut toolset =
+                    Toolset::__from_parts(t.name.clone(), t.description.clone(), tools, Cow::Borrowed(""));
+                // The macros refuse to bind a remote toolset: its server implements it.
+                toolset.mcp = t.mcp.as_ref().map(|_| Cow::Borrowed("{}"));
+                toolset
             })
             .collect(),
         Cow::Borrowed(&[]),
@@ -463,6 +468,19 @@ fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> St
     json.push_str(&serde_json::json!({"toolsets": toolsets}).to_string());
     json.push('}');
     json
+}
+
+/// A toolset whose tools an MCP server serves (an `mcp:` block in its `TOOLSET.md`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RemoteToolset {
+    /// The toolset's name.
+    pub name: String,
+    /// Where its pin is (`mcp.lock.json` beside its `TOOLSET.md`).
+    pub pin_path: PathBuf,
+    /// Its server: `{"command", "args"?, "env"?}` or `{"url", "headers"?}`, with `${VAR}`
+    /// references as written.
+    pub server: serde_json::Value,
 }
 
 /// The outcome of checking a carnet directory: every diagnostic, and the manifest when
@@ -558,6 +576,26 @@ impl Report {
             ));
         }
         out
+    }
+
+    /// The remote toolsets of the directory (`mcp:` in their `TOOLSET.md`), also when the
+    /// content has errors (a missing pin is one): what `carnet mcp pin` starts and pins.
+    #[must_use]
+    pub fn remote_toolsets(&self) -> Vec<RemoteToolset> {
+        self.project
+            .toolsets
+            .iter()
+            .filter_map(|t| {
+                let mcp = t.mcp.as_ref()?;
+                let file = &self.project.sources.get(t.name.span.file).display;
+                let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
+                Some(RemoteToolset {
+                    name: t.name.value.clone(),
+                    pin_path: folder.join(remote::PIN_FILE),
+                    server: mcp.server.clone(),
+                })
+            })
+            .collect()
     }
 
     /// The files the check read (content, config and skill files).

@@ -74,18 +74,22 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
         .iter()
         .map(|t| {
             let tools = t.tools.iter().map(|d| {
-                Tool::__from_parts(
+                let mut tool = Tool::__from_parts(
                     text(&d.name.value),
                     text(d.description.as_deref().unwrap_or_default()),
                     text(&d.content),
-                )
+                );
+                tool.remote = d.remote.as_deref().map(text);
+                tool
             });
-            Toolset::__from_parts(
+            let mut toolset = Toolset::__from_parts(
                 text(&t.name.value),
                 text(&t.description),
                 tools.collect(),
                 text(&t.content),
-            )
+            );
+            toolset.mcp = t.mcp.as_ref().map(|m| Cow::Owned(m.to_json()));
+            toolset
         })
         .collect();
     toolsets.sort_by(|a, b| a.name.cmp(&b.name));
@@ -116,7 +120,7 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
 }
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`, as MCP's Skills extension writes it.
-fn sha256(bytes: &[u8]) -> String {
+pub(crate) fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     use std::fmt::Write as _;
     sha2::Sha256::digest(bytes)

@@ -64,6 +64,8 @@ pub(crate) struct ToolDecl {
     pub(crate) description: Option<String>,
     /// Documentation from the tool's file beside TOOLSET.md.
     pub(crate) content: String,
+    /// A remote tool's pinned listing (`Tool::remote`'s JSON).
+    pub(crate) remote: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +74,8 @@ pub(crate) struct ToolsetDef {
     pub(crate) description: String,
     pub(crate) tools: Vec<ToolDecl>,
     pub(crate) content: String,
+    /// The `mcp:` block of a remote toolset.
+    pub(crate) mcp: Option<crate::remote::McpDef>,
 }
 
 #[derive(Debug, Clone)]
@@ -340,7 +344,7 @@ impl Document<'_> {
 }
 
 impl Span {
-    fn max_with(self, other: Span) -> Span {
+    pub(crate) fn max_with(self, other: Span) -> Span {
         if self.end > self.start { self } else { other }
     }
 }
@@ -564,12 +568,16 @@ pub(crate) fn parse_toolset(
     let name = doc.string("toolset", "name", diags);
     let description = doc.string("toolset", "description", diags);
     let tools = parse_tool_decls(&mut doc, diags);
+    let mcp = doc
+        .raw("mcp")
+        .and_then(|(key, value)| crate::remote::parse_server(&key, &value, file, diags));
     let _ = doc.raw("content");
     Some(ToolsetDef {
         name: name?,
         description: description.map(|d| d.value).unwrap_or_default(),
         tools,
         content: doc.body,
+        mcp,
     })
 }
 
@@ -585,6 +593,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     name: Spanned { value: name, span },
                     description: None,
                     content: String::new(),
+                    remote: None,
                 });
             }
             Value::Map(entries) => {
@@ -669,6 +678,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                         name,
                         description,
                         content: String::new(),
+                        remote: None,
                     });
                 }
             }

@@ -10,6 +10,7 @@ use crate::discover::{self, Discovered, Filter, SkillDir};
 use crate::messages;
 use crate::model::{self, AgentDef, SkillDef, ToolsetDef};
 use crate::read::{Budget, ReadError};
+use crate::remote;
 use crate::settings::{self, Settings};
 use crate::source::{FileId, Sources, Span};
 
@@ -341,6 +342,43 @@ fn attach_tool_file(toolset: &mut ToolsetDef, tool: &model::ToolFile, diags: &mu
     );
 }
 
+/// Reads a remote toolset's pin (`mcp.lock.json` beside its `TOOLSET.md`) and makes the
+/// pinned tools its declared tools, before its tool files are attached to them.
+fn read_pin(
+    project: &mut Project,
+    budget: &Budget,
+    toolset: &mut ToolsetDef,
+    dir: &discover::ToolsetDir,
+    diags: &mut Diagnostics,
+) {
+    let folder = parent_folder(&dir.manifest.relative);
+    let path = dir
+        .manifest
+        .path
+        .parent()
+        .map_or_else(|| PathBuf::from(remote::PIN_FILE), |p| p.join(remote::PIN_FILE));
+    let relative = format!("{folder}/{}", remote::PIN_FILE);
+    let pin = if fs::symlink_metadata(&path).is_ok() {
+        // Unreadable: reported by `read_source`, and the toolset has no tools.
+        match read_source(project, budget, &path, &relative, diags) {
+            Some(id) => Some(id),
+            None => {
+                toolset.tools.clear();
+                return;
+            }
+        }
+    } else {
+        // Cargo reruns the build script when the pin appears.
+        project.read_files.push(path);
+        None
+    };
+    remote::apply_pin(toolset, folder, pin, &project.sources, diags);
+}
+
+fn parent_folder(relative: &str) -> &str {
+    relative.rsplit_once('/').map_or("", |(folder, _)| folder)
+}
+
 /// Reports the tools a toolset declares by name only, with no file to describe them.
 fn report_undescribed_tools(toolset: &ToolsetDef, dir: &discover::ToolsetDir, diags: &mut Diagnostics) {
     for decl in &toolset.tools {
@@ -511,7 +549,10 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                 diags.append(local);
                 finish_toolset(current.take(), &mut project, diags);
                 let dir = toolset_dirs.next().expect("one folder per toolset");
-                if let Some(Parsed::Toolset(toolset)) = result {
+                if let Some(Parsed::Toolset(mut toolset)) = result {
+                    if toolset.mcp.is_some() {
+                        read_pin(&mut project, &budget, &mut toolset, dir, diags);
+                    }
                     current = Some((toolset, dir));
                 }
             }

@@ -39,6 +39,10 @@ pub struct ToolOutput {
     /// item).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exposes: Vec<String>,
+    /// The result as MCP content blocks, when the tool gave them itself (a remote toolset's
+    /// server does): `carnet::mcp` sends these as they are instead of the value's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<Value>>,
 }
 
 impl ToolOutput {
@@ -49,6 +53,7 @@ impl ToolOutput {
             value,
             is_error: false,
             exposes: Vec::new(),
+            content: None,
         }
     }
 
@@ -63,6 +68,7 @@ impl ToolOutput {
             value,
             is_error: true,
             exposes: Vec::new(),
+            content: None,
         }
     }
 
@@ -70,6 +76,13 @@ impl ToolOutput {
     #[must_use]
     pub fn exposing(mut self, tools: Vec<String>) -> Self {
         self.exposes = tools;
+        self
+    }
+
+    /// The output with its MCP content blocks (see [`ToolOutput::content`]).
+    #[must_use]
+    pub fn with_content(mut self, content: Vec<Value>) -> Self {
+        self.content = Some(content);
         self
     }
 
@@ -254,6 +267,18 @@ impl fmt::Debug for Context<'_> {
 pub trait ToolHandler: Send + Sync + 'static {
     /// Runs the tool. Argument deserialization errors should name the offending field.
     fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+
+    /// Runs the tool and gives its whole output: what the session calls. The default wraps
+    /// [`ToolHandler::call`]'s value; override it to give MCP content blocks
+    /// ([`ToolOutput::with_content`]) or an error output of your own.
+    fn call_output<'a>(
+        &'a self,
+        context: &'a Context<'a>,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let call = self.call(context, arguments);
+        Box::pin(async move { call.await.map(ToolOutput::ok) })
+    }
 }
 
 struct FnHandler<F>(F);

@@ -12,6 +12,8 @@ pub mod media_type;
 pub mod models;
 pub mod names;
 pub mod providers;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod schema;
 #[cfg(feature = "tokens")]
 pub mod tokens;
@@ -37,7 +39,8 @@ pub use dispatch::{
     BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
 };
 pub use engine::{
-    BuildError, Carnet, CarnetBuilder, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat,
+    BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions,
+    RemoteOptions, ResultFormat,
 };
 pub use hook::{Before, CallInfo, Hook};
 pub use json::ManifestError;

@@ -164,3 +164,9 @@ pub(crate) fn pattern_param(tool: &impl Display) -> String {
 pub(crate) fn ref_param(tool: &impl Display) -> String {
     format!("tool `{tool}` has a `ref` parameter: parameters need plain names")
 }
+
+pub(crate) fn remote_toolset(toolset: &str) -> String {
+    format!(
+        "toolset `{toolset}` is served by an MCP server (`mcp:` in its TOOLSET.md): carnet calls it, no Rust binds it"
+    )
+}

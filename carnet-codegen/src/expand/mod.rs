@@ -225,6 +225,9 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
 /// The toolset the attribute names, or an error listing the manifest's.
 fn find_toolset<'m>(manifest: &'m Manifest, name: &LitStr) -> syn::Result<&'m carnet_runtime::Toolset> {
     let toolset_name = name.value();
+    if manifest.toolset(&toolset_name).is_some_and(|t| t.mcp.is_some()) {
+        return Err(syn::Error::new(name.span(), messages::remote_toolset(&toolset_name)));
+    }
     manifest.toolset(&toolset_name).ok_or_else(|| {
         let names: Vec<&str> = manifest.toolsets.iter().map(|t| &*t.name).collect();
         let suggestion = crate::diagnostic::did_you_mean(&toolset_name, names.iter().copied());

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{
     AgentTables, BuildError, Carnet, DomainTool, ExposureMode, HookScope, Inner, Naming, Preset, PromptOptions,
-    ResultFormat, ScopedHook, StateCache,
+    RemoteOptions, ResultFormat, ScopedHook, StateCache, Warm,
 };
 use crate::dispatch::{ToolImpl, ToolsetImpl};
 use crate::hook::Hook;
@@ -40,6 +40,7 @@ pub struct CarnetBuilder {
     state: Box<dyn Any + Send + Sync>,
     allow_unimplemented: bool,
     capture_content: Option<bool>,
+    remote: RemoteOptions,
 }
 
 /// What a hook was registered for, by name, resolved by [`CarnetBuilder::build`].
@@ -77,6 +78,7 @@ impl CarnetBuilder {
             state: Box::new(()),
             allow_unimplemented: false,
             capture_content: None,
+            remote: RemoteOptions::default(),
         }
     }
 
@@ -240,6 +242,15 @@ impl CarnetBuilder {
         self
     }
 
+    /// How remote toolsets' servers are started and called: timeouts, restart backoff, the
+    /// largest message, what to do when a server drifted from its pin (see
+    /// [`crate::remote`]).
+    #[must_use]
+    pub fn remote_options(mut self, options: RemoteOptions) -> Self {
+        self.remote = options;
+        self
+    }
+
     /// Builds the engine, checking the implementations against the manifest.
     ///
     /// # Errors
@@ -248,7 +259,13 @@ impl CarnetBuilder {
     /// a non-object input schema, declared tools without implementation (unless
     /// [`CarnetBuilder::allow_unimplemented`]), an invalid variable name, or a hook
     /// registered for a tool or toolset the manifest does not have.
-    pub fn build(self) -> Result<Carnet, BuildError> {
+    pub fn build(mut self) -> Result<Carnet, BuildError> {
+        let remote = bind_remote(
+            &self.manifest,
+            &mut self.toolsets,
+            &self.remote,
+            self.allow_unimplemented,
+        )?;
         let manifest = self.manifest;
         let implementations = bind(&manifest, self.toolsets, self.allow_unimplemented)?;
         let (tools, toolset_first_tool, tool_names) = tool_tables(&manifest, implementations);
@@ -344,6 +361,7 @@ impl CarnetBuilder {
                 tools,
                 tool_names,
                 state_cache: StateCache::default(),
+                remote,
             }),
         })
     }
@@ -363,6 +381,49 @@ fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
         .binary_search_by(|s| (*s.name).cmp(name))
         .ok()
         .map(SkillIx::new)
+}
+
+/// Binds every remote toolset to its server (feature `remote`): its implementations join
+/// `toolsets`; the servers are returned by toolset. Implementations given for a remote
+/// toolset are refused: its server implements it.
+fn bind_remote(
+    manifest: &Manifest,
+    toolsets: &mut Vec<ToolsetImpl>,
+    options: &RemoteOptions,
+    allow_unimplemented: bool,
+) -> Result<Vec<Option<Arc<dyn Warm>>>, BuildError> {
+    let mut servers: Vec<Option<Arc<dyn Warm>>> = Vec::with_capacity(manifest.toolsets.len());
+    for toolset in manifest.toolsets.iter() {
+        if toolset.mcp.is_none() {
+            servers.push(None);
+            continue;
+        }
+        if toolsets.iter().any(|t| t.toolset == toolset.name) {
+            return Err(BuildError::RemoteToolset {
+                toolset: toolset.name.to_string(),
+                reason: "its MCP server implements it: give no Rust implementation".into(),
+            });
+        }
+        #[cfg(feature = "remote")]
+        {
+            let _ = allow_unimplemented;
+            let (implementation, server) = crate::remote::toolset_impl(toolset, options)?;
+            toolsets.push(implementation);
+            servers.push(Some(server));
+        }
+        #[cfg(not(feature = "remote"))]
+        {
+            let _ = options;
+            if !allow_unimplemented {
+                return Err(BuildError::RemoteToolset {
+                    toolset: toolset.name.to_string(),
+                    reason: "calling its MCP server needs carnet's feature `remote`".into(),
+                });
+            }
+            servers.push(None);
+        }
+    }
+    Ok(servers)
 }
 
 /// Puts each implementation in its declared tool's slot: `slots[toolset][tool]`.
@@ -443,9 +504,10 @@ fn tool_tables(manifest: &Manifest, implementations: Vec<Vec<Option<ToolImpl>>>)
             } else {
                 tool.description.clone()
             };
-            let input_schema = implementation
-                .as_ref()
-                .map_or_else(|| Arc::new(open_schema()), |i| i.input_schema.clone());
+            let input_schema = implementation.as_ref().map_or_else(
+                || Arc::new(pinned_schema(tool.remote.as_deref()).unwrap_or_else(open_schema)),
+                |i| i.input_schema.clone(),
+            );
             tool_names.entry(tool.name.to_string()).or_default().push(id);
             if let Ok(alias) = names::alias(&tool.name)
                 && alias != tool.name
@@ -505,6 +567,12 @@ fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
             }
         })
         .collect()
+}
+
+/// A remote tool's pinned input schema (without the feature `remote`, for inspection).
+fn pinned_schema(remote: Option<&str>) -> Option<Value> {
+    let mut remote: Value = serde_json::from_str(remote?).ok()?;
+    Some(remote.get_mut("inputSchema")?.take()).filter(Value::is_object)
 }
 
 /// The input schema of a declared tool without an implementation: any object.

@@ -19,7 +19,9 @@ use crate::tool::ToolSpec;
 use crate::variables::Variables;
 
 pub use builder::CarnetBuilder;
-pub use options::{BuildError, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat};
+pub use options::{
+    BuildError, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat,
+};
 
 /// An agent's place in the engine's tables.
 #[derive(Debug)]
@@ -40,6 +42,14 @@ pub(crate) struct DomainTool {
     pub(crate) toolset: ToolsetIx,
     pub(crate) spec: ToolSpec,
     pub(crate) implementation: Option<ToolImpl>,
+}
+
+/// A remote toolset's server as sessions see it: started when a skill that needs it loads.
+pub(crate) trait Warm: Send + Sync {
+    /// Starts the server in the background if it is not running.
+    fn warm(self: Arc<Self>);
+    /// Whether a start was ever attempted.
+    fn started(&self) -> bool;
 }
 
 /// Which calls a hook wraps.
@@ -84,6 +94,8 @@ pub(crate) struct Inner {
     pub(crate) tool_names: HashMap<String, Vec<ToolIx>>,
     /// Prompts and tool lists by session state, shared by every session.
     pub(crate) state_cache: StateCache,
+    /// Toolset → its server, for remote toolsets.
+    pub(crate) remote: Vec<Option<Arc<dyn Warm>>>,
 }
 
 /// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool
@@ -199,6 +211,14 @@ impl Carnet {
         &self.inner.variables
     }
 
+    /// Whether the server of remote toolset `toolset` was started (or a start attempted):
+    /// `None` when there is no such remote toolset.
+    #[must_use]
+    pub fn remote_started(&self, toolset: &str) -> Option<bool> {
+        let ix = self.inner.toolset_index(toolset)?;
+        self.inner.remote.get(ix.get())?.as_ref().map(|server| server.started())
+    }
+
     /// The spec of every domain tool named `name` (canonical name or provider alias).
     pub fn domain_tools_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a ToolSpec> + 'a {
         self.inner
@@ -269,6 +289,20 @@ impl Inner {
 
     pub(crate) fn has_meta(&self, meta: MetaTool) -> bool {
         self.meta.contains(&meta)
+    }
+
+    /// Starts the servers of the remote toolsets skill `skill` brings.
+    pub(crate) fn warm_skill(&self, skill: SkillIx) {
+        for &toolset in self.skill_toolsets(skill) {
+            self.warm_toolset(toolset);
+        }
+    }
+
+    /// Starts the server of `toolset` if it is remote.
+    pub(crate) fn warm_toolset(&self, toolset: ToolsetIx) {
+        if let Some(Some(server)) = self.remote.get(toolset.get()) {
+            Arc::clone(server).warm();
+        }
     }
 
     /// The hooks wrapping a call of `tool` (canonical name; `toolset` for domain tools), in

@@ -227,6 +227,100 @@ pub enum BuildError {
         /// The tool.
         tool: String,
     },
+    /// A remote toolset (an `mcp:` block) that cannot be bound to its server: carnet was
+    /// built without the feature `remote`, its description is invalid, or Rust
+    /// implementations were given for it.
+    #[error("remote toolset `{toolset}`: {reason}")]
+    RemoteToolset {
+        /// The toolset.
+        toolset: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// What the engine does with a remote tool whose server no longer matches its pin (the tool
+/// vanished, or its input or output schema changed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DriftPolicy {
+    /// Refuse the tool's calls with an error result (`code`: `upstream_drift`) until it is
+    /// pinned again and the program rebuilt.
+    #[default]
+    Refuse,
+    /// Call it anyway (the drift is still logged).
+    Accept,
+}
+
+/// How the engine talks to the servers of remote toolsets (feature `remote`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RemoteOptions {
+    /// How long starting a server (`initialize` and `tools/list`) may take (default 30 s).
+    pub connect_timeout: std::time::Duration,
+    /// How long one call may take before the server is deemed hung (default 60 s).
+    pub call_timeout: std::time::Duration,
+    /// The wait before starting a failed server again; doubles after each failure in a row
+    /// (default 250 ms).
+    pub restart_backoff: std::time::Duration,
+    /// The longest wait between starts (default 30 s).
+    pub max_restart_backoff: std::time::Duration,
+    /// The largest message read from a server (default 16 MiB): a longer line ends the
+    /// connection rather than filling memory.
+    pub max_message_bytes: usize,
+    /// What to do when a server drifted from its pin (default [`DriftPolicy::Refuse`]).
+    pub drift: DriftPolicy,
+}
+
+impl Default for RemoteOptions {
+    fn default() -> Self {
+        RemoteOptions {
+            connect_timeout: std::time::Duration::from_secs(30),
+            call_timeout: std::time::Duration::from_secs(60),
+            restart_backoff: std::time::Duration::from_millis(250),
+            max_restart_backoff: std::time::Duration::from_secs(30),
+            max_message_bytes: 16 << 20,
+            drift: DriftPolicy::Refuse,
+        }
+    }
+}
+
+impl RemoteOptions {
+    /// Sets [`RemoteOptions::connect_timeout`].
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets [`RemoteOptions::call_timeout`].
+    #[must_use]
+    pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// Sets [`RemoteOptions::restart_backoff`] and [`RemoteOptions::max_restart_backoff`].
+    #[must_use]
+    pub fn restart_backoff(mut self, first: std::time::Duration, max: std::time::Duration) -> Self {
+        self.restart_backoff = first;
+        self.max_restart_backoff = max;
+        self
+    }
+
+    /// Sets [`RemoteOptions::max_message_bytes`].
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Sets [`RemoteOptions::drift`].
+    #[must_use]
+    pub fn drift(mut self, policy: DriftPolicy) -> Self {
+        self.drift = policy;
+        self
+    }
 }
 
 fn hint(similar: Option<&String>) -> String {

@@ -66,10 +66,20 @@ impl Manifest {
             for s in [&t.name, &t.description, &t.content] {
                 text(&mut h, s);
             }
+            // Hashed only when present, so the fingerprints of manifests without remote
+            // toolsets stay what they were before remote toolsets existed.
+            if let Some(mcp) = &t.mcp {
+                h.bytes(b"mcp");
+                text(&mut h, mcp);
+            }
             h.bytes(&(t.tools.len() as u64).to_le_bytes());
             for tool in &*t.tools {
                 for s in [&tool.name, &tool.description, &tool.content] {
                     text(&mut h, s);
+                }
+                if let Some(remote) = &tool.remote {
+                    h.bytes(b"remote");
+                    text(&mut h, remote);
                 }
             }
         }

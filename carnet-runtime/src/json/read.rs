@@ -94,6 +94,7 @@ struct WireToolset {
     tools: Option<Seq<ToolEntry<WireTool>>>,
     tool_definitions: Option<Seq<Obj<WireTool>>>,
     content: Option<Str>,
+    mcp: Option<Obj<JsonObject>>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -101,6 +102,7 @@ struct WireTool {
     name: Option<Str>,
     description: Option<Str>,
     content: Option<Str>,
+    remote: Option<Obj<JsonObject>>,
 }
 
 type JsonObject = serde_json::Map<String, Value>;
@@ -358,6 +360,9 @@ impl WireToolset {
             description: required(self.description, path, "description", true)?,
             tools: Cow::Owned(tools),
             content: optional(self.content),
+            mcp: self
+                .mcp
+                .map(|Obj(object)| Cow::Owned(Value::Object(object).to_string())),
         })
     }
 }
@@ -382,6 +387,9 @@ impl WireTool {
             // May be empty in hand-written manifests: the implementation's doc comment fills in.
             description: optional(self.description),
             content: optional(self.content),
+            remote: self
+                .remote
+                .map(|Obj(object)| Cow::Owned(Value::Object(object).to_string())),
         })
     }
 }

@@ -151,6 +151,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
 
 /// A JSON object read as the struct `T` (a derived `Deserialize`), so that a value of another
 /// kind is `expected an object, found ...` rather than serde's message.
+#[derive(Clone)]
 pub(super) struct Obj<T>(pub(super) T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {

@@ -89,6 +89,9 @@ struct WireToolset<'a> {
     content: &'a str,
     /// The toolset's own tools, so two toolsets may declare the same name.
     tool_definitions: Vec<WireTool<'a>>,
+    /// A remote toolset's server and pin ([`Toolset::mcp`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mcp: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -96,6 +99,9 @@ struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
     content: &'a str,
+    /// A remote tool's pinned listing ([`Tool::remote`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remote: Option<Value>,
 }
 
 #[allow(clippy::ref_option_ref, clippy::trivially_copy_pass_by_ref)] // serde passes a reference
@@ -212,6 +218,7 @@ impl<'a> From<&'a Toolset> for WireToolset<'a> {
             tools: t.tools.iter().map(|tool| &*tool.name).collect(),
             content: &t.content,
             tool_definitions: t.tools.iter().map(WireTool::from).collect(),
+            mcp: t.mcp.as_deref().map(json_value),
         }
     }
 }
@@ -222,6 +229,13 @@ impl<'a> From<&'a Tool> for WireTool<'a> {
             name: &t.name,
             description: &t.description,
             content: &t.content,
+            remote: t.remote.as_deref().map(json_value),
         }
     }
+}
+
+/// JSON kept as text in the manifest, written as JSON (text that does not parse, which only a
+/// hand-made manifest can hold, is written as a string).
+fn json_value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }

@@ -235,6 +235,25 @@ impl Toolset {
         )
     }
 
+    /// A remote toolset: `mcp` is [`Toolset::mcp`]'s JSON.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __remote(
+        name: &'static str,
+        description: &'static str,
+        tools: &'static [Tool],
+        content: &'static str,
+        mcp: &'static str,
+    ) -> Self {
+        Toolset {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
+            tools: Cow::Borrowed(tools),
+            content: Cow::Borrowed(content),
+            mcp: Some(Cow::Borrowed(mcp)),
+        }
+    }
+
     #[doc(hidden)]
     #[must_use]
     pub const fn __from_parts(name: Text, description: Text, tools: List<Tool>, content: Text) -> Self {
@@ -243,6 +262,7 @@ impl Toolset {
             description,
             tools,
             content,
+            mcp: None,
         }
     }
 }
@@ -261,6 +281,7 @@ impl Tool {
             name,
             description,
             content,
+            remote: None,
         }
     }
 }
@@ -271,6 +292,23 @@ impl Tool {
 #[must_use]
 pub const fn __tool(name: &'static str, description: &'static str, content: &'static str) -> Tool {
     Tool::__new(name, description, content)
+}
+
+/// A remote toolset's tool ([`Tool::remote`] is `remote`), as the generated code writes it.
+#[doc(hidden)]
+#[must_use]
+pub const fn __remote_tool(
+    name: &'static str,
+    description: &'static str,
+    content: &'static str,
+    remote: &'static str,
+) -> Tool {
+    Tool {
+        name: Cow::Borrowed(name),
+        description: Cow::Borrowed(description),
+        content: Cow::Borrowed(content),
+        remote: Some(Cow::Borrowed(remote)),
+    }
 }
 
 const fn borrowed(s: Option<&'static str>) -> Option<Text> {

@@ -156,6 +156,13 @@ pub struct Toolset {
     pub tools: List<Tool>,
     /// Usage documentation (the markdown body, served by `loadToolset`).
     pub content: Text,
+    /// For a toolset whose tools an MCP server serves (an `mcp:` block in `TOOLSET.md`): how
+    /// to reach the server and what its pin recorded, as a JSON object
+    /// `{"server": {"command", "args", "env"} | {"url", "headers"}, "pin": {"serverInfo",
+    /// "protocolVersion", "digest"}}`. `${VAR}` references stay as written: they are read
+    /// from the environment when the server starts, never stored. `None` for toolsets
+    /// implemented in Rust.
+    pub mcp: Option<Text>,
 }
 
 /// A tool declared by a toolset.
@@ -168,6 +175,10 @@ pub struct Tool {
     pub description: Text,
     /// Longer documentation (the body of the tool's markdown file, served by `loadTool`).
     pub content: Text,
+    /// For a tool of a remote toolset ([`Toolset::mcp`]): the tool as its server listed it
+    /// when it was pinned, a JSON object with `inputSchema` and, when the server gave them,
+    /// `title`, `outputSchema` and `annotations`. `None` for tools implemented in Rust.
+    pub remote: Option<Text>,
 }
 
 // Hidden constructors, so code outside this crate never names the fields: the structs are
@@ -179,5 +190,5 @@ mod construct;
 mod ids;
 mod lookup;
 
-pub use construct::{__text, __tool};
+pub use construct::{__remote_tool, __text, __tool};
 pub use ids::{AgentId, SkillId, ToolId, ToolsetId};

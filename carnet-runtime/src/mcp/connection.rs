@@ -238,13 +238,21 @@ fn handle_refused(error: HandleError) -> ToolOutput {
 
 /// A carnet result as MCP's: its text, and the value itself as structured content when it
 /// is an object.
+///
+/// A remote toolset's result keeps its server's content blocks as they came, and its
+/// structured content when it had one.
 fn tool_result(output: ToolOutput) -> Result<CallToolResponse, ErrorData> {
+    let passthrough = output.content.is_some();
+    let content = match output.content {
+        Some(content) => Value::Array(content),
+        None => json!([{ "type": "text", "text": output.to_text() }]),
+    };
     let mut result = json!({
-        "content": [{ "type": "text", "text": output.to_text() }],
+        "content": content,
         "isError": output.is_error,
         "resultType": "complete",
     });
-    if output.value.is_object() {
+    if output.value.is_object() && !(passthrough && output.is_error) {
         result["structuredContent"] = output.value;
     }
     let result: CallToolResult = serde_json::from_value(result).map_err(|e| messages::unencodable("the result", e))?;

@@ -183,6 +183,7 @@ impl Session {
             Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
         let already = !self.loaded.load_skill(skill);
+        inner.warm_skill(skill);
         if !already {
             self.prompt_cache.take();
             self.tools_cache.take();
@@ -308,9 +309,9 @@ async fn run_domain(
         loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
         tool: &tool.spec.name,
     };
-    let future = implementation.handler.call(&context, arguments.clone());
+    let future = implementation.handler.call_output(&context, arguments.clone());
     let (output, failure) = match CatchUnwind(future).await {
-        Ok(Ok(value)) => (ToolOutput::ok(value), None),
+        Ok(Ok(output)) => (output, None),
         Ok(Err(e)) => (e.into_output(canonical), None),
         Err(panic) => (
             ToolOutput::error(

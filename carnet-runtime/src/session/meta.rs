@@ -292,6 +292,7 @@ fn load_skill(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bo
         return (skill_not_available(inner, loaded, name), false);
     };
     let changed = loaded.load_skill(s);
+    inner.warm_skill(s);
     (skill_loaded(inner, s, !changed), changed)
 }
 
@@ -419,6 +420,7 @@ fn load_toolset(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, 
         return (output, false);
     };
     let changed = loaded.load_toolset(t);
+    inner.warm_toolset(t);
     let toolset = inner.toolset(t);
     let ids: Vec<ToolIx> = inner.toolset_tools(t).collect();
     let mut value = json!({

@@ -183,6 +183,7 @@ impl Session {
             return Err(meta::skill_not_available(inner, &self.loaded, name));
         };
         let before = self.loaded.exposed(inner);
+        inner.warm_skill(s);
         if !self.loaded.load_skill(s) {
             return Ok(Vec::new());
         }

@@ -1,0 +1,113 @@
+//! `carnet mcp pin`: starts each remote toolset's server, lists its tools and writes (or, with
+//! `--check`, compares) its pin, `mcp.lock.json` beside the toolset's `TOOLSET.md`.
+
+use std::time::Duration;
+
+use carnet_codegen::RemoteToolset;
+use carnet_runtime::remote::{Pin, Server};
+
+use crate::{Failure, printable};
+
+/// The largest message read from a server while pinning (a tool list of 50 MB is refused).
+const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+/// Pins the remote toolsets named in `only` (all of them when it is empty).
+pub(crate) fn pin(remote: &[RemoteToolset], only: &[String], check: bool, timeout: Duration) -> Result<(), Failure> {
+    for name in only {
+        if !remote.iter().any(|t| &t.name == name) {
+            return Err(crate::unknown("remote toolset", name, remote.iter().map(|t| &t.name)));
+        }
+    }
+    let chosen: Vec<&RemoteToolset> = remote
+        .iter()
+        .filter(|t| only.is_empty() || only.contains(&t.name))
+        .collect();
+    if chosen.is_empty() {
+        outln!("no remote toolsets (a TOOLSET.md with an `mcp:` block) to pin");
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::content(format!("error: cannot start the async runtime: {e}")))?;
+    let mut failed = 0;
+    for toolset in chosen {
+        let outcome = runtime.block_on(pin_one(toolset, check, timeout));
+        match outcome {
+            Ok(line) => outln!("{}", printable(&line)),
+            Err(message) => {
+                failed += 1;
+                eprintln!("{}", printable(message.trim_end()));
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(Failure::content(if check {
+            format!("error: {failed} remote toolset(s) no longer match their pin")
+        } else {
+            format!("error: {failed} remote toolset(s) could not be pinned")
+        }));
+    }
+    Ok(())
+}
+
+async fn pin_one(toolset: &RemoteToolset, check: bool, timeout: Duration) -> Result<String, String> {
+    let name = &toolset.name;
+    let path = &toolset.pin_path;
+    let server = Server::from_json(&toolset.server).map_err(|e| format!("error: toolset `{name}`: {e}"))?;
+    let live = Pin::fetch(&server, timeout, MAX_MESSAGE_BYTES)
+        .await
+        .map_err(|e| format!("error: toolset `{name}`: the server `{server}` could not be pinned: {e}"))?;
+    let old = match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("error: cannot read `{}`: {e}", path.display())),
+    };
+    let tools = live.tool_names().len();
+    let bytes = live.to_file();
+    if check {
+        let Some(old) = old else {
+            return Err(format!(
+                "error: toolset `{name}` has no pin at `{}`: run `carnet mcp pin {name}`",
+                path.display()
+            ));
+        };
+        if old == bytes {
+            return Ok(format!("ok: `{name}` matches its pin ({tools} tools)"));
+        }
+        let diff = match Pin::parse(&old) {
+            Ok(pinned) => pinned.diff(&live),
+            Err(e) => format!("  the pin does not parse: {e}\n"),
+        };
+        let diff = if diff.is_empty() {
+            "  the pin's bytes differ from what `carnet mcp pin` writes (edited by hand?)\n".to_owned()
+        } else {
+            diff
+        };
+        return Err(format!(
+            "error: toolset `{name}`: the server no longer matches `{}`:\n{diff}help: run `carnet mcp pin {name}` to accept the server as it is now, then review and commit the pin",
+            path.display()
+        ));
+    }
+    if old.as_deref() == Some(bytes.as_str()) {
+        return Ok(format!("unchanged: `{name}` ({tools} tools) in `{}`", path.display()));
+    }
+    let diff = old
+        .as_deref()
+        .and_then(|text| Pin::parse(text).ok())
+        .map(|pinned| pinned.diff(&live))
+        .unwrap_or_default();
+    std::fs::write(path, &bytes).map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))?;
+    let server_info = &live.json()["serverInfo"];
+    let mut line = format!(
+        "pinned: `{name}`: {tools} tools of {} {} in `{}`",
+        server_info["name"].as_str().unwrap_or("the server"),
+        server_info["version"].as_str().unwrap_or(""),
+        path.display()
+    );
+    if !diff.is_empty() {
+        line.push('\n');
+        line.push_str(diff.trim_end());
+    }
+    Ok(line)
+}

@@ -1,0 +1,450 @@
+//! Remote toolsets: a `TOOLSET.md` whose `mcp:` block names an MCP server, and the pin of that
+//! server's tool list (`mcp.lock.json` beside it) that the build checks against.
+//!
+//! The build never opens a connection: the tools of a remote toolset are the ones its pin
+//! recorded (`carnet mcp pin` writes it), narrowed by the toolset's `tools:` list when it has
+//! one. From then on they are declared tools like any other (typed ids, collisions, provider
+//! aliases), with the schemas the server gave.
+//!
+//! The pin's format (written by `carnet_runtime::remote::Pin`, read here):
+//!
+//! ```json
+//! {
+//!   "digest": "sha256:...",            // of the `tools` array as compact JSON, keys sorted
+//!   "instructions": "...",             // the server's, when it gave some
+//!   "pin": 1,
+//!   "protocolVersion": "2025-11-25",
+//!   "serverInfo": {"name": "...", "version": "..."},
+//!   "tools": [{"name", "title"?, "description"?, "inputSchema", "outputSchema"?, "annotations"?}]
+//! }
+//! ```
+
+use serde_json::{Map, Value, json};
+
+use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
+use crate::frontmatter::{Node, Value as Yaml};
+use crate::messages;
+use crate::model::{Spanned, ToolDecl, ToolsetDef};
+use crate::source::{FileId, Sources, Span};
+
+/// The pin file's name, beside `TOOLSET.md`.
+pub(crate) const PIN_FILE: &str = "mcp.lock.json";
+
+/// The pin format this crate reads and `carnet mcp pin` writes.
+pub(crate) const PIN_VERSION: u64 = 1;
+
+/// The `mcp:` block of a `TOOLSET.md`, checked.
+#[derive(Debug, Clone)]
+pub(crate) struct McpDef {
+    /// `{"command", "args"?, "env"?}` or `{"url", "headers"?}`, `${VAR}` as written.
+    pub(crate) server: Value,
+    /// The `mcp` key, for errors about the toolset as a whole.
+    pub(crate) span: Span,
+    /// What the pin recorded of the server: `{"serverInfo", "protocolVersion", "digest"}`.
+    pub(crate) pin: Option<Value>,
+}
+
+impl McpDef {
+    /// The manifest's [`carnet_runtime::Toolset::mcp`] JSON.
+    pub(crate) fn to_json(&self) -> String {
+        let mut object = Map::new();
+        object.insert("server".into(), self.server.clone());
+        if let Some(pin) = &self.pin {
+            object.insert("pin".into(), pin.clone());
+        }
+        Value::Object(object).to_string()
+    }
+}
+
+const STDIO_KEYS: [&str; 3] = ["command", "args", "env"];
+const HTTP_KEYS: [&str; 2] = ["url", "headers"];
+
+/// Checks an `mcp:` block: a mapping with `command` (and `args`, `env`) or `url` (and
+/// `headers`), strings everywhere. Every problem is reported; `None` when there was one.
+pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut Diagnostics) -> Option<McpDef> {
+    let span = |node: &Node| Span::new(file, node.start, node.end);
+    let key_span = span(key);
+    let Yaml::Map(entries) = &value.value else {
+        diags.push(
+            Builder::new(
+                Code::InvalidMcpServer,
+                messages::wrong_type("mcp", messages::A_MAPPING, value.value.kind()),
+            )
+            .at(span(value))
+            .help(messages::MCP_BLOCK_FORM),
+        );
+        return None;
+    };
+    let errors = diags.error_count();
+    let mut server = Map::new();
+    for (k, v) in entries {
+        let name = match &k.value {
+            Yaml::String(s) => s.as_str(),
+            _ => "",
+        };
+        match name {
+            "command" | "url" => match &v.value {
+                Yaml::String(s) if !s.trim().is_empty() => {
+                    if name == "url" && !is_http_url(s) {
+                        diags.push(
+                            Builder::new(Code::InvalidMcpServer, messages::mcp_url_scheme(s))
+                                .at(span(v))
+                                .label(messages::MCP_URL_LABEL),
+                        );
+                    }
+                    server.insert(name.into(), Value::String(s.clone()));
+                }
+                other => {
+                    diags.push(
+                        Builder::new(
+                            Code::InvalidMcpServer,
+                            messages::wrong_type(&format!("mcp.{name}"), "a non-empty string", other.kind()),
+                        )
+                        .at(span(v).max_with(span(k))),
+                    );
+                }
+            },
+            "args" => match &v.value {
+                Yaml::List(items) => {
+                    let mut args = Vec::with_capacity(items.len());
+                    for (i, item) in items.iter().enumerate() {
+                        match &item.value {
+                            Yaml::String(s) => args.push(Value::String(s.clone())),
+                            other => diags.push(
+                                Builder::new(
+                                    Code::InvalidMcpServer,
+                                    messages::wrong_type(
+                                        &messages::item("mcp.args", i),
+                                        messages::A_STRING,
+                                        other.kind(),
+                                    ),
+                                )
+                                .at(span(item))
+                                .help(messages::QUOTE_MCP_VALUE),
+                            ),
+                        }
+                    }
+                    server.insert("args".into(), Value::Array(args));
+                }
+                Yaml::Null => {}
+                other => diags.push(
+                    Builder::new(
+                        Code::InvalidMcpServer,
+                        messages::wrong_type("mcp.args", messages::A_LIST, other.kind()),
+                    )
+                    .at(span(v)),
+                ),
+            },
+            "env" | "headers" => match &v.value {
+                Yaml::Map(pairs) => {
+                    let mut map = Map::new();
+                    for (pk, pv) in pairs {
+                        let pname = match &pk.value {
+                            Yaml::String(s) if !s.is_empty() => s.clone(),
+                            _ => {
+                                diags.push(
+                                    Builder::new(
+                                        Code::InvalidMcpServer,
+                                        messages::wrong_type(
+                                            &format!("a key of mcp.{name}"),
+                                            messages::A_STRING,
+                                            pk.value.kind(),
+                                        ),
+                                    )
+                                    .at(span(pk)),
+                                );
+                                continue;
+                            }
+                        };
+                        match &pv.value {
+                            Yaml::String(s) => {
+                                map.insert(pname, Value::String(s.clone()));
+                            }
+                            other => diags.push(
+                                Builder::new(
+                                    Code::InvalidMcpServer,
+                                    messages::wrong_type(
+                                        &format!("mcp.{name}.{pname}"),
+                                        messages::A_STRING,
+                                        other.kind(),
+                                    ),
+                                )
+                                .at(span(pv))
+                                .help(messages::QUOTE_MCP_VALUE),
+                            ),
+                        }
+                    }
+                    server.insert(name.into(), Value::Object(map));
+                }
+                Yaml::Null => {}
+                other => diags.push(
+                    Builder::new(
+                        Code::InvalidMcpServer,
+                        messages::wrong_type(&format!("mcp.{name}"), messages::A_MAPPING, other.kind()),
+                    )
+                    .at(span(v)),
+                ),
+            },
+            _ => {
+                let known = STDIO_KEYS.iter().chain(&HTTP_KEYS).copied();
+                diags.push(
+                    Builder::new(Code::InvalidMcpServer, messages::unknown_mcp_key(name))
+                        .at(span(k))
+                        .help_opt(did_you_mean(name, known).map(messages::did_you_mean))
+                        .note(messages::MCP_KEYS),
+                );
+            }
+        }
+    }
+    let stdio = STDIO_KEYS.iter().any(|k| server.contains_key(*k));
+    let http = HTTP_KEYS.iter().any(|k| server.contains_key(*k));
+    if stdio && http {
+        diags.push(
+            Builder::new(Code::InvalidMcpServer, messages::MCP_BOTH_TRANSPORTS)
+                .at(key_span)
+                .help(messages::MCP_BLOCK_FORM),
+        );
+    } else if !server.contains_key("command") && !server.contains_key("url") {
+        diags.push(
+            Builder::new(Code::InvalidMcpServer, messages::MCP_NO_TRANSPORT)
+                .at(key_span)
+                .help(messages::MCP_BLOCK_FORM),
+        );
+    }
+    if diags.error_count() > errors {
+        return None;
+    }
+    Some(McpDef {
+        server: Value::Object(server),
+        span: key_span,
+        pin: None,
+    })
+}
+
+fn is_http_url(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    // `${VAR}` may stand for the whole URL; it is checked when the server starts.
+    lower.starts_with("http://") || lower.starts_with("https://") || s.starts_with("${")
+}
+
+/// The pin's tools whose JSON is too deep to be a schema anyone meant: past this, a pin is
+/// refused (serde_json's own limit, 128, stops parsing deeper documents first).
+const MAX_SCHEMA_DEPTH: usize = 64;
+
+/// Reads the pin of a remote toolset (`pin`: its file, `None` when it does not exist) and
+/// makes its tools the toolset's declared tools: all of them, or the ones `tools:` names.
+pub(crate) fn apply_pin(
+    toolset: &mut ToolsetDef,
+    folder: &str,
+    pin: Option<FileId>,
+    sources: &Sources,
+    diags: &mut Diagnostics,
+) {
+    let Some(mcp) = &mut toolset.mcp else { return };
+    let Some(file) = pin else {
+        diags.push(
+            Builder::new(Code::MissingPin, messages::missing_pin(&toolset.name.value))
+                .at(mcp.span)
+                .label(messages::MCP_SERVER_HERE)
+                .help(messages::run_mcp_pin(&toolset.name.value, folder)),
+        );
+        toolset.tools.clear();
+        return;
+    };
+    let name = toolset.name.value.clone();
+    let Some(pinned) = read_pin(file, sources, &name, folder, diags) else {
+        toolset.tools.clear();
+        return;
+    };
+    mcp.pin = Some(pinned.summary);
+    let subset = std::mem::take(&mut toolset.tools);
+    if subset.is_empty() {
+        toolset.tools = pinned
+            .tools
+            .into_iter()
+            .map(|tool| tool.into_decl(Span::new(file, 0, 0), None))
+            .collect();
+        return;
+    }
+    let names: Vec<String> = pinned.tools.iter().map(|t| t.name.clone()).collect();
+    let mut pool: Vec<Option<PinnedTool>> = pinned.tools.into_iter().map(Some).collect();
+    for decl in subset {
+        match names.iter().position(|n| *n == decl.name.value) {
+            Some(i) => match pool[i].take() {
+                Some(tool) => toolset.tools.push(tool.into_decl(decl.name.span, decl.description)),
+                // Named twice: the duplicate check of the toolset's tools reports it.
+                None => toolset.tools.push(decl),
+            },
+            None => diags.push(
+                Builder::new(
+                    Code::UnknownRemoteTool,
+                    messages::unknown_remote_tool(&decl.name.value, &name),
+                )
+                .at(decl.name.span)
+                .label(messages::NOT_IN_THE_PIN)
+                .help_opt(did_you_mean(&decl.name.value, names.iter().map(String::as_str)).map(messages::did_you_mean))
+                .note(messages::pinned_tools(&names)),
+            ),
+        }
+    }
+}
+
+struct Pinned {
+    summary: Value,
+    tools: Vec<PinnedTool>,
+}
+
+struct PinnedTool {
+    name: String,
+    description: String,
+    remote: Value,
+}
+
+impl PinnedTool {
+    fn into_decl(self, span: Span, description: Option<String>) -> ToolDecl {
+        ToolDecl {
+            name: Spanned { value: self.name, span },
+            // The author's description (`- {name: x, description: ...}`) wins over the server's.
+            description: Some(description.unwrap_or(self.description)),
+            content: String::new(),
+            remote: Some(self.remote.to_string()),
+        }
+    }
+}
+
+fn read_pin(file: FileId, sources: &Sources, toolset: &str, folder: &str, diags: &mut Diagnostics) -> Option<Pinned> {
+    let text = &sources.get(file).text;
+    let whole = Span::new(file, 0, text.len().min(1));
+    let invalid = |message: String| {
+        Builder::new(Code::InvalidPin, message)
+            .at(whole)
+            .help(messages::run_mcp_pin(toolset, folder))
+    };
+    let root: Value = match serde_json::from_str(text) {
+        Ok(root) => root,
+        Err(e) => {
+            let offset = offset_of(text, e.line(), e.column());
+            diags.push(
+                Builder::new(Code::InvalidPin, messages::pin_not_json(&e.to_string()))
+                    .at(Span::new(file, offset, (offset + 1).min(text.len())))
+                    .help(messages::run_mcp_pin(toolset, folder)),
+            );
+            return None;
+        }
+    };
+    let Some(root) = root.as_object() else {
+        diags.push(invalid(messages::pin_shape("the pin is not a JSON object")));
+        return None;
+    };
+    if root.get("pin").and_then(Value::as_u64) != Some(PIN_VERSION) {
+        diags.push(invalid(messages::pin_shape(
+            "`pin` is not 1 (a pin from another version of carnet?)",
+        )));
+        return None;
+    }
+    let Some(tools) = root.get("tools").and_then(Value::as_array) else {
+        diags.push(invalid(messages::pin_shape("`tools` is not a list")));
+        return None;
+    };
+    let digest = root.get("digest").and_then(Value::as_str).unwrap_or_default();
+    if digest != tools_digest(tools) {
+        diags.push(invalid(messages::pin_digest_mismatch(toolset)));
+        return None;
+    }
+    let mut pinned = Vec::with_capacity(tools.len());
+    let mut seen = std::collections::HashSet::new();
+    for (i, tool) in tools.iter().enumerate() {
+        match pinned_tool(tool) {
+            Ok(tool) if !seen.insert(tool.name.clone()) => {
+                diags.push(invalid(messages::pin_shape(&format!(
+                    "tool `{}` is listed twice",
+                    tool.name
+                ))));
+            }
+            Ok(tool) => pinned.push(tool),
+            Err(problem) => diags.push(invalid(messages::pin_shape(&format!("`tools[{i}]`: {problem}")))),
+        }
+    }
+    if pinned.len() < tools.len() {
+        return None;
+    }
+    let mut summary = Map::new();
+    for key in ["serverInfo", "protocolVersion", "digest"] {
+        if let Some(value) = root.get(key) {
+            summary.insert(key.into(), value.clone());
+        }
+    }
+    Some(Pinned {
+        summary: Value::Object(summary),
+        tools: pinned,
+    })
+}
+
+fn pinned_tool(tool: &Value) -> Result<PinnedTool, String> {
+    let object = tool.as_object().ok_or("not an object")?;
+    let name = object
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.trim().is_empty())
+        .ok_or("no `name`")?;
+    let text = |key: &str| -> Result<Option<&str>, String> {
+        match object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(format!("`{key}` of `{name}` is not a string")),
+        }
+    };
+    let description = text("description")?;
+    let title = text("title")?;
+    let input = object
+        .get("inputSchema")
+        .filter(|s| s.get("type").and_then(Value::as_str) == Some("object"))
+        .ok_or_else(|| format!("the `inputSchema` of `{name}` is not an object schema"))?;
+    let mut remote = Map::new();
+    remote.insert("inputSchema".into(), input.clone());
+    for key in ["outputSchema", "annotations"] {
+        match object.get(key) {
+            None | Some(Value::Null) => {}
+            Some(value @ Value::Object(_)) => {
+                remote.insert(key.into(), value.clone());
+            }
+            Some(_) => return Err(format!("`{key}` of `{name}` is not an object")),
+        }
+    }
+    if let Some(title) = title {
+        remote.insert("title".into(), json!(title));
+    }
+    if depth(tool) > MAX_SCHEMA_DEPTH {
+        return Err(format!(
+            "the schemas of `{name}` nest deeper than {MAX_SCHEMA_DEPTH} levels"
+        ));
+    }
+    Ok(PinnedTool {
+        name: name.to_owned(),
+        description: description.or(title).unwrap_or_default().to_owned(),
+        remote: Value::Object(remote),
+    })
+}
+
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `sha256:` and the hex SHA-256 of the tools as compact JSON with sorted keys: what a pin's
+/// `digest` must be.
+pub(crate) fn tools_digest(tools: &[Value]) -> String {
+    crate::manifest::sha256(Value::Array(tools.to_vec()).to_string().as_bytes())
+}
+
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column.saturating_sub(1)).min(text.len())
+}

@@ -1,0 +1,236 @@
+//! Remote toolsets (feature `remote`): toolsets whose tools an MCP server serves.
+//!
+//! A `TOOLSET.md` with an `mcp:` block names a server: a command started as a child process
+//! speaking MCP over stdio, or a streamable HTTP URL. `carnet mcp pin` records the server's
+//! tool list in `mcp.lock.json` ([`Pin`]); the build checks the content against the pin and
+//! never opens a connection. Such toolsets need no Rust: [`crate::CarnetBuilder::build`]
+//! binds them to their server itself.
+//!
+//! # Lifecycle
+//!
+//! configured → pinned (known at build) → started → invoked. One connection per engine,
+//! shared by every session. A server starts on the first load of a skill that brings its
+//! toolset (in the background, when a tokio runtime is running) or on the first call of one
+//! of its tools; a server no loaded skill needs is never started. `${VAR}` references are
+//! read from the environment when it starts ([`Server::resolve`]), never stored.
+//!
+//! Every call is bounded by [`RemoteOptions::call_timeout`](crate::RemoteOptions). A server
+//! that crashes, hangs or cannot be started gives the model an error result naming the
+//! toolset (`code`: `upstream_unavailable`, `upstream_crashed`, `upstream_timeout`,
+//! `upstream_error`, `upstream_drift`), never takes the session or the process down, and is
+//! started again on a later call, after a backoff that doubles up to
+//! [`RemoteOptions::max_restart_backoff`](crate::RemoteOptions).
+//!
+//! # Drift
+//!
+//! On connect, and after `notifications/tools/list_changed`, the live tool list is compared
+//! with the pin. A pinned tool that vanished or whose input or output schema changed is
+//! refused (`upstream_drift`) under [`DriftPolicy::Refuse`](crate::DriftPolicy), the
+//! default, and called anyway under [`DriftPolicy::Accept`](crate::DriftPolicy); either
+//! way the drift is logged (`carnet::remote` target, a warning). Tools the server added are
+//! not offered until they are pinned.
+//!
+//! # Results
+//!
+//! A call's [`ToolOutput`] carries the server's content blocks as they came
+//! ([`ToolOutput::content`]), which `carnet::mcp` passes through unchanged; its `value` is
+//! the structured content when the server gave one, else the text of a single text block,
+//! else the blocks. An error result (`isError`) is an error output whose message is the
+//! server's text.
+
+mod pin;
+mod server;
+mod upstream;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+pub use pin::{PIN_FILE, PIN_VERSION, Pin, PinError};
+pub use server::{Server, ServerError};
+
+use crate::dispatch::{BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl};
+use crate::engine::{BuildError, RemoteOptions, Warm};
+use crate::manifest::Toolset;
+use upstream::{PinnedTool, Unavailable, Upstream};
+
+impl Warm for Upstream {
+    fn warm(self: Arc<Self>) {
+        Upstream::warm(&self);
+    }
+
+    fn started(&self) -> bool {
+        Upstream::started(self)
+    }
+}
+
+/// A remote toolset's server description (`server`) and pinned server name, from
+/// [`Toolset::mcp`].
+fn describe(toolset: &Toolset) -> Result<(Server, String), BuildError> {
+    let invalid = |reason: String| BuildError::RemoteToolset {
+        toolset: toolset.name.to_string(),
+        reason,
+    };
+    let mcp: Value = toolset
+        .mcp
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|e| invalid(format!("its `mcp` JSON does not parse: {e}")))?
+        .unwrap_or(Value::Null);
+    let server = Server::from_json(&mcp["server"]).map_err(|e| invalid(e.to_string()))?;
+    let name = mcp["pin"]["serverInfo"]["name"]
+        .as_str()
+        .unwrap_or(&toolset.name)
+        .to_owned();
+    Ok((server, name))
+}
+
+/// The implementations of a remote toolset: one handler per pinned tool, all calling one
+/// [`Upstream`] (returned too, for the engine to start on load).
+pub(crate) fn toolset_impl(
+    toolset: &Toolset,
+    options: &RemoteOptions,
+) -> Result<(ToolsetImpl, Arc<dyn Warm>), BuildError> {
+    let (server, server_name) = describe(toolset)?;
+    let mut pinned = HashMap::new();
+    let mut tools = Vec::with_capacity(toolset.tools.len());
+    let mut specs = Vec::with_capacity(toolset.tools.len());
+    for tool in toolset.tools.iter() {
+        let remote: Value = tool
+            .remote
+            .as_deref()
+            .and_then(|r| serde_json::from_str(r).ok())
+            .unwrap_or(Value::Null);
+        let input = remote["inputSchema"].clone();
+        if !input.is_object() {
+            return Err(BuildError::RemoteToolset {
+                toolset: toolset.name.to_string(),
+                reason: format!("tool `{}` has no pinned input schema", tool.name),
+            });
+        }
+        let output = remote.get("outputSchema").filter(|s| s.is_object()).cloned();
+        pinned.insert(
+            tool.name.to_string(),
+            PinnedTool {
+                input_schema: input.clone(),
+                output_schema: output.clone(),
+            },
+        );
+        specs.push((tool.name.to_string(), input, output));
+    }
+    let upstream = Arc::new(Upstream::new(
+        toolset.name.to_string(),
+        server_name,
+        server,
+        pinned,
+        options.clone(),
+    ));
+    for (name, input, output) in specs {
+        let handler = RemoteTool {
+            upstream: Arc::clone(&upstream),
+            name: name.clone(),
+        };
+        let mut tool = ToolImpl::new(name, input, handler);
+        if let Some(output) = output {
+            tool = tool.with_output_schema(output);
+        }
+        tools.push(tool);
+    }
+    let warm: Arc<dyn Warm> = upstream;
+    Ok((ToolsetImpl::new(toolset.name.to_string(), tools), warm))
+}
+
+/// One remote tool: a call is a `tools/call` on its toolset's server.
+struct RemoteTool {
+    upstream: Arc<Upstream>,
+    name: String,
+}
+
+impl ToolHandler for RemoteTool {
+    fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+        let output = self.call_output(context, arguments);
+        Box::pin(async move {
+            let output = output.await?;
+            if output.is_error {
+                Err(ToolError::new(output.error_message().unwrap_or("the tool failed")))
+            } else {
+                Ok(output.value)
+            }
+        })
+    }
+
+    fn call_output<'a>(
+        &'a self,
+        _context: &'a Context<'a>,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        tracing::Span::current().record("carnet.mcp.server", self.upstream.server_name.as_str());
+        Box::pin(async move {
+            match self.upstream.call(&self.name, arguments).await {
+                Ok(result) => Ok(output(
+                    &self.upstream.toolset,
+                    &self.name,
+                    &upstream::result_json(&result),
+                )),
+                Err(Unavailable { message, code }) => Err(ToolError::new(message)
+                    .with_code(code)
+                    .with_data(json!({"toolset": self.upstream.toolset, "server": self.upstream.server_name}))),
+            }
+        })
+    }
+}
+
+/// A `tools/call` result as carnet's output (see the module's docs).
+fn output(toolset: &str, tool: &str, result: &Value) -> ToolOutput {
+    let content: Vec<Value> = result["content"].as_array().cloned().unwrap_or_default();
+    let texts: Vec<&str> = content
+        .iter()
+        .filter(|b| b["type"] == "text")
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    if result["isError"] == true {
+        let message = if texts.is_empty() {
+            "the tool failed".to_owned()
+        } else {
+            texts.join("\n")
+        };
+        return ToolOutput::error(message, json!({"tool": tool, "toolset": toolset})).with_content(content);
+    }
+    let value = match result.get("structuredContent") {
+        Some(structured) if !structured.is_null() => structured.clone(),
+        _ if content.len() == 1 && texts.len() == 1 => Value::String(texts[0].to_owned()),
+        _ => Value::Array(content.clone()),
+    };
+    ToolOutput::ok(value).with_content(content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_server_content() {
+        let text = output("fs", "read", &json!({"content": [{"type": "text", "text": "hello"}]}));
+        assert_eq!(text.value, json!("hello"));
+        assert_eq!(
+            text.content.as_deref(),
+            Some(&[json!({"type": "text", "text": "hello"})][..])
+        );
+        let structured = output(
+            "fs",
+            "stat",
+            &json!({"content": [{"type": "text", "text": "{}"}], "structuredContent": {"size": 3}}),
+        );
+        assert_eq!(structured.value, json!({"size": 3}));
+        let failed = output(
+            "fs",
+            "read",
+            &json!({"content": [{"type": "text", "text": "no such file"}], "isError": true}),
+        );
+        assert!(failed.is_error);
+        assert_eq!(failed.error_message(), Some("no such file"));
+        assert_eq!(failed.value["toolset"], "fs");
+    }
+}

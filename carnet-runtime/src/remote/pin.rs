@@ -1,0 +1,232 @@
+//! Pins: what a server's `initialize` and `tools/list` said, written as deterministic JSON
+//! (`mcp.lock.json` beside the toolset's `TOOLSET.md`) so a diff shows what changed upstream.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::server::Server;
+use super::upstream::{Handler, connect};
+
+/// The pin format version (`"pin": 1`).
+pub const PIN_VERSION: u64 = 1;
+
+/// The pin file's name, beside `TOOLSET.md`.
+pub const PIN_FILE: &str = "mcp.lock.json";
+
+/// A server's tool list as pinned: `initialize`'s server info and protocol version, and every
+/// tool of `tools/list` (all pages) with its name, title, description, schemas and
+/// annotations, sorted by name, with a digest of the tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    json: Value,
+}
+
+/// Why a server could not be pinned.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PinError(String);
+
+/// The keys of a tool a pin keeps (icons and `_meta` change without changing the contract).
+const TOOL_KEYS: [&str; 6] = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+];
+
+impl Pin {
+    /// Starts (or reaches) `server` — `${VAR}`s resolved from the environment — and pins
+    /// what it lists. The child process is stopped before this returns.
+    ///
+    /// # Errors
+    ///
+    /// [`PinError`] when a variable is missing, the server cannot be started, does not
+    /// finish `initialize` and `tools/list` within `timeout`, or sends a message over
+    /// `max_message_bytes`.
+    pub async fn fetch(server: &Server, timeout: Duration, max_message_bytes: usize) -> Result<Pin, PinError> {
+        let server = server.resolve().map_err(|e| PinError(e.to_string()))?;
+        let handler = Handler::new(Arc::new(AtomicBool::new(false)));
+        let work = async {
+            let (service, child) = connect(&server, handler, max_message_bytes).await?;
+            let tools = service
+                .peer()
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("`tools/list` failed: {e}"))?;
+            let info = service.peer_info();
+            let _ = service.cancel().await;
+            drop(child);
+            Ok::<_, String>((info, tools))
+        };
+        let (info, tools) = tokio::time::timeout(timeout, work)
+            .await
+            .map_err(|_| {
+                PinError(format!(
+                    "the server did not list its tools within {} s",
+                    timeout.as_secs()
+                ))
+            })?
+            .map_err(PinError)?;
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|tool| {
+                let full = serde_json::to_value(tool).unwrap_or_default();
+                let kept: Map<String, Value> = TOOL_KEYS
+                    .iter()
+                    .filter_map(|k| {
+                        full.get(*k)
+                            .filter(|v| !v.is_null())
+                            .map(|v| ((*k).to_owned(), v.clone()))
+                    })
+                    .collect();
+                Value::Object(kept)
+            })
+            .collect();
+        let mut json = json!({"pin": PIN_VERSION, "tools": tools});
+        if let Some(info) = info {
+            json["protocolVersion"] = json!(info.protocol_version.to_string());
+            if let Some(server) = &info.server_info {
+                json["serverInfo"] = json!({"name": server.name, "version": server.version});
+            }
+            if let Some(instructions) = info.instructions.as_deref().filter(|i| !i.is_empty()) {
+                json["instructions"] = json!(instructions);
+            }
+        }
+        Ok(Pin::from_value(json))
+    }
+
+    /// A pin from its JSON (the tools sorted and the digest computed again).
+    #[must_use]
+    pub fn from_value(mut json: Value) -> Pin {
+        if let Some(tools) = json.get_mut("tools").and_then(Value::as_array_mut) {
+            tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+            let digest = digest(tools);
+            json["digest"] = json!(digest);
+        }
+        Pin { json }
+    }
+
+    /// Reads a pin file's text.
+    ///
+    /// # Errors
+    ///
+    /// [`PinError`] when it is not JSON.
+    pub fn parse(text: &str) -> Result<Pin, PinError> {
+        serde_json::from_str(text)
+            .map(|json| Pin { json })
+            .map_err(|e| PinError(format!("not a pin: {e}")))
+    }
+
+    /// The pin as JSON.
+    #[must_use]
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// The names of the pinned tools, in order.
+    #[must_use]
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.tools().iter().filter_map(|t| t["name"].as_str()).collect()
+    }
+
+    fn tools(&self) -> &[Value] {
+        self.json["tools"].as_array().map_or(&[], Vec::as_slice)
+    }
+
+    /// The server's `instructions`, if it gave some.
+    #[must_use]
+    pub fn instructions(&self) -> Option<&str> {
+        self.json["instructions"].as_str()
+    }
+
+    /// The file's bytes: pretty JSON, keys sorted, two-space indents, a final line break.
+    #[must_use]
+    pub fn to_file(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&self.json).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// What changed from `self` (the pin on disk) to `live` (what the server says now), one
+    /// line per difference; empty when they are the same.
+    #[must_use]
+    pub fn diff(&self, live: &Pin) -> String {
+        let mut out = String::new();
+        for key in ["serverInfo", "protocolVersion", "instructions"] {
+            let (old, new) = (&self.json[key], &live.json[key]);
+            if old != new {
+                let _ = writeln!(out, "  {key}: {} -> {}", short(old), short(new));
+            }
+        }
+        let find = |pin: &Pin, name: &str| pin.tools().iter().find(|t| t["name"] == name).cloned();
+        for tool in self.tools() {
+            let name = tool["name"].as_str().unwrap_or_default();
+            match find(live, name) {
+                None => {
+                    let _ = writeln!(out, "- tool `{name}`: the server no longer has it");
+                }
+                Some(new) => {
+                    for key in TOOL_KEYS.iter().skip(1) {
+                        if tool[*key] != new[*key] {
+                            let _ = writeln!(
+                                out,
+                                "~ tool `{name}`: {key} changed: {} -> {}",
+                                short(&tool[*key]),
+                                short(&new[*key])
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for tool in live.tools() {
+            let name = tool["name"].as_str().unwrap_or_default();
+            if find(self, name).is_none() {
+                let _ = writeln!(out, "+ tool `{name}`: new on the server");
+            }
+        }
+        if out.is_empty() && self.json != live.json {
+            let _ = writeln!(
+                out,
+                "  digest: {} -> {}",
+                short(&self.json["digest"]),
+                short(&live.json["digest"])
+            );
+        }
+        out
+    }
+}
+
+/// `sha256:` and the hex SHA-256 of `tools` as compact JSON with sorted keys.
+fn digest(tools: &[Value]) -> String {
+    use sha2::Digest as _;
+    let bytes = Value::Array(tools.to_vec()).to_string();
+    sha2::Sha256::digest(bytes.as_bytes())
+        .iter()
+        .fold(String::from("sha256:"), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+/// A JSON value cut to one readable line.
+fn short(value: &Value) -> String {
+    const LIMIT: usize = 160;
+    let text = if value.is_null() {
+        "(none)".to_owned()
+    } else {
+        value.to_string()
+    };
+    if text.chars().count() > LIMIT {
+        let cut: String = text.chars().take(LIMIT).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}

@@ -1,0 +1,429 @@
+//! One connection to a remote toolset's server, shared by every session of an engine:
+//! started on the first load of a skill that needs it (or the first call), compared with
+//! the pin on connect and on `notifications/tools/list_changed`, restarted with backoff
+//! after a crash or a hang.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::{ClientHandler, Peer};
+use serde_json::{Map, Value, json};
+use tokio::sync::Mutex;
+
+use super::server::{Server, ServerError};
+use crate::engine::{DriftPolicy, RemoteOptions};
+
+/// Tells the connection its tool list changed upstream.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    stale: Arc<AtomicBool>,
+}
+
+impl Handler {
+    pub(crate) fn new(stale: Arc<AtomicBool>) -> Self {
+        Handler { stale }
+    }
+}
+
+impl ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.stale.store(true, Ordering::Release);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("carnet", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// A server's child process: killed when dropped; `exited` once it is gone.
+pub(crate) struct ChildGuard {
+    exited: Arc<AtomicBool>,
+    _kill: tokio::sync::oneshot::Sender<()>,
+}
+
+/// A live connection: the rmcp service (its child process dies with it) and what the
+/// server's live list says of each pinned tool.
+pub(crate) struct Connection {
+    pub(crate) service: RunningService<RoleClient, Handler>,
+    child: Option<ChildGuard>,
+    /// Pinned tools the live list no longer matches, and why.
+    drift: std::sync::Mutex<HashMap<String, String>>,
+    generation: u64,
+}
+
+impl Connection {
+    /// Whether the connection still works as far as can be told without a request.
+    fn is_alive(&self) -> bool {
+        !self.service.is_closed() && !self.child.as_ref().is_some_and(|c| c.exited.load(Ordering::Acquire))
+    }
+
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+}
+
+/// What a pinned tool must still be.
+#[derive(Debug, Clone)]
+pub(crate) struct PinnedTool {
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+}
+
+#[derive(Default)]
+struct State {
+    connection: Option<Arc<Connection>>,
+    failures: u32,
+    retry_at: Option<Instant>,
+    last_error: Option<String>,
+}
+
+/// A remote toolset's server as the engine sees it.
+pub(crate) struct Upstream {
+    pub(crate) toolset: String,
+    /// The server's name as its pin recorded it (for spans and errors).
+    pub(crate) server_name: String,
+    server: Server,
+    pinned: HashMap<String, PinnedTool>,
+    options: RemoteOptions,
+    state: Mutex<State>,
+    stale: Arc<AtomicBool>,
+    generations: AtomicU64,
+    started: AtomicBool,
+}
+
+/// Why a call could not reach the server: the message the model reads.
+#[derive(Debug)]
+pub(crate) struct Unavailable {
+    pub(crate) message: String,
+    pub(crate) code: &'static str,
+}
+
+impl Upstream {
+    pub(crate) fn new(
+        toolset: String,
+        server_name: String,
+        server: Server,
+        pinned: HashMap<String, PinnedTool>,
+        options: RemoteOptions,
+    ) -> Self {
+        Upstream {
+            toolset,
+            server_name,
+            server,
+            pinned,
+            options,
+            state: Mutex::new(State::default()),
+            stale: Arc::new(AtomicBool::new(false)),
+            generations: AtomicU64::new(0),
+            started: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the server was ever started (or a start was attempted).
+    pub(crate) fn started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+
+    /// Starts the server in the background if it is not running, when a tokio runtime is
+    /// there to run it (a load of a skill that needs it); otherwise the first call does.
+    pub(crate) fn warm(self: &Arc<Self>) {
+        if self.started() {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let this = Arc::clone(self);
+            handle.spawn(async move {
+                let _ = this.connection().await;
+            });
+        }
+    }
+
+    /// The live connection, connecting first when there is none (and no backoff holds).
+    pub(crate) async fn connection(&self) -> Result<Arc<Connection>, Unavailable> {
+        let mut state = self.state.lock().await;
+        if let Some(connection) = &state.connection {
+            if connection.is_alive() {
+                let connection = Arc::clone(connection);
+                drop(state);
+                if self.stale.swap(false, Ordering::AcqRel) {
+                    self.relist(&connection).await;
+                }
+                return Ok(connection);
+            }
+            state.connection = None;
+            state.last_error = Some("the server stopped".into());
+        }
+        if let Some(at) = state.retry_at
+            && let Some(wait) = at.checked_duration_since(Instant::now())
+        {
+            return Err(Unavailable {
+                message: format!(
+                    "the MCP server of toolset `{}` is unavailable ({}); carnet tries again in {} ms",
+                    self.toolset,
+                    state.last_error.as_deref().unwrap_or("it failed"),
+                    wait.as_millis().max(1)
+                ),
+                code: "upstream_unavailable",
+            });
+        }
+        self.started.store(true, Ordering::Release);
+        match tokio::time::timeout(self.options.connect_timeout, self.connect()).await {
+            Ok(Ok(connection)) => {
+                let connection = Arc::new(connection);
+                state.connection = Some(Arc::clone(&connection));
+                state.failures = 0;
+                state.retry_at = None;
+                state.last_error = None;
+                Ok(connection)
+            }
+            Ok(Err(message)) => Err(self.failed(&mut state, message)),
+            Err(_) => Err(self.failed(
+                &mut state,
+                format!(
+                    "it did not finish starting within {} ms",
+                    self.options.connect_timeout.as_millis()
+                ),
+            )),
+        }
+    }
+
+    fn failed(&self, state: &mut State, message: String) -> Unavailable {
+        state.failures = state.failures.saturating_add(1);
+        let backoff = self
+            .options
+            .restart_backoff
+            .saturating_mul(1 << state.failures.saturating_sub(1).min(16))
+            .min(self.options.max_restart_backoff);
+        state.retry_at = Some(Instant::now() + backoff);
+        tracing::warn!(target: "carnet::remote", toolset = %self.toolset, error = %message, "MCP server failed to start");
+        let unavailable = Unavailable {
+            message: format!(
+                "the MCP server of toolset `{}` could not be started: {message}",
+                self.toolset
+            ),
+            code: "upstream_unavailable",
+        };
+        state.last_error = Some(message);
+        unavailable
+    }
+
+    /// Forgets connection `generation` after it crashed or hung: the next call starts a
+    /// new one (a newer connection is left alone).
+    pub(crate) async fn discard(&self, generation: u64, why: &str) {
+        let mut state = self.state.lock().await;
+        if state.connection.as_ref().is_some_and(|c| c.generation == generation) {
+            state.connection = None;
+            state.last_error = Some(why.to_owned());
+            tracing::warn!(target: "carnet::remote", toolset = %self.toolset, error = %why, "MCP server connection dropped");
+        }
+    }
+
+    async fn connect(&self) -> Result<Connection, String> {
+        let server = self.server.resolve().map_err(|e| match e {
+            ServerError::MissingVariable(_) | ServerError::Invalid(_) => e.to_string(),
+        })?;
+        let handler = Handler {
+            stale: Arc::clone(&self.stale),
+        };
+        let (service, child) = connect(&server, handler, self.options.max_message_bytes).await?;
+        let generation = self.generations.fetch_add(1, Ordering::AcqRel);
+        let connection = Connection {
+            service,
+            child,
+            drift: std::sync::Mutex::new(HashMap::new()),
+            generation,
+        };
+        self.stale.store(false, Ordering::Release);
+        let tools = tokio::time::timeout(self.options.call_timeout, connection.peer().list_all_tools())
+            .await
+            .map_err(|_| "its tool list did not arrive in time".to_owned())?
+            .map_err(|e| format!("listing its tools failed: {e}"))?;
+        *lock(&connection.drift) = self.compare(&tools);
+        Ok(connection)
+    }
+
+    /// Lists the tools again after `list_changed` and compares them with the pin (a list
+    /// that cannot be read leaves the last comparison standing and is tried again).
+    async fn relist(&self, connection: &Connection) {
+        match tokio::time::timeout(self.options.call_timeout, connection.peer().list_all_tools()).await {
+            Ok(Ok(tools)) => *lock(&connection.drift) = self.compare(&tools),
+            _ => self.stale.store(true, Ordering::Release),
+        }
+    }
+
+    /// What the live list says of each pinned tool: vanished, or a schema that changed.
+    fn compare(&self, live: &[rmcp::model::Tool]) -> HashMap<String, String> {
+        let live: HashMap<&str, &rmcp::model::Tool> = live.iter().map(|t| (&*t.name, t)).collect();
+        let mut drift = HashMap::new();
+        for (name, pinned) in &self.pinned {
+            let why = match live.get(name.as_str()) {
+                None => Some("the server no longer has it".to_owned()),
+                Some(tool) => {
+                    let input = Value::Object((*tool.input_schema).clone());
+                    let output = tool.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
+                    if input != pinned.input_schema {
+                        Some("its input schema changed since it was pinned".to_owned())
+                    } else if output != pinned.output_schema {
+                        Some("its output schema changed since it was pinned".to_owned())
+                    } else {
+                        None
+                    }
+                }
+            };
+            if let Some(why) = why {
+                tracing::warn!(
+                    target: "carnet::remote",
+                    toolset = %self.toolset,
+                    tool = %name,
+                    drift = %why,
+                    policy = ?self.options.drift,
+                    "MCP server drifted from its pin"
+                );
+                drift.insert(name.clone(), why);
+            }
+        }
+        drift
+    }
+
+    /// Calls `tool` on the server: its result, or why the server could not answer.
+    pub(crate) async fn call(&self, tool: &str, arguments: Value) -> Result<CallToolResult, Unavailable> {
+        let connection = self.connection().await?;
+        let drifted = lock(&connection.drift).get(tool).cloned();
+        if let Some(why) = drifted
+            && self.options.drift == DriftPolicy::Refuse
+        {
+            return Err(Unavailable {
+                message: format!(
+                    "tool `{tool}` of toolset `{}` is refused: {why} (run `carnet mcp pin {}` and rebuild to accept the server's new version)",
+                    self.toolset, self.toolset
+                ),
+                code: "upstream_drift",
+            });
+        }
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = match arguments {
+            Value::Object(map) => Some(map),
+            _ => Some(Map::new()),
+        };
+        let generation = connection.generation;
+        let peer = connection.peer().clone();
+        drop(connection);
+        match tokio::time::timeout(self.options.call_timeout, peer.call_tool(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(rmcp::ServiceError::McpError(error))) => Err(Unavailable {
+                message: format!(
+                    "the MCP server of toolset `{}` refused the call: {}",
+                    self.toolset, error.message
+                ),
+                code: "upstream_error",
+            }),
+            Ok(Err(error)) => {
+                let why = format!("the call failed: {error}");
+                self.discard(generation, &why).await;
+                Err(Unavailable {
+                    message: format!(
+                        "the MCP server of toolset `{}` stopped during the call ({error}); it is restarted on the next call",
+                        self.toolset
+                    ),
+                    code: "upstream_crashed",
+                })
+            }
+            Err(_) => {
+                let why = format!(
+                    "a call got no answer within {} ms",
+                    self.options.call_timeout.as_millis()
+                );
+                self.discard(generation, &why).await;
+                Err(Unavailable {
+                    message: format!(
+                        "the MCP server of toolset `{}` did not answer within {} ms; it is restarted on the next call",
+                        self.toolset,
+                        self.options.call_timeout.as_millis()
+                    ),
+                    code: "upstream_timeout",
+                })
+            }
+        }
+    }
+}
+
+/// Starts (stdio) or reaches (HTTP) `server` and runs the `initialize` handshake.
+pub(crate) async fn connect(
+    server: &Server,
+    handler: Handler,
+    max_message_bytes: usize,
+) -> Result<(RunningService<RoleClient, Handler>, Option<ChildGuard>), String> {
+    match server {
+        Server::Stdio { command, args, env } => {
+            let mut child = tokio::process::Command::new(command);
+            child
+                .args(args)
+                .envs(env)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                // The server's log joins ours: nothing it says is lost.
+                .stderr(std::process::Stdio::inherit())
+                .kill_on_drop(true);
+            let mut child = child
+                .spawn()
+                .map_err(|e| format!("`{command}` could not be started: {e}"))?;
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err("the server's stdio could not be opened".into());
+            };
+            let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, stdin)
+                .with_max_line_length(max_message_bytes);
+            let service = rmcp::serve_client(handler, transport)
+                .await
+                .map_err(|e| format!("the `initialize` handshake failed: {e}"))?;
+            // The child lives as long as the connection: dropping the connection (its
+            // `kill` sender) kills it, and its exit is seen before the next call.
+            let exited = Arc::new(AtomicBool::new(false));
+            let (kill, killed) = tokio::sync::oneshot::channel::<()>();
+            let seen = Arc::clone(&exited);
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = child.wait() => {}
+                    _ = killed => {
+                        let _ = child.kill().await;
+                    }
+                }
+                seen.store(true, Ordering::Release);
+            });
+            Ok((service, Some(ChildGuard { exited, _kill: kill })))
+        }
+        Server::Http { url, headers } => {
+            use rmcp::transport::StreamableHttpClientTransport;
+            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let name = http::HeaderName::try_from(name.as_str())
+                    .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+                let value = http::HeaderValue::try_from(value.as_str())
+                    .map_err(|_| format!("the value of header `{name}` is not valid in HTTP"))?;
+                custom.insert(name, value);
+            }
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = rmcp::serve_client(handler, transport)
+                .await
+                .map_err(|e| format!("the `initialize` handshake with {url} failed: {e}"))?;
+            Ok((service, None))
+        }
+    }
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The result of a call as JSON (`content`, `structuredContent`, `isError`).
+pub(crate) fn result_json(result: &CallToolResult) -> Value {
+    serde_json::to_value(result).unwrap_or_else(|_| json!({"content": []}))
+}
