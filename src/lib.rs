@@ -47,6 +47,8 @@ pub use carnet_runtime::{
 pub use carnet_runtime::mcp;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub use carnet_runtime::models;
+#[cfg(feature = "remote")]
+pub use carnet_runtime::remote;
 pub use carnet_runtime::telemetry;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
@@ -65,7 +67,8 @@ pub mod engine {
     //! shared by every conversation; its builder and options.
 
     pub use carnet_runtime::{
-        BuildError, Carnet, CarnetBuilder, CatalogFormat, ExposureMode, Naming, Preset, PromptOptions, ResultFormat,
+        BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions,
+        RemoteOptions, ResultFormat,
     };
 }
 
@@ -119,7 +122,7 @@ macro_rules! include_manifest {
 #[doc(hidden)]
 pub mod __private {
     pub use carnet_runtime::binding::*;
-    pub use carnet_runtime::manifest::{__text, __tool};
+    pub use carnet_runtime::manifest::{__remote_tool, __text, __tool};
     pub use carnet_runtime::{
         Agent, AgentId, App, BoundToolset, BoxFuture, Context, Manifest, Skill, SkillFile, SkillId, Tool, ToolError,
         ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl,
