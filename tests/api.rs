@@ -48,6 +48,8 @@ const ROOT: &[&str] = &[
     "media_type",
     "tokens",
     "mcp",
+    // feature `remote`: MCP servers behind toolsets (issue 25)
+    "remote",
     "models",
     "telemetry",
     "__private",

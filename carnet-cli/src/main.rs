@@ -188,9 +188,10 @@ enum Command {
     /// Serve AGENT over the Model Context Protocol: stdio, or streamable HTTP with `--http`.
     ///
     /// Skills, toolsets and skill files are loadable through the meta-tools, the system prompt
-    /// is an MCP prompt and skill files are MCP resources. Domain tools have no Rust
-    /// implementation here, so calling one returns an error result; serve your own crate with
-    /// `carnet::mcp` to run them.
+    /// is an MCP prompt and skill files are MCP resources. The tools of remote toolsets (an
+    /// `mcp:` block) are called on their MCP servers, started on first use: a gateway. Other
+    /// domain tools have no Rust implementation here, so calling one returns an error result;
+    /// serve your own crate with `carnet::mcp` to run them.
     #[command(name = "serve-mcp")]
     ServeMcp {
         /// The agent.

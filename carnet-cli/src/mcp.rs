@@ -99,15 +99,15 @@ async fn pin_one(toolset: &RemoteToolset, check: bool, timeout: Duration) -> Res
         .unwrap_or_default();
     std::fs::write(path, &bytes).map_err(|e| format!("error: cannot write `{}`: {e}", path.display()))?;
     let server_info = &live.json()["serverInfo"];
-    let mut line = format!(
+    let mut summary = format!(
         "pinned: `{name}`: {tools} tools of {} {} in `{}`",
         server_info["name"].as_str().unwrap_or("the server"),
         server_info["version"].as_str().unwrap_or(""),
         path.display()
     );
     if !diff.is_empty() {
-        line.push('\n');
-        line.push_str(diff.trim_end());
+        summary.push('\n');
+        summary.push_str(diff.trim_end());
     }
-    Ok(line)
+    Ok(summary)
 }

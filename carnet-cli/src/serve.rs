@@ -53,8 +53,9 @@ pub(crate) fn run(
         .enable_all()
         .build()
         .map_err(|e| Failure::content(format!("error: cannot start the async runtime: {e}")))?;
-    let note = "domain tools have no Rust implementation here: they can be loaded, and calling one \
-                returns an error result; bind them with `#[carnet::toolset]` and `carnet::mcp` to run them";
+    let note = "remote toolsets' tools are called on their MCP servers; other domain tools have no Rust \
+                implementation here: they can be loaded, and calling one returns an error result; bind them \
+                with `#[carnet::toolset]` and `carnet::mcp` to run them";
     let outcome = runtime.block_on(async {
         match http {
             // stdout is the protocol's channel: everything else goes to stderr.

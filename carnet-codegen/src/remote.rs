@@ -228,7 +228,7 @@ fn is_http_url(s: &str) -> bool {
 }
 
 /// The pin's tools whose JSON is too deep to be a schema anyone meant: past this, a pin is
-/// refused (serde_json's own limit, 128, stops parsing deeper documents first).
+/// refused (`serde_json`'s own limit, 128, stops parsing deeper documents first).
 const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// Reads the pin of a remote toolset (`pin`: its file, `None` when it does not exist) and

@@ -42,7 +42,7 @@ pub struct ToolOutput {
     /// The result as MCP content blocks, when the tool gave them itself (a remote toolset's
     /// server does): `carnet::mcp` sends these as they are instead of the value's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<Vec<Value>>,
+    pub content: Option<Box<[Value]>>,
 }
 
 impl ToolOutput {
@@ -82,7 +82,7 @@ impl ToolOutput {
     /// The output with its MCP content blocks (see [`ToolOutput::content`]).
     #[must_use]
     pub fn with_content(mut self, content: Vec<Value>) -> Self {
-        self.content = Some(content);
+        self.content = Some(content.into_boxed_slice());
         self
     }
 

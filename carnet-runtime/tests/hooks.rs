@@ -392,6 +392,7 @@ fn a_typed_tool_error_reaches_the_result_with_its_code_and_data() {
             }),
             is_error: true,
             exposes: Vec::new(),
+            content: None,
         }
     );
     let plain = ToolError::new("plain");

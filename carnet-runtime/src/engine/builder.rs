@@ -260,12 +260,9 @@ impl CarnetBuilder {
     /// [`CarnetBuilder::allow_unimplemented`]), an invalid variable name, or a hook
     /// registered for a tool or toolset the manifest does not have.
     pub fn build(mut self) -> Result<Carnet, BuildError> {
-        let remote = bind_remote(
-            &self.manifest,
-            &mut self.toolsets,
-            &self.remote,
-            self.allow_unimplemented,
-        )?;
+        let (remote, remote_impls) =
+            bind_remote(&self.manifest, &self.toolsets, &self.remote, self.allow_unimplemented)?;
+        self.toolsets.extend(remote_impls);
         let manifest = self.manifest;
         let implementations = bind(&manifest, self.toolsets, self.allow_unimplemented)?;
         let (tools, toolset_first_tool, tool_names) = tool_tables(&manifest, implementations);
@@ -383,16 +380,21 @@ fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
         .map(SkillIx::new)
 }
 
-/// Binds every remote toolset to its server (feature `remote`): its implementations join
-/// `toolsets`; the servers are returned by toolset. Implementations given for a remote
-/// toolset are refused: its server implements it.
+/// The servers of remote toolsets, by toolset.
+type RemoteServers = Vec<Option<Arc<dyn Warm>>>;
+
+/// Binds every remote toolset to its server (feature `remote`): the servers by toolset, and
+/// the implementations that call them. Implementations given for a remote toolset (in
+/// `toolsets`) are refused: its server implements it.
 fn bind_remote(
     manifest: &Manifest,
-    toolsets: &mut Vec<ToolsetImpl>,
+    toolsets: &[ToolsetImpl],
     options: &RemoteOptions,
     allow_unimplemented: bool,
-) -> Result<Vec<Option<Arc<dyn Warm>>>, BuildError> {
-    let mut servers: Vec<Option<Arc<dyn Warm>>> = Vec::with_capacity(manifest.toolsets.len());
+) -> Result<(RemoteServers, Vec<ToolsetImpl>), BuildError> {
+    let mut servers: RemoteServers = Vec::with_capacity(manifest.toolsets.len());
+    #[cfg_attr(not(feature = "remote"), allow(unused_mut))]
+    let mut implementations = Vec::new();
     for toolset in manifest.toolsets.iter() {
         if toolset.mcp.is_none() {
             servers.push(None);
@@ -408,7 +410,7 @@ fn bind_remote(
         {
             let _ = allow_unimplemented;
             let (implementation, server) = crate::remote::toolset_impl(toolset, options)?;
-            toolsets.push(implementation);
+            implementations.push(implementation);
             servers.push(Some(server));
         }
         #[cfg(not(feature = "remote"))]
@@ -423,7 +425,7 @@ fn bind_remote(
             servers.push(None);
         }
     }
-    Ok(servers)
+    Ok((servers, implementations))
 }
 
 /// Puts each implementation in its declared tool's slot: `slots[toolset][tool]`.

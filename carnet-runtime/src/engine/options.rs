@@ -276,7 +276,7 @@ impl Default for RemoteOptions {
     fn default() -> Self {
         RemoteOptions {
             connect_timeout: std::time::Duration::from_secs(30),
-            call_timeout: std::time::Duration::from_secs(60),
+            call_timeout: std::time::Duration::from_mins(1),
             restart_backoff: std::time::Duration::from_millis(250),
             max_restart_backoff: std::time::Duration::from_secs(30),
             max_message_bytes: 16 << 20,

@@ -244,7 +244,7 @@ fn handle_refused(error: HandleError) -> ToolOutput {
 fn tool_result(output: ToolOutput) -> Result<CallToolResponse, ErrorData> {
     let passthrough = output.content.is_some();
     let content = match output.content {
-        Some(content) => Value::Array(content),
+        Some(content) => Value::Array(content.into_vec()),
         None => json!([{ "type": "text", "text": output.to_text() }]),
     };
     let mut result = json!({

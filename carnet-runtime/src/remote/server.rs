@@ -195,7 +195,7 @@ pub(crate) fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Res
                 (None, None) => return Err(ServerError::MissingVariable(name.to_owned())),
             }
         } else {
-            out.push_str(&rest[start..start + 2 + end + 1]);
+            out.push_str(&rest[start..=start + 2 + end]);
         }
         rest = &after[end + 1..];
     }
