@@ -567,8 +567,12 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                     )
                 })
                 .collect();
-            if !blocking.is_empty() && remote.is_empty() {
-                return Err(Failure::content(report.render(color(cli))));
+            if !blocking.is_empty() {
+                // Shown first: an `mcp:` block with an error makes no remote toolset.
+                eprint!("{}", report.render(color(cli)));
+                if remote.is_empty() {
+                    return Err(Failure::content(""));
+                }
             }
             mcp::pin(&remote, toolsets, *check, std::time::Duration::from_secs(*timeout))
         }

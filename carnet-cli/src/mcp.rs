@@ -72,7 +72,8 @@ async fn pin_one(toolset: &RemoteToolset, check: bool, timeout: Duration) -> Res
                 path.display()
             ));
         };
-        if old == bytes {
+        // A checkout with CRLF line breaks holds the same pin.
+        if old.replace("\r\n", "\n") == bytes {
             return Ok(format!("ok: `{name}` matches its pin ({tools} tools)"));
         }
         let diff = match Pin::parse(&old) {

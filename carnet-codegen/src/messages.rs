@@ -924,3 +924,9 @@ pub(crate) fn pinned_tools(names: &[String]) -> String {
     }
     format!("the pinned server has {}", list.join(", "))
 }
+
+pub(crate) const NOT_OFFERABLE: &str = "the server lists it, but no model could call it";
+
+pub(crate) fn unusable_remote_tool(tool: &str, why: &str) -> String {
+    format!("remote tool `{tool}` cannot be offered: {why}")
+}

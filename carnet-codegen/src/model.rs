@@ -66,6 +66,8 @@ pub(crate) struct ToolDecl {
     pub(crate) content: String,
     /// A remote tool's pinned listing (`Tool::remote`'s JSON).
     pub(crate) remote: Option<String>,
+    /// Whether `description` was written in TOOLSET.md (not taken from a pin).
+    pub(crate) description_written: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -594,6 +596,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     description: None,
                     content: String::new(),
                     remote: None,
+                    description_written: false,
                 });
             }
             Value::Map(entries) => {
@@ -676,6 +679,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                 if let Some(name) = name {
                     decls.push(ToolDecl {
                         name,
+                        description_written: description.is_some(),
                         description,
                         content: String::new(),
                         remote: None,

@@ -319,7 +319,9 @@ fn attach_tool_file(toolset: &mut ToolsetDef, tool: &model::ToolFile, diags: &mu
         .peekable();
     if declarations.peek().is_some() {
         for decl in declarations {
-            if decl.description.is_none() {
+            // A remote tool's description comes from its pin; a tool file beside TOOLSET.md
+            // rewrites it (as a `- {name, description}` entry does).
+            if decl.description.is_none() || (decl.remote.is_some() && !decl.description_written) {
                 decl.description = Some(tool.description.clone());
             }
             decl.content.clone_from(&tool.content);

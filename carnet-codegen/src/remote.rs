@@ -259,10 +259,12 @@ pub(crate) fn apply_pin(
     mcp.pin = Some(pinned.summary);
     let subset = std::mem::take(&mut toolset.tools);
     if subset.is_empty() {
+        // Every pinned tool, each pointed at the `mcp` key (its TOOLSET.md names none).
+        let span = mcp.span;
         toolset.tools = pinned
             .tools
             .into_iter()
-            .map(|tool| tool.into_decl(Span::new(file, 0, 0), None))
+            .map(|tool| tool.into_decl(span, None))
             .collect();
         return;
     }
@@ -275,6 +277,11 @@ pub(crate) fn apply_pin(
                 // Named twice: the duplicate check of the toolset's tools reports it.
                 None => toolset.tools.push(decl),
             },
+            None if let Some(why) = pinned.unusable.get(&decl.name.value) => diags.push(
+                Builder::new(Code::InvalidPin, messages::unusable_remote_tool(&decl.name.value, why))
+                    .at(decl.name.span)
+                    .label(messages::NOT_OFFERABLE),
+            ),
             None => diags.push(
                 Builder::new(
                     Code::UnknownRemoteTool,
@@ -292,6 +299,9 @@ pub(crate) fn apply_pin(
 struct Pinned {
     summary: Value,
     tools: Vec<PinnedTool>,
+    /// Tools the server lists that carnet cannot offer (an input schema that is not an
+    /// object schema), and why: left out, an error only where `tools:` names one.
+    unusable: std::collections::HashMap<String, String>,
 }
 
 struct PinnedTool {
@@ -305,6 +315,7 @@ impl PinnedTool {
         ToolDecl {
             name: Spanned { value: self.name, span },
             // The author's description (`- {name: x, description: ...}`) wins over the server's.
+            description_written: description.is_some(),
             description: Some(description.unwrap_or(self.description)),
             content: String::new(),
             remote: Some(self.remote.to_string()),
@@ -352,20 +363,26 @@ fn read_pin(file: FileId, sources: &Sources, toolset: &str, folder: &str, diags:
         return None;
     }
     let mut pinned = Vec::with_capacity(tools.len());
+    let mut unusable = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
+    let errors = diags.error_count();
     for (i, tool) in tools.iter().enumerate() {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        if !name.is_empty() && !seen.insert(name.to_owned()) {
+            diags.push(invalid(messages::pin_shape(&format!("tool `{name}` is listed twice"))));
+            continue;
+        }
         match pinned_tool(tool) {
-            Ok(tool) if !seen.insert(tool.name.clone()) => {
-                diags.push(invalid(messages::pin_shape(&format!(
-                    "tool `{}` is listed twice",
-                    tool.name
-                ))));
-            }
             Ok(tool) => pinned.push(tool),
-            Err(problem) => diags.push(invalid(messages::pin_shape(&format!("`tools[{i}]`: {problem}")))),
+            Err(Problem::Unusable(why)) => {
+                unusable.insert(name.to_owned(), why);
+            }
+            Err(Problem::Invalid(problem)) => {
+                diags.push(invalid(messages::pin_shape(&format!("`tools[{i}]`: {problem}"))));
+            }
         }
     }
-    if pinned.len() < tools.len() {
+    if diags.error_count() > errors {
         return None;
     }
     let mut summary = Map::new();
@@ -377,21 +394,42 @@ fn read_pin(file: FileId, sources: &Sources, toolset: &str, folder: &str, diags:
     Some(Pinned {
         summary: Value::Object(summary),
         tools: pinned,
+        unusable,
     })
 }
 
-fn pinned_tool(tool: &Value) -> Result<PinnedTool, String> {
+/// Why a pinned tool is not taken.
+enum Problem {
+    /// The pin is not what `carnet mcp pin` writes.
+    Invalid(String),
+    /// The server lists it, but no model could call it.
+    Unusable(String),
+}
+
+impl From<&str> for Problem {
+    fn from(problem: &str) -> Self {
+        Problem::Invalid(problem.to_owned())
+    }
+}
+
+impl From<String> for Problem {
+    fn from(problem: String) -> Self {
+        Problem::Invalid(problem)
+    }
+}
+
+fn pinned_tool(tool: &Value) -> Result<PinnedTool, Problem> {
     let object = tool.as_object().ok_or("not an object")?;
     let name = object
         .get("name")
         .and_then(Value::as_str)
         .filter(|n| !n.trim().is_empty())
         .ok_or("no `name`")?;
-    let text = |key: &str| -> Result<Option<&str>, String> {
+    let text = |key: &str| -> Result<Option<&str>, Problem> {
         match object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(format!("`{key}` of `{name}` is not a string")),
+            Some(_) => Err(format!("`{key}` of `{name}` is not a string").into()),
         }
     };
     let description = text("description")?;
@@ -399,7 +437,9 @@ fn pinned_tool(tool: &Value) -> Result<PinnedTool, String> {
     let input = object
         .get("inputSchema")
         .filter(|s| s.get("type").and_then(Value::as_str) == Some("object"))
-        .ok_or_else(|| format!("the `inputSchema` of `{name}` is not an object schema"))?;
+        .ok_or_else(|| {
+            Problem::Unusable("its `inputSchema` is not an object schema (`\"type\": \"object\"`)".into())
+        })?;
     let mut remote = Map::new();
     remote.insert("inputSchema".into(), input.clone());
     for key in ["outputSchema", "annotations"] {
@@ -408,16 +448,16 @@ fn pinned_tool(tool: &Value) -> Result<PinnedTool, String> {
             Some(value @ Value::Object(_)) => {
                 remote.insert(key.into(), value.clone());
             }
-            Some(_) => return Err(format!("`{key}` of `{name}` is not an object")),
+            Some(_) => return Err(format!("`{key}` of `{name}` is not an object").into()),
         }
     }
     if let Some(title) = title {
         remote.insert("title".into(), json!(title));
     }
     if depth(tool) > MAX_SCHEMA_DEPTH {
-        return Err(format!(
-            "the schemas of `{name}` nest deeper than {MAX_SCHEMA_DEPTH} levels"
-        ));
+        return Err(Problem::Unusable(format!(
+            "its schemas nest deeper than {MAX_SCHEMA_DEPTH} levels"
+        )));
     }
     Ok(PinnedTool {
         name: name.to_owned(),
@@ -437,7 +477,21 @@ fn depth(value: &Value) -> usize {
 /// `sha256:` and the hex SHA-256 of the tools as compact JSON with sorted keys: what a pin's
 /// `digest` must be.
 pub(crate) fn tools_digest(tools: &[Value]) -> String {
-    crate::manifest::sha256(Value::Array(tools.to_vec()).to_string().as_bytes())
+    crate::manifest::sha256(sorted(&Value::Array(tools.to_vec())).to_string().as_bytes())
+}
+
+/// `value` with every object's keys in sorted order, whatever `serde_json`'s features (with
+/// `preserve_order`, maps keep insertion order): the form pins are written and hashed in.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

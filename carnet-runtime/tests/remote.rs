@@ -148,6 +148,60 @@ async fn a_crash_mid_call_is_an_error_result_then_the_server_restarts() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_crashing_is_restarted_with_backoff() {
+    // No state file: every call of `echo` crashes the server.
+    let carnet = engine(
+        "crash-call",
+        json!({}),
+        options().restart_backoff(Duration::from_secs(30), Duration::from_secs(30)),
+    )
+    .await;
+    let mut session = loaded(&carnet).await;
+    let first = session.call("echo", json!({"text": "hi"})).await;
+    assert_eq!(code(&first), "upstream_crashed", "{first:?}");
+    // One crash: started again at once, and it crashes again.
+    let second = session.call("echo", json!({"text": "hi"})).await;
+    assert_eq!(code(&second), "upstream_crashed", "{second:?}");
+    // Two in a row with no success between them: the backoff holds.
+    let third = session.call("add", json!({"a": 1, "b": 1})).await;
+    assert_eq!(code(&third), "upstream_unavailable", "{third:?}");
+    assert!(third.error_message().unwrap().contains("tries again"), "{third:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_name_the_server_as_written_not_its_resolved_values() {
+    let pin = pinned().await;
+    let server = json!({"command": "${CARNET_TEST_SURELY_UNSET_VAR:-/resolved-value}/no-such-server"});
+    let carnet = Carnet::builder(&manifest(&pin, &server))
+        .remote_options(options())
+        .build()
+        .unwrap();
+    let mut session = loaded(&carnet).await;
+    let out = session.call("echo", json!({"text": "hi"})).await;
+    let message = out.error_message().unwrap();
+    assert_eq!(code(&out), "upstream_unavailable", "{out:?}");
+    assert!(
+        message.contains("`${CARNET_TEST_SURELY_UNSET_VAR:-/resolved-value}/no-such-server`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_call_outside_a_tokio_runtime_is_an_error_result() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pin = runtime.block_on(pinned());
+    drop(runtime);
+    let carnet = Carnet::builder(&manifest(&pin, &server("ok", &json!({}))))
+        .build()
+        .unwrap();
+    let mut session = carnet.session("a").unwrap();
+    carnet_runtime::block_on(session.call("loadSkill", json!({"skillName": "s"})));
+    let out = carnet_runtime::block_on(session.call("echo", json!({"text": "hi"})));
+    assert_eq!(code(&out), "upstream_unavailable", "{out:?}");
+    assert!(out.error_message().unwrap().contains("tokio runtime"), "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hung_call_times_out_and_the_server_restarts() {
     let carnet = engine("hang-call", json!({}), options().call_timeout(Duration::from_secs(1))).await;
     let mut session = loaded(&carnet).await;

@@ -167,6 +167,15 @@ impl ToolHandler for RemoteTool {
         arguments: Value,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         tracing::Span::current().record("carnet.mcp.server", self.upstream.server_name.as_str());
+        if tokio::runtime::Handle::try_current().is_err() {
+            // Starting a process and its I/O need tokio's reactor: say so rather than panic.
+            let error = ToolError::new(format!(
+                "the MCP server of toolset `{}` can only be called inside a tokio runtime",
+                self.upstream.toolset
+            ))
+            .with_code("upstream_unavailable");
+            return Box::pin(std::future::ready(Err(error)));
+        }
         Box::pin(async move {
             match self.upstream.call(&self.name, arguments).await {
                 Ok(result) => Ok(output(

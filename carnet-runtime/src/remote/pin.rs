@@ -48,12 +48,12 @@ impl Pin {
     ///
     /// [`PinError`] when a variable is missing, the server cannot be started, does not
     /// finish `initialize` and `tools/list` within `timeout`, or sends a message over
-    /// `max_message_bytes`.
+    /// `max_message_bytes` (a line over stdio, an event of an HTTP event stream).
     pub async fn fetch(server: &Server, timeout: Duration, max_message_bytes: usize) -> Result<Pin, PinError> {
-        let server = server.resolve().map_err(|e| PinError(e.to_string()))?;
+        let resolved = server.resolve().map_err(|e| PinError(e.to_string()))?;
         let handler = Handler::new(Arc::new(AtomicBool::new(false)));
         let work = async {
-            let (service, child) = connect(&server, handler, max_message_bytes).await?;
+            let (service, child) = connect(&resolved, server, handler, max_message_bytes).await?;
             let tools = service
                 .peer()
                 .list_all_tools()
@@ -68,8 +68,8 @@ impl Pin {
             .await
             .map_err(|_| {
                 PinError(format!(
-                    "the server did not list its tools within {} s",
-                    timeout.as_secs()
+                    "the server did not list its tools within {} ms",
+                    timeout.as_millis()
                 ))
             })?
             .map_err(PinError)?;
@@ -103,13 +103,14 @@ impl Pin {
 
     /// A pin from its JSON (the tools sorted and the digest computed again).
     #[must_use]
-    pub fn from_value(mut json: Value) -> Pin {
+    pub fn from_value(json: Value) -> Pin {
+        let mut json = sorted(json);
         if let Some(tools) = json.get_mut("tools").and_then(Value::as_array_mut) {
             tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
             let digest = digest(tools);
             json["digest"] = json!(digest);
         }
-        Pin { json }
+        Pin { json: sorted(json) }
     }
 
     /// Reads a pin file's text.
@@ -119,7 +120,7 @@ impl Pin {
     /// [`PinError`] when it is not JSON.
     pub fn parse(text: &str) -> Result<Pin, PinError> {
         serde_json::from_str(text)
-            .map(|json| Pin { json })
+            .map(|json| Pin { json: sorted(json) })
             .map_err(|e| PinError(format!("not a pin: {e}")))
     }
 
@@ -206,13 +207,28 @@ impl Pin {
 /// `sha256:` and the hex SHA-256 of `tools` as compact JSON with sorted keys.
 fn digest(tools: &[Value]) -> String {
     use sha2::Digest as _;
-    let bytes = Value::Array(tools.to_vec()).to_string();
+    let bytes = sorted(Value::Array(tools.to_vec())).to_string();
     sha2::Sha256::digest(bytes.as_bytes())
         .iter()
         .fold(String::from("sha256:"), |mut hex, byte| {
             let _ = write!(hex, "{byte:02x}");
             hex
         })
+}
+
+/// `value` with every object's keys in sorted order, whatever `serde_json`'s features (with
+/// `preserve_order`, maps keep insertion order): pins are written and hashed in this form,
+/// as `carnet_codegen` reads them.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        other => other,
+    }
 }
 
 /// A JSON value cut to one readable line.

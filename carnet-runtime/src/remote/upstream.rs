@@ -96,6 +96,8 @@ pub(crate) struct Upstream {
     stale: Arc<AtomicBool>,
     generations: AtomicU64,
     started: AtomicBool,
+    /// Failures were counted since the last successful call.
+    failing: AtomicBool,
 }
 
 /// Why a call could not reach the server: the message the model reads.
@@ -123,6 +125,7 @@ impl Upstream {
             stale: Arc::new(AtomicBool::new(false)),
             generations: AtomicU64::new(0),
             started: AtomicBool::new(false),
+            failing: AtomicBool::new(false),
         }
     }
 
@@ -178,7 +181,6 @@ impl Upstream {
             Ok(Ok(connection)) => {
                 let connection = Arc::new(connection);
                 state.connection = Some(Arc::clone(&connection));
-                state.failures = 0;
                 state.retry_at = None;
                 state.last_error = None;
                 Ok(connection)
@@ -194,14 +196,18 @@ impl Upstream {
         }
     }
 
+    /// The wait before the next start after `failures` failures in a row.
+    fn backoff(&self, failures: u32) -> std::time::Duration {
+        self.options
+            .restart_backoff
+            .saturating_mul(1 << failures.saturating_sub(1).min(16))
+            .min(self.options.max_restart_backoff)
+    }
+
     fn failed(&self, state: &mut State, message: String) -> Unavailable {
         state.failures = state.failures.saturating_add(1);
-        let backoff = self
-            .options
-            .restart_backoff
-            .saturating_mul(1 << state.failures.saturating_sub(1).min(16))
-            .min(self.options.max_restart_backoff);
-        state.retry_at = Some(Instant::now() + backoff);
+        self.failing.store(true, Ordering::Release);
+        state.retry_at = Some(Instant::now() + self.backoff(state.failures));
         tracing::warn!(target: "carnet::remote", toolset = %self.toolset, error = %message, "MCP server failed to start");
         let unavailable = Unavailable {
             message: format!(
@@ -214,13 +220,19 @@ impl Upstream {
         unavailable
     }
 
-    /// Forgets connection `generation` after it crashed or hung: the next call starts a
-    /// new one (a newer connection is left alone).
+    /// Forgets connection `generation` after it crashed or hung (a newer connection is left
+    /// alone): the next call starts a new one at once, and after failures in a row with no
+    /// successful call between them, only once the backoff has passed.
     pub(crate) async fn discard(&self, generation: u64, why: &str) {
         let mut state = self.state.lock().await;
         if state.connection.as_ref().is_some_and(|c| c.generation == generation) {
             state.connection = None;
             state.last_error = Some(why.to_owned());
+            state.failures = state.failures.saturating_add(1);
+            self.failing.store(true, Ordering::Release);
+            if state.failures > 1 {
+                state.retry_at = Some(Instant::now() + self.backoff(state.failures - 1));
+            }
             tracing::warn!(target: "carnet::remote", toolset = %self.toolset, error = %why, "MCP server connection dropped");
         }
     }
@@ -232,7 +244,7 @@ impl Upstream {
         let handler = Handler {
             stale: Arc::clone(&self.stale),
         };
-        let (service, child) = connect(&server, handler, self.options.max_message_bytes).await?;
+        let (service, child) = connect(&server, &self.server, handler, self.options.max_message_bytes).await?;
         let generation = self.generations.fetch_add(1, Ordering::AcqRel);
         let connection = Connection {
             service,
@@ -316,7 +328,12 @@ impl Upstream {
         let peer = connection.peer().clone();
         drop(connection);
         match tokio::time::timeout(self.options.call_timeout, peer.call_tool(params)).await {
-            Ok(Ok(result)) => Ok(result),
+            Ok(Ok(result)) => {
+                if self.failing.swap(false, Ordering::AcqRel) {
+                    self.state.lock().await.failures = 0;
+                }
+                Ok(result)
+            }
             Ok(Err(rmcp::ServiceError::McpError(error))) => Err(Unavailable {
                 message: format!(
                     "the MCP server of toolset `{}` refused the call: {}",
@@ -355,8 +372,12 @@ impl Upstream {
 }
 
 /// Starts (stdio) or reaches (HTTP) `server` and runs the `initialize` handshake.
+///
+/// `written` is the description as written (`${VAR}` unresolved): messages name it, never
+/// the resolved values, which may hold secrets.
 pub(crate) async fn connect(
     server: &Server,
+    written: &Server,
     handler: Handler,
     max_message_bytes: usize,
 ) -> Result<(RunningService<RoleClient, Handler>, Option<ChildGuard>), String> {
@@ -373,7 +394,7 @@ pub(crate) async fn connect(
                 .kill_on_drop(true);
             let mut child = child
                 .spawn()
-                .map_err(|e| format!("`{command}` could not be started: {e}"))?;
+                .map_err(|e| format!("`{written}` could not be started: {e}"))?;
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err("the server's stdio could not be opened".into());
             };
@@ -404,16 +425,17 @@ pub(crate) async fn connect(
             let mut custom = HashMap::new();
             for (name, value) in headers {
                 let name = http::HeaderName::try_from(name.as_str())
-                    .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+                    .map_err(|_| "a header name is not valid in HTTP".to_owned())?;
                 let value = http::HeaderValue::try_from(value.as_str())
                     .map_err(|_| format!("the value of header `{name}` is not valid in HTTP"))?;
                 custom.insert(name, value);
             }
-            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            config.max_sse_event_size = max_message_bytes;
             let transport = StreamableHttpClientTransport::from_config(config);
             let service = rmcp::serve_client(handler, transport)
                 .await
-                .map_err(|e| format!("the `initialize` handshake with {url} failed: {e}"))?;
+                .map_err(|e| format!("the `initialize` handshake with `{written}` failed: {e}"))?;
             Ok((service, None))
         }
     }

@@ -11,7 +11,7 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
     TOOLSETS,
     &[],
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
-    0x9ebff77b29adcf8a,
+    0xad579799fedb2e54,
 );
 
 const AGENTS: &[rt::Agent] = &[
@@ -112,12 +112,12 @@ const T2: rt::Toolset = rt::Toolset::__remote(
     text(TEXT3, 0, 80),
     T2_TOOLS,
     "",
-    text(TEXT3, 2187, 2416),
+    text(TEXT3, 2275, 2504),
 );
 
 const T2_TOOLS: &[rt::Tool] = &[
     remote_tool("convert_time", "Convert time between timezones", "", text(TEXT3, 80, 1460)),
-    remote_tool("get_current_time", "Get current time in a specific timezone", "", text(TEXT3, 1460, 2187)),
+    remote_tool("get_current_time", text(TEXT3, 1460, 1548), "Pass an IANA zone name.\n", text(TEXT3, 1548, 2275)),
 ];
 
 /// Typed ids of the agents.
