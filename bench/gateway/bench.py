@@ -751,6 +751,7 @@ def main() -> int:
     watchdog.start()
 
     def on_term(signum: int, _frame: Any) -> None:
+        print(f"bench: {signal.Signals(signum).name}: stopping every process it started", file=sys.stderr)
         kill_everything_we_started()
         reap()
         env.cleanup()
@@ -758,6 +759,7 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGHUP, on_term)
+    signal.signal(signal.SIGINT, on_term)
 
     res: dict[str, Any] = {"options": {k: v for k, v in vars(opts).items()}}
     res["machine"] = machine(opts)

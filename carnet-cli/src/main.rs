@@ -28,6 +28,7 @@ macro_rules! out {
 
 mod call;
 mod chart;
+mod import;
 mod init;
 mod list;
 mod mcp;
@@ -215,6 +216,9 @@ enum Command {
     /// Remote toolsets: the MCP servers behind toolsets with an `mcp:` block.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Bring content made elsewhere into the carnet directory.
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Print the A2A 1.0 agent card of AGENT (what `serve-mcp --http` serves at
     /// `/.well-known/agent-card.json`).
     Card {
@@ -246,6 +250,21 @@ enum McpCommand {
         /// one no longer matches (for CI, as `cargo fmt --check`).
         #[arg(long)]
         check: bool,
+        /// Seconds a server may take to start and list its tools.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        timeout: u64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportCommand {
+    /// Turn the `mcpServers` JSON of Claude Desktop, Cursor, VS Code (`servers`) and others
+    /// into one remote toolset and one skill per server, then pin each server. Never
+    /// overwrites a file: a server whose files exist is skipped.
+    #[command(name = "mcp-config")]
+    McpConfig {
+        /// The configuration file (e.g. `claude_desktop_config.json`, `.vscode/mcp.json`).
+        file: PathBuf,
         /// Seconds a server may take to start and list its tools.
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         timeout: u64,
@@ -575,6 +594,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 }
             }
             mcp::pin(&remote, toolsets, *check, std::time::Duration::from_secs(*timeout))
+        }
+        Command::Import(ImportCommand::McpConfig { file, timeout }) => {
+            let report = import::mcp_config(file, &cli.dir, std::time::Duration::from_secs(*timeout))?;
+            out!("{report}");
+            Ok(())
         }
         Command::Card { agent, url } => {
             let (_, manifest) = checked(cli)?;

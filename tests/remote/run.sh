@@ -37,6 +37,21 @@ timeout 120 "$carnet" --dir "$edited" check >/dev/null 2>&1 || { echo "FAIL: a f
 echo "PASS pins: --check matches the real servers, fails on an edited pin with a diff; the build refuses it; a new pin builds"
 rm -rf "$edited"
 
+# The example crate (examples/desk-agent): its scripted conversation against the real servers.
+desk_agent="$(dirname "$carnet")/desk-agent"
+if [ ! -x "$desk_agent" ]; then
+    echo "FAIL: no desk-agent binary beside $carnet (cargo build -p desk-agent)" >&2
+    exit 2
+fi
+printf 'hello from the desk\n' > "$CARNET_TEST_DESK/hello.txt"
+out="$(DESK_FS_SERVER="$CARNET_TEST_FS_SERVER" DESK_TIME_SERVER="$CARNET_TEST_TIME_SERVER" DESK_DIR="$CARNET_TEST_DESK" \
+    timeout 120 "$desk_agent" hello.txt 2>/dev/null)" || { echo "FAIL: desk-agent: $out" >&2; exit 1; }
+for expected in '`hello.txt` says: "hello from the desk"' 'Noted (you have 1 note(s))' 'In Paris it is 20' \
+        'server of `filesystem`: started' 'server of `time`: started'; do
+    grep -qF "$expected" <<<"$out" || { echo "FAIL: desk-agent's output lacks: $expected"$'\n'"$out" >&2; exit 1; }
+done
+echo "PASS desk-agent: read through the filesystem server, noted in Rust, the time from the time server"
+
 # gateway.py bounds itself (GATEWAY_TIMEOUT, then a watchdog); `timeout` is the last resort.
 limit="${GATEWAY_TIMEOUT:-300}"
 exec timeout --kill-after=15 "$((limit + 60))" \

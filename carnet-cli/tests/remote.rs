@@ -1,0 +1,219 @@
+//! Remote toolsets from the command line: `carnet mcp pin [--check]`, `carnet import
+//! mcp-config`, and inspection (`carnet tools`) that never starts a server. The server here is
+//! `tests/remote/standin.py` (Python's standard library only); the real servers are tested by
+//! `tests/remote/run.sh`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn carnet(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(args)
+        .arg("--color=never")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn standin() -> String {
+    repo().join("tests/remote/standin.py").display().to_string()
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// A carnet directory whose skill `s` brings remote toolset `echoes`, served by the stand-in.
+fn content(root: &Path) -> PathBuf {
+    let dir = root.join("carnet");
+    for (path, body) in [
+        (
+            "agents/a/AGENT.md",
+            "---\nname: a\ndescription: A\nskills: [s]\n---\nHelp.\n".to_owned(),
+        ),
+        (
+            "skills/s/SKILL.md",
+            "---\nname: s\ndescription: S\ntoolsets: [echoes]\n---\nEcho.\n".to_owned(),
+        ),
+        (
+            "toolsets/echoes/TOOLSET.md",
+            format!(
+                "---\nname: echoes\ndescription: Echoes\nmcp:\n  command: {}\n  args: [\"{}\", \"--mode\", \"${{STANDIN_TEST_MODE:-ok}}\"]\ntools: [echo, add]\n---\n",
+                python(),
+                standin()
+            ),
+        ),
+    ] {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, body).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn pin_then_check_then_catch_an_edit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = content(tmp.path());
+    let dir = dir.to_str().unwrap();
+    let pin_path = Path::new(dir).join("toolsets/echoes/mcp.lock.json");
+
+    let unpinned = carnet(&["--dir", dir, "check"]);
+    assert_eq!(unpinned.status.code(), Some(1));
+    assert!(text(&unpinned.stderr).contains("E0037"), "{}", text(&unpinned.stderr));
+    assert!(text(&unpinned.stderr).contains("carnet mcp pin echoes"));
+
+    let pinned = carnet(&["--dir", dir, "mcp", "pin"]);
+    assert!(pinned.status.success(), "{}", text(&pinned.stderr));
+    assert!(
+        text(&pinned.stdout).contains("pinned: `echoes`: 3 tools of standin 1.0.0"),
+        "{}",
+        text(&pinned.stdout)
+    );
+    let pin: Value = serde_json::from_str(&fs::read_to_string(&pin_path).unwrap()).unwrap();
+    assert_eq!(pin["pin"], 1);
+    assert_eq!(pin["serverInfo"], json!({"name": "standin", "version": "1.0.0"}));
+    assert!(pin["digest"].as_str().unwrap().starts_with("sha256:"));
+    let bytes = fs::read(&pin_path).unwrap();
+
+    let again = carnet(&["--dir", dir, "mcp", "pin"]);
+    assert!(text(&again.stdout).contains("unchanged"), "{}", text(&again.stdout));
+    assert_eq!(fs::read(&pin_path).unwrap(), bytes, "deterministic bytes");
+
+    let check = carnet(&["--dir", dir, "check"]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let matches = carnet(&["--dir", dir, "mcp", "pin", "--check"]);
+    assert!(matches.status.success(), "{}", text(&matches.stderr));
+
+    // Inspection never starts a server: the tools come from the pin, after the load only.
+    let before = carnet(&["--dir", dir, "tools", "a", "--provider", "mcp"]);
+    assert!(!text(&before.stdout).contains("\"echo\""));
+    let after = carnet(&["--dir", dir, "tools", "a", "--provider", "mcp", "--load", "s"]);
+    let tools: Value = serde_json::from_slice(&after.stdout).unwrap();
+    let echo = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "echo")
+        .unwrap();
+    assert_eq!(
+        echo["inputSchema"]["required"],
+        json!(["text"]),
+        "the server's own schema"
+    );
+    assert!(
+        !text(&after.stdout).contains("\"fail\""),
+        "`tools:` offers echo and add only"
+    );
+
+    let edited = fs::read_to_string(&pin_path)
+        .unwrap()
+        .replacen("Returns the text it is given.", "Edited by hand.", 1);
+    assert_ne!(edited.as_bytes(), bytes, "the stand-in's description of `echo`");
+    fs::write(&pin_path, &edited).unwrap();
+    let stale = carnet(&["--dir", dir, "mcp", "pin", "--check"]);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(
+        text(&stale.stderr).contains("tool `echo`: description changed"),
+        "{}",
+        text(&stale.stderr)
+    );
+    let refused = carnet(&["--dir", dir, "check"]);
+    assert!(text(&refused.stderr).contains("E0038"), "{}", text(&refused.stderr));
+    assert_eq!(fs::read_to_string(&pin_path).unwrap(), edited, "--check writes nothing");
+
+    let unknown = carnet(&["--dir", dir, "mcp", "pin", "echos"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        text(&unknown.stderr).contains("did you mean `echoes`?"),
+        "{}",
+        text(&unknown.stderr)
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_fails_the_pin_and_names_it_as_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = content(tmp.path());
+    let toolset = dir.join("toolsets/echoes/TOOLSET.md");
+    let broken = fs::read_to_string(&toolset)
+        .unwrap()
+        .replace(&format!("command: {}", python()), "command: ${CARNET_TEST_NO_SUCH_VAR}");
+    fs::write(&toolset, broken).unwrap();
+    let out = carnet(&["--dir", dir.to_str().unwrap(), "mcp", "pin"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("`CARNET_TEST_NO_SUCH_VAR` is not set"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.join("toolsets/echoes/mcp.lock.json").exists());
+}
+
+#[test]
+fn import_an_mcp_config_never_overwriting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("carnet");
+    let config = tmp.path().join("claude_desktop_config.json");
+    fs::write(
+        &config,
+        json!({"mcpServers": {
+            "Stand In!": {"command": python(), "args": [standin()]},
+            "old": {"type": "sse", "url": "http://localhost:1/sse"}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let args = [
+        "--dir",
+        dir.to_str().unwrap(),
+        "import",
+        "mcp-config",
+        config.to_str().unwrap(),
+    ];
+    let out = carnet(&args);
+    // The SSE server is refused (carnet speaks streamable HTTP), the other imported and pinned.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("SSE"), "{}", text(&out.stderr));
+    let toolset = fs::read_to_string(dir.join("toolsets/stand-in/TOOLSET.md")).unwrap();
+    assert!(toolset.contains("mcp:"), "{toolset}");
+    assert!(dir.join("toolsets/stand-in/mcp.lock.json").is_file());
+    let skill = fs::read_to_string(dir.join("skills/stand-in/SKILL.md")).unwrap();
+    assert!(skill.contains("toolsets: [\"stand-in\"]"), "{skill}");
+    assert!(skill.contains("add, echo, fail"), "described by its tools: {skill}");
+
+    fs::write(
+        dir.join("toolsets/stand-in/TOOLSET.md"),
+        format!("{toolset}My own notes on the server.\n"),
+    )
+    .unwrap();
+    let mine = fs::read_to_string(dir.join("toolsets/stand-in/TOOLSET.md")).unwrap();
+    let again = carnet(&args);
+    assert!(text(&again.stdout).contains("skipped"), "{}", text(&again.stdout));
+    assert_eq!(
+        fs::read_to_string(dir.join("toolsets/stand-in/TOOLSET.md")).unwrap(),
+        mine
+    );
+
+    fs::create_dir_all(dir.join("agents/a")).unwrap();
+    fs::write(
+        dir.join("agents/a/AGENT.md"),
+        "---\nname: a\ndescription: A\nskills: [stand-in]\n---\nHelp.\n",
+    )
+    .unwrap();
+    let check = carnet(&["--dir", dir.to_str().unwrap(), "check"]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+
+    fs::write(&config, "not json").unwrap();
+    assert_eq!(carnet(&args).status.code(), Some(2));
+}
