@@ -360,3 +360,112 @@ fn without_a_runtime_reachable_remote_tools_are_still_listed_with_pinned_schemas
     assert_eq!(specs[0].input_schema["required"], json!(["text"]));
     assert_eq!(carnet.remote_started("t"), Some(false));
 }
+
+/// Refuses every call it wraps.
+struct Deny;
+
+impl carnet_runtime::Hook for Deny {
+    fn before(&self, _: &carnet_runtime::CallInfo<'_>) -> carnet_runtime::Before {
+        carnet_runtime::Before::Deny("not on this desk".into())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_wrap_remote_tools_by_name_and_by_toolset() {
+    let pin = pinned().await;
+    let manifest = manifest(&pin, &server("ok", &json!({})));
+    let by_name = Carnet::builder(&manifest)
+        .remote_options(options())
+        .tool_hook("add", Deny)
+        .build()
+        .unwrap();
+    let mut session = loaded(&by_name).await;
+    assert_eq!(
+        session.call("add", json!({"a": 1, "b": 1})).await.error_message(),
+        Some("not on this desk")
+    );
+    assert_eq!(
+        session.call("echo", json!({"text": "hi"})).await.value,
+        json!({"text": "hi"})
+    );
+    assert!(
+        Carnet::builder(&manifest).tool_hook("ad", Deny).build().is_err(),
+        "a hook for a remote tool that does not exist"
+    );
+    let by_toolset = Carnet::builder(&manifest)
+        .remote_options(options())
+        .toolset_hook("t", Deny)
+        .build()
+        .unwrap();
+    let mut session = loaded(&by_toolset).await;
+    assert!(session.call("echo", json!({"text": "hi"})).await.is_error);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_exposure_mode_refuses_then_calls_remote_tools() {
+    use carnet_runtime::ExposureMode;
+    let pin = pinned().await;
+    let manifest = manifest(&pin, &server("ok", &json!({})));
+    for mode in [
+        ExposureMode::Dynamic,
+        ExposureMode::Dispatcher,
+        ExposureMode::Deferred,
+        ExposureMode::AllowedTools,
+    ] {
+        let carnet = Carnet::builder(&manifest)
+            .remote_options(options())
+            .mode(mode)
+            .build()
+            .unwrap();
+        let mut session = carnet.session("a").unwrap();
+        let dispatcher = mode == ExposureMode::Dispatcher;
+        let refused = echo(&mut session, dispatcher).await;
+        assert!(refused.is_error, "{mode:?}: not loaded yet: {refused:?}");
+        session.call("loadSkill", json!({"skillName": "s"})).await;
+        let called = echo(&mut session, dispatcher).await;
+        assert_eq!(called.value, json!({"text": "hi"}), "{mode:?}: {called:?}");
+    }
+}
+
+/// `echo {text: "hi"}`, directly or through `callTool`.
+async fn echo(session: &mut carnet_runtime::Session, dispatcher: bool) -> ToolOutput {
+    if dispatcher {
+        let arguments = json!({"name": "echo", "arguments": {"text": "hi"}});
+        session.call("callTool", arguments).await
+    } else {
+        session.call("echo", json!({"text": "hi"})).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn execute_tool_spans_name_the_upstream_server() {
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+
+    #[derive(Clone, Default)]
+    struct Servers(Arc<Mutex<Vec<String>>>);
+    struct Find<'a>(&'a mut Vec<String>);
+    impl Visit for Find<'_> {
+        fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+        fn record_str(&mut self, field: &Field, value: &str) {
+            if field.name() == "carnet.mcp.server" {
+                self.0.push(value.to_owned());
+            }
+        }
+    }
+    impl<S: tracing::Subscriber> Layer<S> for Servers {
+        fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
+            values.record(&mut Find(&mut self.0.lock().unwrap()));
+        }
+    }
+
+    let servers = Servers::default();
+    let subscriber = tracing_subscriber::Registry::default().with(servers.clone());
+    let carnet = engine("ok", json!({}), options()).await;
+    let mut session = loaded(&carnet).await;
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let out = session.call("echo", json!({"text": "hi"})).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(*servers.0.lock().unwrap(), ["standin"]);
+}
