@@ -513,8 +513,11 @@ def make_twenty(root: Path, count: int) -> Path:
         for t in tools:  # one agent may not reach two tools of the same name (E0010)
             t["name"] = f"{t['name']}_{i}"
         tools.sort(key=lambda t: t["name"])
-        compact = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        copy = dict(pin, tools=tools, digest="sha256:" + hashlib.sha256(compact.encode()).hexdigest())
+        copy = {k: v for k, v in pin.items() if k != "digest"}
+        copy["tools"] = tools
+        # The digest covers the whole pin but `digest`, as compact JSON with sorted keys.
+        compact = json.dumps(copy, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        copy["digest"] = "sha256:" + hashlib.sha256(compact.encode()).hexdigest()
         ts.joinpath("mcp.lock.json").write_text(json.dumps(copy, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return content
 

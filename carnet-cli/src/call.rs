@@ -1,6 +1,6 @@
 //! `carnet call`: a meta-tool's result exactly as the model receives it.
 
-use carnet_runtime::{ExposureMode, Manifest, ResultFormat, ToolKind, block_on};
+use carnet_runtime::{ExposureMode, Manifest, ResultFormat, ToolKind};
 use clap::ValueEnum;
 
 use crate::{Failure, tools};
@@ -42,7 +42,12 @@ pub(crate) fn run(
             .push_str("\n  = note: `carnet call` runs meta-tools; domain tools have no implementation here");
         return Err(failure);
     }
-    let output = block_on(session.call_json(tool, arguments.unwrap_or("{}")));
+    // A remote skill is read from its server, which runs on tokio.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::content(format!("error: cannot start the async runtime: {e}")))?;
+    let output = runtime.block_on(session.call_json(tool, arguments.unwrap_or("{}")));
     outln!("{}", output.to_text());
     if output.is_error {
         // The result is the report; the status says it is an error result.

@@ -157,6 +157,11 @@ codes! {
     InvalidPin = "E0038", "invalid-pin", Error;
     /// A remote toolset's `tools:` names a tool its server's pin does not have.
     UnknownRemoteTool = "E0039", "unknown-remote-tool", Error;
+    /// A remote toolset's `skills:` names a skill its server's pin does not have.
+    UnknownRemoteSkill = "E0040", "unknown-remote-skill", Error;
+    /// A skill an MCP server serves is an initial skill (its instructions are only read on
+    /// load).
+    RemoteInitialSkill = "E0041", "remote-initial-skill", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.

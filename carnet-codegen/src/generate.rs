@@ -299,6 +299,22 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     table(&mut out, "SKILLS", "rt::Skill", "S", manifest.skills.len());
     for (i, s) in manifest.skills.iter().enumerate() {
         content.entry("skill", &s.name);
+        if let Some(remote) = &s.remote {
+            // A skill an MCP server serves: read on load, its digest checked.
+            let _ = writeln!(out, "\nconst S{i}: rt::Skill = rt::Skill::__remote(");
+            let _ = writeln!(out, "    {},", literal(&s.name));
+            let _ = writeln!(out, "    {},", content.text(&s.description));
+            let toolsets = lists.add(
+                format!("S{i}_TOOLSETS"),
+                "rt::Cow<'static, str>",
+                &name_items(&s.toolsets),
+            );
+            let _ = writeln!(out, "    {toolsets},");
+            let _ = writeln!(out, "    {},", content.text(remote));
+            out.push_str(");\n");
+            lists.flush(&mut out);
+            continue;
+        }
         let _ = writeln!(out, "\nconst S{i}: rt::Skill = rt::Skill::__new(");
         let _ = writeln!(out, "    {},", literal(&s.name));
         let _ = writeln!(out, "    {},", content.text(&s.description));

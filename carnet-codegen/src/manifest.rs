@@ -53,7 +53,7 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
                     Some(Cow::Owned(sha256(&f.data))),
                 )
             });
-            Skill::__from_parts(
+            let mut skill = Skill::__from_parts(
                 text(&s.def.name.value),
                 text(&s.def.description.value),
                 names(&s.def.toolsets),
@@ -64,7 +64,9 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
                 s.def.allowed_tools.iter().map(|t| text(t)).collect(),
                 json(&s.def.metadata),
                 json(&s.def.extra),
-            )
+            );
+            skill.remote = s.def.remote.as_deref().map(text);
+            skill
         })
         .collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));

@@ -925,6 +925,23 @@ pub(crate) fn pinned_tools(names: &[String]) -> String {
     format!("the pinned server has {}", list.join(", "))
 }
 
+pub(crate) const NOT_A_PINNED_SKILL: &str = "not a skill of the pinned server";
+
+pub(crate) fn unknown_remote_skill(skill: &str, toolset: &str) -> String {
+    format!("toolset `{toolset}` offers skill `{skill}`, which its server does not have")
+}
+
+pub(crate) fn unusable_remote_skill(skill: &str, why: &str) -> String {
+    format!("remote skill `{skill}` cannot be offered: {why}")
+}
+
+pub(crate) fn remote_initial_skill(skill: &str) -> String {
+    format!("remote skill `{skill}` cannot be an initial skill")
+}
+
+pub(crate) const REMOTE_SKILL_READ_ON_LOAD: &str =
+    "its instructions are read from its server when it is loaded; list it in `skills` instead";
+
 pub(crate) const NOT_OFFERABLE: &str = "the server lists it, but no model could call it";
 
 pub(crate) fn unusable_remote_tool(tool: &str, why: &str) -> String {

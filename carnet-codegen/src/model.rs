@@ -56,6 +56,8 @@ pub(crate) struct SkillDef {
     pub(crate) allowed_tools: Vec<String>,
     pub(crate) metadata: serde_json::Map<String, serde_json::Value>,
     pub(crate) extra: serde_json::Map<String, serde_json::Value>,
+    /// A skill a remote toolset's server serves (`Skill::remote`'s JSON).
+    pub(crate) remote: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -332,6 +334,13 @@ impl Document<'_> {
             .collect()
     }
 
+    /// Whether the frontmatter has `key` (used or not).
+    fn has(&self, key: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|(k, _)| matches!(&k.value, Value::String(s) if s == key))
+    }
+
     fn raw(&mut self, key: &str) -> Option<(Node, Node)> {
         self.take(key)
     }
@@ -415,6 +424,7 @@ pub(crate) fn parse_skill(
         allowed_tools,
         metadata,
         extra,
+        remote: None,
     })
 }
 
@@ -569,10 +579,15 @@ pub(crate) fn parse_toolset(
     let mut doc = parse_document(file, sources, yaml, diags)?;
     let name = doc.string("toolset", "name", diags);
     let description = doc.string("toolset", "description", diags);
+    let tools_listed = doc.has("tools");
     let tools = parse_tool_decls(&mut doc, diags);
-    let mcp = doc
+    let mut mcp = doc
         .raw("mcp")
         .and_then(|(key, value)| crate::remote::parse_server(&key, &value, file, diags));
+    if let Some(mcp) = &mut mcp {
+        mcp.skills = doc.string_list("skills", diags);
+        mcp.tools_listed = tools_listed;
+    }
     let _ = doc.raw("content");
     Some(ToolsetDef {
         name: name?,

@@ -374,7 +374,46 @@ fn read_pin(
         project.read_files.push(path);
         None
     };
-    remote::apply_pin(toolset, folder, pin, &project.sources, diags);
+    let skills = remote::apply_pin(toolset, folder, pin, &project.sources, diags);
+    // The server's skills join the directory's, so every check on skills applies to them:
+    // names, references, collisions, reachable tools. Their instructions stay on the server.
+    for skill in skills {
+        let toolset_name = model::Spanned {
+            value: toolset.name.value.clone(),
+            span: skill.span,
+        };
+        project.skills.push(Skill {
+            def: SkillDef {
+                file: toolset.name.span.file,
+                dir: format!("skills/{}", skill.name),
+                name: model::Spanned {
+                    value: skill.name.clone(),
+                    span: skill.span,
+                },
+                description: model::Spanned {
+                    value: skill.description.clone(),
+                    span: skill.span,
+                },
+                toolsets: vec![toolset_name],
+                files: Vec::new(),
+                content: String::new(),
+                license: None,
+                compatibility: None,
+                allowed_tools: Vec::new(),
+                metadata: skill.metadata.clone(),
+                extra: serde_json::Map::new(),
+                remote: Some(skill.remote_json(&toolset.name.value)),
+            },
+            folder: SkillDir {
+                manifest: dir.manifest.clone(),
+                dir: format!("skills/{}", skill.name),
+                files: Vec::new(),
+            },
+            folder_files: Vec::new(),
+            listed_files: Vec::new(),
+            files: Vec::new(),
+        });
+    }
 }
 
 fn parent_folder(relative: &str) -> &str {

@@ -10,14 +10,21 @@
 //!
 //! ```json
 //! {
-//!   "digest": "sha256:...",            // of the `tools` array as compact JSON, keys sorted
+//!   "digest": "sha256:...",            // of the pin but `digest`, as compact JSON, keys sorted
 //!   "instructions": "...",             // the server's, when it gave some
 //!   "pin": 1,
 //!   "protocolVersion": "2025-11-25",
 //!   "serverInfo": {"name": "...", "version": "..."},
+//!   "skills": [{"uri", "frontmatter": {"name", "description", ...}, "resources": [{"uri", "digest", "size"}]}],
 //!   "tools": [{"name", "title"?, "description"?, "inputSchema", "outputSchema"?, "annotations"?}]
 //! }
 //! ```
+//!
+//! `skills` (MCP's Skills extension, when the server serves it) become skills of the
+//! directory, narrowed by the toolset's `skills:` list: their name and description come from
+//! the pin, they bring the toolset, and their instructions are read from the server on load,
+//! checked against the digest of their `SKILL.md` (`tools: []` offers a server's skills
+//! without its tools).
 
 use serde_json::{Map, Value, json};
 
@@ -42,6 +49,11 @@ pub(crate) struct McpDef {
     pub(crate) span: Span,
     /// What the pin recorded of the server: `{"serverInfo", "protocolVersion", "digest"}`.
     pub(crate) pin: Option<Value>,
+    /// `skills:`: the server's skills to offer (all of them when empty).
+    pub(crate) skills: Vec<Spanned<String>>,
+    /// Whether `tools:` was written: `tools: []` offers none of the server's tools (a server
+    /// used for its skills), no `tools:` all of them.
+    pub(crate) tools_listed: bool,
 }
 
 impl McpDef {
@@ -218,6 +230,8 @@ pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut D
         server: Value::Object(server),
         span: key_span,
         pin: None,
+        skills: Vec::new(),
+        tools_listed: false,
     })
 }
 
@@ -239,8 +253,10 @@ pub(crate) fn apply_pin(
     pin: Option<FileId>,
     sources: &Sources,
     diags: &mut Diagnostics,
-) {
-    let Some(mcp) = &mut toolset.mcp else { return };
+) -> Vec<PinnedSkill> {
+    let Some(mcp) = &mut toolset.mcp else {
+        return Vec::new();
+    };
     let Some(file) = pin else {
         diags.push(
             Builder::new(Code::MissingPin, messages::missing_pin(&toolset.name.value))
@@ -249,15 +265,19 @@ pub(crate) fn apply_pin(
                 .help(messages::run_mcp_pin(&toolset.name.value, folder)),
         );
         toolset.tools.clear();
-        return;
+        return Vec::new();
     };
     let name = toolset.name.value.clone();
-    let Some(pinned) = read_pin(file, sources, &name, folder, diags) else {
+    let Some(mut pinned) = read_pin(file, sources, &name, folder, diags) else {
         toolset.tools.clear();
-        return;
+        return Vec::new();
     };
-    mcp.pin = Some(pinned.summary);
+    mcp.pin = Some(pinned.summary.clone());
+    let skills = offered_skills(&mut pinned, mcp, &name, diags);
     let subset = std::mem::take(&mut toolset.tools);
+    if subset.is_empty() && mcp.tools_listed {
+        return skills;
+    }
     if subset.is_empty() {
         // Every pinned tool, each pointed at the `mcp` key (its TOOLSET.md names none).
         let span = mcp.span;
@@ -266,7 +286,7 @@ pub(crate) fn apply_pin(
             .into_iter()
             .map(|tool| tool.into_decl(span, None))
             .collect();
-        return;
+        return skills;
     }
     let names: Vec<String> = pinned.tools.iter().map(|t| t.name.clone()).collect();
     let mut pool: Vec<Option<PinnedTool>> = pinned.tools.into_iter().map(Some).collect();
@@ -294,11 +314,16 @@ pub(crate) fn apply_pin(
             ),
         }
     }
+    skills
 }
 
 struct Pinned {
     summary: Value,
     tools: Vec<PinnedTool>,
+    /// The server's skills (MCP's Skills extension) whose `SKILL.md` has a digest.
+    skills: Vec<PinnedSkill>,
+    /// Skills that cannot be checked (no digest for their `SKILL.md`), and why.
+    unusable_skills: std::collections::HashMap<String, String>,
     /// Tools the server lists that carnet cannot offer (an input schema that is not an
     /// object schema), and why: left out, an error only where `tools:` names one.
     unusable: std::collections::HashMap<String, String>,
@@ -358,7 +383,7 @@ fn read_pin(file: FileId, sources: &Sources, toolset: &str, folder: &str, diags:
         return None;
     };
     let digest = root.get("digest").and_then(Value::as_str).unwrap_or_default();
-    if digest != tools_digest(tools) {
+    if digest != pin_digest(root) {
         diags.push(invalid(messages::pin_digest_mismatch(toolset)));
         return None;
     }
@@ -391,11 +416,151 @@ fn read_pin(file: FileId, sources: &Sources, toolset: &str, folder: &str, diags:
             summary.insert(key.into(), value.clone());
         }
     }
+    let (skills, unusable_skills) = match root.get("skills") {
+        None | Some(Value::Null) => (Vec::new(), std::collections::HashMap::new()),
+        Some(Value::Array(skills)) => {
+            let mut offered = Vec::new();
+            let mut unusable = std::collections::HashMap::new();
+            for (i, skill) in skills.iter().enumerate() {
+                match pinned_skill(skill, Span::new(file, 0, 0)) {
+                    Ok(skill) => offered.push(skill),
+                    Err(Problem::Unusable(why)) => {
+                        let name = skill["frontmatter"]["name"].as_str().unwrap_or_default();
+                        unusable.insert(name.to_owned(), why);
+                    }
+                    Err(Problem::Invalid(problem)) => {
+                        diags.push(invalid(messages::pin_shape(&format!("`skills[{i}]`: {problem}"))));
+                    }
+                }
+            }
+            (offered, unusable)
+        }
+        Some(_) => {
+            diags.push(invalid(messages::pin_shape("`skills` is not a list")));
+            return None;
+        }
+    };
+    if diags.error_count() > errors {
+        return None;
+    }
     Some(Pinned {
         summary: Value::Object(summary),
         tools: pinned,
         unusable,
+        skills,
+        unusable_skills,
     })
+}
+
+/// A skill a remote toolset's server serves, as its pin recorded it.
+#[derive(Debug, Clone)]
+pub(crate) struct PinnedSkill {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    /// Frontmatter keys other than `name` and `description`.
+    pub(crate) metadata: Map<String, Value>,
+    /// Its `SKILL.md` resource.
+    pub(crate) uri: String,
+    /// The SHA-256 its `SKILL.md` must have (`sha256:` and 64 hex digits).
+    pub(crate) digest: String,
+    /// Where content names it: the `skills:` entry, else the `mcp` key.
+    pub(crate) span: Span,
+}
+
+impl PinnedSkill {
+    /// The manifest's [`carnet_runtime::Skill::remote`] JSON.
+    pub(crate) fn remote_json(&self, toolset: &str) -> String {
+        json!({"toolset": toolset, "uri": self.uri, "digest": self.digest}).to_string()
+    }
+}
+
+fn pinned_skill(skill: &Value, span: Span) -> Result<PinnedSkill, Problem> {
+    let uri = skill
+        .get("uri")
+        .and_then(Value::as_str)
+        .filter(|u| u.starts_with("skill://"))
+        .ok_or("no `skill://` `uri`")?;
+    let frontmatter = skill
+        .get("frontmatter")
+        .and_then(Value::as_object)
+        .ok_or("no `frontmatter`")?;
+    let name = frontmatter
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.trim().is_empty())
+        .ok_or("no `frontmatter.name`")?;
+    let description = frontmatter
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let digest = match skill.get("resources") {
+        Some(Value::Array(resources)) => resources
+            .iter()
+            .find(|r| r["uri"] == uri)
+            .and_then(|r| r["digest"].as_str())
+            .filter(|d| is_sha256(d)),
+        _ => None,
+    }
+    .ok_or_else(|| Problem::Unusable("its `SKILL.md` has no SHA-256 digest to check what is read against".into()))?;
+    let metadata = frontmatter
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(PinnedSkill {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        metadata,
+        uri: uri.to_owned(),
+        digest: digest.to_owned(),
+        span,
+    })
+}
+
+fn is_sha256(digest: &str) -> bool {
+    digest
+        .strip_prefix("sha256:")
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}
+
+/// The pinned skills the toolset offers: all of them, or those `skills:` names.
+fn offered_skills(pinned: &mut Pinned, mcp: &McpDef, toolset: &str, diags: &mut Diagnostics) -> Vec<PinnedSkill> {
+    let all = std::mem::take(&mut pinned.skills);
+    if mcp.skills.is_empty() {
+        return all
+            .into_iter()
+            .map(|mut s| {
+                s.span = mcp.span;
+                s
+            })
+            .collect();
+    }
+    let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+    let mut offered = Vec::new();
+    for wanted in &mcp.skills {
+        match all.iter().find(|s| s.name == wanted.value) {
+            Some(skill) => {
+                let mut skill = skill.clone();
+                skill.span = wanted.span;
+                offered.push(skill);
+            }
+            None if let Some(why) = pinned.unusable_skills.get(&wanted.value) => diags.push(
+                Builder::new(Code::InvalidPin, messages::unusable_remote_skill(&wanted.value, why))
+                    .at(wanted.span)
+                    .label(messages::NOT_OFFERABLE),
+            ),
+            None => diags.push(
+                Builder::new(
+                    Code::UnknownRemoteSkill,
+                    messages::unknown_remote_skill(&wanted.value, toolset),
+                )
+                .at(wanted.span)
+                .label(messages::NOT_A_PINNED_SKILL)
+                .help_opt(did_you_mean(&wanted.value, names.iter().copied()).map(messages::did_you_mean)),
+            ),
+        }
+    }
+    offered
 }
 
 /// Why a pinned tool is not taken.
@@ -476,8 +641,10 @@ fn depth(value: &Value) -> usize {
 
 /// `sha256:` and the hex SHA-256 of the tools as compact JSON with sorted keys: what a pin's
 /// `digest` must be.
-pub(crate) fn tools_digest(tools: &[Value]) -> String {
-    crate::manifest::sha256(sorted(&Value::Array(tools.to_vec())).to_string().as_bytes())
+pub(crate) fn pin_digest(pin: &Map<String, Value>) -> String {
+    let mut pin = pin.clone();
+    pin.remove("digest");
+    crate::manifest::sha256(sorted(&Value::Object(pin)).to_string().as_bytes())
 }
 
 /// `value` with every object's keys in sorted order, whatever `serde_json`'s features (with

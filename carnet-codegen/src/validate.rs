@@ -150,6 +150,24 @@ fn skill_names(project: &Project) -> BTreeSet<&str> {
 
 fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
     let skills = skill_names(project);
+    let remote: BTreeSet<&str> = project
+        .skills
+        .iter()
+        .filter(|s| s.def.remote.is_some())
+        .map(|s| s.def.name.as_str())
+        .collect();
+    let initial = project
+        .agents
+        .iter()
+        .flat_map(|a| &a.initial_skills)
+        .chain(&project.settings.global_initial_skills);
+    for skill in initial.filter(|s| remote.contains(s.as_str())) {
+        diags.push(
+            Builder::new(Code::RemoteInitialSkill, messages::remote_initial_skill(&skill.value))
+                .at(skill.span)
+                .note(messages::REMOTE_SKILL_READ_ON_LOAD),
+        );
+    }
     for agent in &project.agents {
         let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
         for (list, field) in [(&agent.initial_skills, "initialSkills"), (&agent.skills, "skills")] {

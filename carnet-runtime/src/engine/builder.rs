@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{
     AgentTables, BuildError, Carnet, DomainTool, ExposureMode, HookScope, Inner, Naming, Preset, PromptOptions,
-    RemoteOptions, ResultFormat, ScopedHook, StateCache, Warm,
+    RemoteOptions, RemoteSkill, ResultFormat, ScopedHook, StateCache, Warm,
 };
 use crate::dispatch::{ToolImpl, ToolsetImpl};
 use crate::hook::Hook;
@@ -266,6 +266,7 @@ impl CarnetBuilder {
         let manifest = self.manifest;
         let implementations = bind(&manifest, self.toolsets, self.allow_unimplemented)?;
         let (tools, toolset_first_tool, tool_names) = tool_tables(&manifest, implementations);
+        let remote_skills = remote_skills(&manifest)?;
         let skill_toolsets: Vec<Vec<ToolsetIx>> = manifest
             .skills
             .iter()
@@ -359,6 +360,7 @@ impl CarnetBuilder {
                 tool_names,
                 state_cache: StateCache::default(),
                 remote,
+                remote_skills,
             }),
         })
     }
@@ -378,6 +380,34 @@ fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
         .binary_search_by(|s| (*s.name).cmp(name))
         .ok()
         .map(SkillIx::new)
+}
+
+/// Where each skill an MCP server serves is read from (`Skill::remote`), by skill.
+fn remote_skills(manifest: &Manifest) -> Result<Vec<Option<RemoteSkill>>, BuildError> {
+    manifest
+        .skills
+        .iter()
+        .map(|skill| {
+            let Some(remote) = skill.remote.as_deref() else {
+                return Ok(None);
+            };
+            let remote: Value = serde_json::from_str(remote).unwrap_or(Value::Null);
+            let field = |key: &str| remote[key].as_str().map(str::to_owned);
+            let toolset = field("toolset").unwrap_or_default();
+            let invalid = |reason: &str| BuildError::RemoteToolset {
+                toolset: toolset.clone(),
+                reason: format!("skill `{}` {reason}", skill.name),
+            };
+            let ix = toolset_ix(manifest, &toolset)
+                .filter(|&t| manifest.toolsets[t.get()].mcp.is_some())
+                .ok_or_else(|| invalid("names no remote toolset"))?;
+            Ok(Some(RemoteSkill {
+                toolset: ix,
+                uri: field("uri").ok_or_else(|| invalid("has no `uri`"))?,
+                digest: field("digest").ok_or_else(|| invalid("has no `digest`"))?,
+            }))
+        })
+        .collect()
 }
 
 /// The servers of remote toolsets, by toolset.

@@ -44,12 +44,29 @@ pub(crate) struct DomainTool {
     pub(crate) implementation: Option<ToolImpl>,
 }
 
-/// A remote toolset's server as sessions see it: started when a skill that needs it loads.
+/// A remote toolset's server as sessions see it: started when a skill that needs it loads,
+/// and the source of the skills it serves.
 pub(crate) trait Warm: Send + Sync {
     /// Starts the server in the background if it is not running.
     fn warm(self: Arc<Self>);
     /// Whether a start was ever attempted.
     fn started(&self) -> bool;
+    /// Reads skill `skill`'s `SKILL.md` at `uri` and checks it against `digest`: the
+    /// skill's instructions (its body), or the error result the model reads.
+    fn read_skill(
+        self: Arc<Self>,
+        skill: String,
+        uri: String,
+        digest: String,
+    ) -> crate::dispatch::BoxFuture<'static, Result<String, crate::dispatch::ToolOutput>>;
+}
+
+/// A skill an MCP server serves: its server's toolset, and where and what to read.
+#[derive(Debug, Clone)]
+pub(crate) struct RemoteSkill {
+    pub(crate) toolset: ToolsetIx,
+    pub(crate) uri: String,
+    pub(crate) digest: String,
 }
 
 /// Which calls a hook wraps.
@@ -96,6 +113,8 @@ pub(crate) struct Inner {
     pub(crate) state_cache: StateCache,
     /// Toolset → its server, for remote toolsets.
     pub(crate) remote: Vec<Option<Arc<dyn Warm>>>,
+    /// Skill → where to read it, for skills MCP servers serve.
+    pub(crate) remote_skills: Vec<Option<RemoteSkill>>,
 }
 
 /// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool
@@ -289,6 +308,23 @@ impl Inner {
 
     pub(crate) fn has_meta(&self, meta: MetaTool) -> bool {
         self.meta.contains(&meta)
+    }
+
+    /// The read of remote skill `skill`'s instructions from its server, checked against its
+    /// pin; `None` for skills of the carnet directory.
+    pub(crate) fn read_remote_skill(
+        &self,
+        skill: SkillIx,
+    ) -> Option<crate::dispatch::BoxFuture<'static, Result<String, crate::dispatch::ToolOutput>>> {
+        let remote = self.remote_skills.get(skill.get())?.as_ref()?;
+        let name = self.skill(skill).name.to_string();
+        Some(match self.remote.get(remote.toolset.get()).and_then(Option::as_ref) {
+            Some(server) => Arc::clone(server).read_skill(name, remote.uri.clone(), remote.digest.clone()),
+            None => Box::pin(std::future::ready(Err(crate::dispatch::ToolOutput::error(
+                format!("skill `{name}` is served by an MCP server, which carnet reads with its feature `remote`"),
+                serde_json::json!({"skill": name, "code": "upstream_unavailable"}),
+            )))),
+        })
     }
 
     /// Starts the servers of the remote toolsets skill `skill` brings.

@@ -49,6 +49,10 @@ impl Manifest {
             }
             texts(&mut h, &s.toolsets);
             texts(&mut h, &s.allowed_tools);
+            if let Some(remote) = &s.remote {
+                h.bytes(b"remote");
+                text(&mut h, remote);
+            }
             option(&mut h, s.license.as_ref());
             option(&mut h, s.compatibility.as_ref());
             h.bytes(&(s.files.len() as u64).to_le_bytes());

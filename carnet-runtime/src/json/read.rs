@@ -70,6 +70,7 @@ struct WireSkill {
     allowed_tools: Option<Seq<Str>>,
     metadata: Option<Obj<JsonObject>>,
     extra: Option<Obj<JsonObject>>,
+    remote: Option<Obj<JsonObject>>,
 }
 
 #[derive(Deserialize)]
@@ -268,6 +269,9 @@ impl WireSkill {
             allowed_tools: texts(self.allowed_tools),
             metadata: json_text(self.metadata),
             extra: json_text(self.extra),
+            remote: self
+                .remote
+                .map(|Obj(object)| Cow::Owned(Value::Object(object).to_string())),
         })
     }
 }

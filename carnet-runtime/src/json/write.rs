@@ -62,6 +62,9 @@ struct WireSkill<'a> {
     metadata: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     extra: Option<Value>,
+    /// A remote skill's server and pin ([`Skill::remote`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remote: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -182,6 +185,7 @@ impl<'a> From<&'a Skill> for WireSkill<'a> {
             allowed_tools: &s.allowed_tools,
             metadata: json_object(&s.metadata),
             extra: json_object(&s.extra),
+            remote: s.remote.as_deref().map(json_value),
         }
     }
 }

@@ -172,6 +172,31 @@ impl Skill {
             allowed_tools,
             metadata,
             extra,
+            remote: None,
+        }
+    }
+
+    /// A skill served by an MCP server: `remote` is [`Skill::remote`]'s JSON.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __remote(
+        name: &'static str,
+        description: &'static str,
+        toolsets: &'static [Text],
+        remote: &'static str,
+    ) -> Self {
+        Skill {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
+            toolsets: Cow::Borrowed(toolsets),
+            files: Cow::Borrowed(&[]),
+            content: Cow::Borrowed(""),
+            license: None,
+            compatibility: None,
+            allowed_tools: Cow::Borrowed(&[]),
+            metadata: Cow::Borrowed("{}"),
+            extra: Cow::Borrowed("{}"),
+            remote: Some(Cow::Borrowed(remote)),
         }
     }
 }

@@ -123,6 +123,12 @@ pub struct Skill {
     pub metadata: Text,
     /// Frontmatter keys carnet does not know, as a JSON object (`{}` when there are none).
     pub extra: Text,
+    /// For a skill served by an MCP server (MCP's Skills extension, pinned with its remote
+    /// toolset): where to read it and what its pin recorded, a JSON object `{"toolset",
+    /// "uri", "digest"}` (`digest`: the SHA-256 its `SKILL.md` must have). Its
+    /// [`Skill::content`] is empty: `loadSkill` reads it from the server and checks the
+    /// digest. `None` for skills of the carnet directory.
+    pub remote: Option<Text>,
 }
 
 /// A file of a skill's folder, loadable with `loadSkillFile`.

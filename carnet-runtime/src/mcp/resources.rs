@@ -103,6 +103,9 @@ impl Index {
             .chain(manifest.app.global_initial_skills.iter().map(|s| &**s))
             .chain(manifest.app.global_skills.iter().map(|s| &**s))
             .filter_map(|name| manifest.skills.binary_search_by(|s| (*s.name).cmp(name)).ok())
+            // A skill another MCP server serves is read from it on load; its resources are
+            // that server's to serve (with their digests), not this one's.
+            .filter(|&index| manifest.skills[index].remote.is_none())
             .collect();
         skills.sort_unstable();
         skills.dedup();

@@ -63,6 +63,77 @@ impl Warm for Upstream {
     fn started(&self) -> bool {
         Upstream::started(self)
     }
+
+    fn read_skill(
+        self: Arc<Self>,
+        skill: String,
+        uri: String,
+        digest: String,
+    ) -> BoxFuture<'static, Result<String, ToolOutput>> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Box::pin(std::future::ready(Err(skill_error(
+                &self,
+                &skill,
+                "upstream_unavailable",
+                "it can only be read inside a tokio runtime",
+            ))));
+        }
+        Box::pin(async move {
+            let bytes = self
+                .read_resource(&uri)
+                .await
+                .map_err(|e| skill_error(&self, &skill, e.code, &e.message))?;
+            let found = pin::sha256(&bytes);
+            if found != digest {
+                tracing::warn!(target: "carnet::remote", toolset = %self.toolset, skill = %skill, %found, pinned = %digest, "remote skill does not match its pin");
+                return Err(skill_error(
+                    &self,
+                    &skill,
+                    "upstream_drift",
+                    &format!(
+                        "its `SKILL.md` ({uri}) does not match its pin: refused (run `carnet mcp pin {}` and rebuild to accept the server's new version)",
+                        self.toolset
+                    ),
+                ));
+            }
+            let text = String::from_utf8(bytes).map_err(|_| {
+                skill_error(
+                    &self,
+                    &skill,
+                    "upstream_error",
+                    &format!("its `SKILL.md` ({uri}) is not UTF-8"),
+                )
+            })?;
+            Ok(body(&text).to_owned())
+        })
+    }
+}
+
+/// A remote skill that could not be read, as the result the model reads.
+fn skill_error(upstream: &Upstream, skill: &str, code: &str, why: &str) -> ToolOutput {
+    ToolOutput::error(
+        format!(
+            "skill `{skill}` of the MCP server of toolset `{}` cannot be loaded: {why}",
+            upstream.toolset
+        ),
+        json!({"skill": skill, "code": code, "data": {"toolset": upstream.toolset, "server": upstream.server_name}}),
+    )
+}
+
+/// A `SKILL.md`'s body: what follows its frontmatter (the closing `---` line and one line
+/// break), or all of it when it has none.
+fn body(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+        return text;
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        offset += line.len();
+        if line.trim_end_matches(['\r', '\n']) == "---" {
+            return &rest[offset..];
+        }
+    }
+    text
 }
 
 /// A remote toolset's server description (`server`) and pinned server name, from

@@ -60,11 +60,20 @@ impl Pin {
                 .await
                 .map_err(|e| format!("`tools/list` failed: {e}"))?;
             let info = service.peer_info();
+            let skills = if info.as_ref().is_some_and(|i| i.capabilities.supports_skills()) {
+                service
+                    .peer()
+                    .list_all_skills()
+                    .await
+                    .map_err(|e| format!("`skills/list` failed: {e}"))?
+            } else {
+                Vec::new()
+            };
             let _ = service.cancel().await;
             drop(child);
-            Ok::<_, String>((info, tools))
+            Ok::<_, String>((info, tools, skills))
         };
-        let (info, tools) = tokio::time::timeout(timeout, work)
+        let (info, tools, skills) = tokio::time::timeout(timeout, work)
             .await
             .map_err(|_| {
                 PinError(format!(
@@ -89,6 +98,23 @@ impl Pin {
             })
             .collect();
         let mut json = json!({"pin": PIN_VERSION, "tools": tools});
+        if !skills.is_empty() {
+            // MCP's Skills extension: each skill's `SKILL.md` URI, frontmatter and files with
+            // their digests (what `loadSkill` checks what it reads against).
+            let mut skills: Vec<Value> = skills
+                .iter()
+                .map(|skill| {
+                    let full = serde_json::to_value(skill).unwrap_or_default();
+                    json!({"uri": full["uri"], "frontmatter": full["frontmatter"], "resources": full["resources"]})
+                })
+                .collect();
+            skills.sort_by(|a, b| {
+                a["frontmatter"]["name"]
+                    .as_str()
+                    .cmp(&b["frontmatter"]["name"].as_str())
+            });
+            json["skills"] = Value::Array(skills);
+        }
         if let Some(info) = info {
             json["protocolVersion"] = json!(info.protocol_version.to_string());
             if let Some(server) = &info.server_info {
@@ -107,9 +133,12 @@ impl Pin {
         let mut json = sorted(json);
         if let Some(tools) = json.get_mut("tools").and_then(Value::as_array_mut) {
             tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-            let digest = digest(tools);
-            json["digest"] = json!(digest);
         }
+        if let Some(object) = json.as_object_mut() {
+            object.remove("digest");
+        }
+        let digest = digest(&json);
+        json["digest"] = json!(digest);
         Pin { json: sorted(json) }
     }
 
@@ -128,6 +157,17 @@ impl Pin {
     #[must_use]
     pub fn json(&self) -> &Value {
         &self.json
+    }
+
+    /// The names of the pinned skills (MCP's Skills extension), in order.
+    #[must_use]
+    pub fn skill_names(&self) -> Vec<&str> {
+        self.json["skills"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|s| s["frontmatter"]["name"].as_str())
+            .collect()
     }
 
     /// The names of the pinned tools, in order.
@@ -159,7 +199,7 @@ impl Pin {
     #[must_use]
     pub fn diff(&self, live: &Pin) -> String {
         let mut out = String::new();
-        for key in ["serverInfo", "protocolVersion", "instructions"] {
+        for key in ["serverInfo", "protocolVersion", "instructions", "skills"] {
             let (old, new) = (&self.json[key], &live.json[key]);
             if old != new {
                 let _ = writeln!(out, "  {key}: {} -> {}", short(old), short(new));
@@ -204,11 +244,17 @@ impl Pin {
     }
 }
 
-/// `sha256:` and the hex SHA-256 of `tools` as compact JSON with sorted keys.
-fn digest(tools: &[Value]) -> String {
+/// `sha256:` and the hex SHA-256 of the pin without its `digest`, as compact JSON with
+/// sorted keys.
+fn digest(pin: &Value) -> String {
+    let bytes = sorted(pin.clone()).to_string();
+    sha256(bytes.as_bytes())
+}
+
+/// `sha256:` and the lowercase hex SHA-256 of `bytes` (the form of MCP's Skills extension).
+pub(crate) fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
-    let bytes = sorted(Value::Array(tools.to_vec())).to_string();
-    sha2::Sha256::digest(bytes.as_bytes())
+    sha2::Sha256::digest(bytes)
         .iter()
         .fold(String::from("sha256:"), |mut hex, byte| {
             let _ = write!(hex, "{byte:02x}");

@@ -304,6 +304,53 @@ impl Upstream {
         drift
     }
 
+    /// Reads resource `uri` (a text or a base64 blob) from the server: its bytes.
+    pub(crate) async fn read_resource(&self, uri: &str) -> Result<Vec<u8>, Unavailable> {
+        use base64::Engine as _;
+        let connection = self.connection().await?;
+        let peer = connection.peer().clone();
+        drop(connection);
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
+        let result = tokio::time::timeout(self.options.call_timeout, peer.read_resource(params))
+            .await
+            .map_err(|_| Unavailable {
+                message: format!(
+                    "the MCP server of toolset `{}` did not answer within {} ms",
+                    self.toolset,
+                    self.options.call_timeout.as_millis()
+                ),
+                code: "upstream_timeout",
+            })?
+            .map_err(|e| Unavailable {
+                message: format!(
+                    "reading `{uri}` from the MCP server of toolset `{}` failed: {e}",
+                    self.toolset
+                ),
+                code: "upstream_error",
+            })?;
+        match result.contents.into_iter().next() {
+            Some(rmcp::model::ResourceContents::TextResourceContents { text, .. }) => Ok(text.into_bytes()),
+            Some(rmcp::model::ResourceContents::BlobResourceContents { blob, .. }) => {
+                base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .map_err(|_| Unavailable {
+                        message: format!(
+                            "the MCP server of toolset `{}` sent `{uri}` as a blob that is not base64",
+                            self.toolset
+                        ),
+                        code: "upstream_error",
+                    })
+            }
+            _ => Err(Unavailable {
+                message: format!(
+                    "the MCP server of toolset `{}` sent nothing readable for `{uri}`",
+                    self.toolset
+                ),
+                code: "upstream_error",
+            }),
+        }
+    }
+
     /// Calls `tool` on the server: its result, or why the server could not answer.
     pub(crate) async fn call(&self, tool: &str, arguments: Value) -> Result<CallToolResult, Unavailable> {
         let connection = self.connection().await?;

@@ -52,12 +52,27 @@ impl Session {
             Some(MetaTool::CallTool) => self.call_tool(&arguments, id).await,
             Some(meta) => {
                 let span = telemetry::execute_tool(name, id, ToolKind::Meta);
-                span.in_scope(|| self.meta_call(meta, name, arguments, &span))
+                let fetched = match self.remote_skill_named(meta, &arguments) {
+                    Some(skill) => match self.read_remote(skill, &span).await {
+                        Ok(content) => Some(content),
+                        Err(output) => return output,
+                    },
+                    None => None,
+                };
+                span.in_scope(|| self.meta_call(meta, name, arguments, &span, fetched.as_deref()))
             }
             None => match discovery::task_skill(&self.carnet.inner, &self.loaded, name) {
                 Some(skill) => {
                     let span = telemetry::execute_tool(name, id, ToolKind::Task);
-                    span.in_scope(|| self.task_call(skill, name, arguments, &span))
+                    let fetched = if self.carnet.inner.read_remote_skill(skill).is_some() {
+                        match self.read_remote(skill, &span).await {
+                            Ok(content) => Some(content),
+                            Err(output) => return output,
+                        }
+                    } else {
+                        None
+                    };
+                    span.in_scope(|| self.task_call(skill, name, arguments, &span, fetched.as_deref()))
                 }
                 None => self.domain_future(name, arguments, id, None).await,
             },
@@ -114,8 +129,44 @@ impl Session {
         }
     }
 
-    fn meta_call(&mut self, meta: MetaTool, name: &str, arguments: Value, span: &Span) -> ToolOutput {
-        let (output, failure, arguments) = self.run_meta(meta, name, arguments);
+    /// The remote skill a `loadSkill` call names (one the agent can load), whose
+    /// instructions must be read from its server first.
+    fn remote_skill_named(&self, meta: MetaTool, arguments: &Value) -> Option<SkillIx> {
+        if meta != MetaTool::LoadSkill {
+            return None;
+        }
+        let inner = &*self.carnet.inner;
+        let name = arguments.get(param(inner.naming, "skillName"))?.as_str()?;
+        let skill = self.loaded.reachable_skill(inner, name)?;
+        inner.remote_skills.get(skill.get())?.as_ref().map(|_| skill)
+    }
+
+    /// Reads a remote skill's instructions: the future owns what it needs (no borrow of the
+    /// session crosses the await), and its error result is recorded on `span`.
+    fn read_remote(&self, skill: SkillIx, span: &Span) -> BoxFuture<'static, Result<String, ToolOutput>> {
+        let inner = &*self.carnet.inner;
+        let Some(read) = inner.read_remote_skill(skill) else {
+            return Box::pin(std::future::ready(Ok(String::new())));
+        };
+        let (span, capture) = (span.clone(), inner.capture_content);
+        Box::pin(async move {
+            let read = read.instrument(span.clone()).await;
+            if let Err(output) = &read {
+                telemetry::record_tool_outcome(&span, None, &Value::Null, output, capture);
+            }
+            read
+        })
+    }
+
+    fn meta_call(
+        &mut self,
+        meta: MetaTool,
+        name: &str,
+        arguments: Value,
+        span: &Span,
+        fetched: Option<&str>,
+    ) -> ToolOutput {
+        let (output, failure, arguments) = self.run_meta(meta, name, arguments, fetched);
         if !span.is_disabled() {
             record_meta(span, meta, self.carnet.inner.naming, &arguments);
         }
@@ -123,7 +174,13 @@ impl Session {
         output
     }
 
-    fn run_meta(&mut self, meta: MetaTool, name: &str, arguments: Value) -> (ToolOutput, Option<Failure>, Value) {
+    fn run_meta(
+        &mut self,
+        meta: MetaTool,
+        name: &str,
+        arguments: Value,
+        fetched: Option<&str>,
+    ) -> (ToolOutput, Option<Failure>, Value) {
         let inner = &*self.carnet.inner;
         let agent = &*inner.agent(self.loaded.agent).name;
         let hooks: Vec<&dyn Hook> = inner.hooks_for(name, None).collect();
@@ -143,7 +200,7 @@ impl Session {
             Ok(arguments) => arguments,
             Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
-        let (output, changed) = meta::run(meta, inner, &mut self.loaded, &arguments);
+        let (output, changed) = meta::run(meta, inner, &mut self.loaded, &arguments, fetched);
         if changed {
             self.prompt_cache.take();
             self.tools_cache.take();
@@ -153,15 +210,28 @@ impl Session {
 
     /// A skill's tool (`task.<skill>`): loads the skill, as `loadSkill` would. Its hooks are
     /// those of its canonical name.
-    fn task_call(&mut self, skill: SkillIx, name: &str, arguments: Value, span: &Span) -> ToolOutput {
-        let (output, failure, arguments) = self.run_task(skill, name, arguments);
+    fn task_call(
+        &mut self,
+        skill: SkillIx,
+        name: &str,
+        arguments: Value,
+        span: &Span,
+        fetched: Option<&str>,
+    ) -> ToolOutput {
+        let (output, failure, arguments) = self.run_task(skill, name, arguments, fetched);
         let inner = &*self.carnet.inner;
         span.record("carnet.skill.name", &*inner.skill(skill).name);
         telemetry::record_tool_outcome(span, failure, &arguments, &output, inner.capture_content);
         output
     }
 
-    fn run_task(&mut self, skill: SkillIx, name: &str, arguments: Value) -> (ToolOutput, Option<Failure>, Value) {
+    fn run_task(
+        &mut self,
+        skill: SkillIx,
+        name: &str,
+        arguments: Value,
+        fetched: Option<&str>,
+    ) -> (ToolOutput, Option<Failure>, Value) {
         let inner = &*self.carnet.inner;
         let canonical = format!("{}.{}", discovery::TASK_NAMESPACE, inner.skill(skill).name);
         let hooks: Vec<&dyn Hook> = inner.hooks_for(&canonical, None).collect();
@@ -188,7 +258,7 @@ impl Session {
             self.prompt_cache.take();
             self.tools_cache.take();
         }
-        let output = call.after(&hooks, &arguments, meta::skill_loaded(inner, skill, already));
+        let output = call.after(&hooks, &arguments, meta::skill_loaded(inner, skill, already, fetched));
         (output, None, arguments)
     }
 

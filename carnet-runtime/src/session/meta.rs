@@ -213,7 +213,14 @@ pub(crate) fn check_arguments(meta: MetaTool, naming: Naming, name: &str, argume
 
 /// Runs a meta-tool other than `callTool` on valid arguments; returns its result and
 /// whether the session changed.
-pub(crate) fn run(meta: MetaTool, inner: &Inner, loaded: &mut Loaded, arguments: &Value) -> (ToolOutput, bool) {
+/// `fetched`: a remote skill's instructions, read from its server before a `loadSkill`.
+pub(crate) fn run(
+    meta: MetaTool,
+    inner: &Inner,
+    loaded: &mut Loaded,
+    arguments: &Value,
+    fetched: Option<&str>,
+) -> (ToolOutput, bool) {
     let arg = |camel: &'static str| {
         arguments
             .get(param(inner.naming, camel))
@@ -222,7 +229,7 @@ pub(crate) fn run(meta: MetaTool, inner: &Inner, loaded: &mut Loaded, arguments:
     };
     match meta {
         MetaTool::ListAvailableSkills => (list_available_skills(inner, loaded, arg("query")), false),
-        MetaTool::LoadSkill => load_skill(inner, loaded, arg("skillName")),
+        MetaTool::LoadSkill => load_skill(inner, loaded, arg("skillName"), fetched),
         MetaTool::ListSkillToolsets => (list_skill_toolsets(inner, loaded, arg("skillName")), false),
         MetaTool::LoadToolset => load_toolset(inner, loaded, arg("toolsetName")),
         MetaTool::LoadTool => load_tool(inner, loaded, arg("toolName")),
@@ -287,18 +294,20 @@ fn tool_specs(inner: &Inner, ids: &[ToolIx]) -> Value {
         .collect()
 }
 
-fn load_skill(inner: &Inner, loaded: &mut Loaded, name: &str) -> (ToolOutput, bool) {
+fn load_skill(inner: &Inner, loaded: &mut Loaded, name: &str, fetched: Option<&str>) -> (ToolOutput, bool) {
     let Some(s) = loaded.reachable_skill(inner, name) else {
         return (skill_not_available(inner, loaded, name), false);
     };
     let changed = loaded.load_skill(s);
     inner.warm_skill(s);
-    (skill_loaded(inner, s, !changed), changed)
+    (skill_loaded(inner, s, !changed, fetched), changed)
 }
 
-/// `loadSkill`'s result for skill `s`.
-pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutput {
+/// `loadSkill`'s result for skill `s`; `fetched` is a remote skill's instructions, read from
+/// its server (in place of [`crate::Skill::content`], which is empty for them).
+pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool, fetched: Option<&str>) -> ToolOutput {
     let skill = inner.skill(s);
+    let content = fetched.unwrap_or(&skill.content);
     let tool_ids: Vec<ToolIx> = inner
         .skill_toolsets(s)
         .iter()
@@ -317,7 +326,7 @@ pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutp
         .collect();
     let mut value = json!({
         "success": true,
-        "content": inner.variables.inject(&skill.content),
+        "content": inner.variables.inject(content),
         "metadata": {"name": skill.name, "description": skill.description, "toolsets": skill.toolsets},
         "files": files,
         "tools": tool_ids.iter().map(|&id| &inner.tool(id).spec.name).collect::<Vec<_>>(),
@@ -329,7 +338,7 @@ pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutp
         value["toolSpecs"] = tool_specs(inner, &tool_ids);
     }
     if inner.result_format == ResultFormat::Envelope {
-        value = Value::String(envelope(inner, s, &tool_ids, already));
+        value = Value::String(envelope(inner, s, content, &tool_ids, already));
     }
     ToolOutput::ok(value).exposing(names(inner, &tool_ids))
 }
@@ -338,10 +347,10 @@ pub(crate) fn skill_loaded(inner: &Inner, s: SkillIx, already: bool) -> ToolOutp
 /// `<skill_context name="…">`, with what to do now. Names, descriptions and paths are
 /// XML-escaped; the instructions stay as written, but for a closing `</skill_context` in
 /// them, escaped so the envelope cannot be closed early.
-fn envelope(inner: &Inner, s: SkillIx, tools: &[ToolIx], already: bool) -> String {
+fn envelope(inner: &Inner, s: SkillIx, content: &str, tools: &[ToolIx], already: bool) -> String {
     use std::fmt::Write as _;
     let skill = inner.skill(s);
-    let content = inner.variables.inject(skill.content.trim());
+    let content = inner.variables.inject(content.trim());
     let mut out = format!(
         "<skill_context name=\"{}\">\n{}\n",
         xml_escape(&skill.name),

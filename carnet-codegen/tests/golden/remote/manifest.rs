@@ -11,7 +11,7 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
     TOOLSETS,
     &[],
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
-    0xad579799fedb2e54,
+    0x6a17be79eb9843e3,
 );
 
 const AGENTS: &[rt::Agent] = &[
