@@ -301,13 +301,26 @@ mod simple {
     /// `yaml` starts at byte `base` of its file.
     pub(super) fn parse(yaml: &str, base: usize) -> Option<Node> {
         // An indexed loop: a `[char]` pattern steps through chars at opt-level 0.
+        // Only spaces and line breaks separate here: a control character (a tab, `\r`, a form
+        // feed) or whitespace beyond ASCII (which `str::trim` would drop and YAML keeps) is
+        // left to the full parser.
         let bytes = yaml.as_bytes();
         let mut i = 0;
+        let mut ascii = true;
         while i < bytes.len() {
-            if matches!(bytes[i], b'\r' | b'\t') {
+            let b = bytes[i];
+            if (b < 0x20 && b != b'\n') || b == 0x7f {
                 return None;
             }
+            ascii &= b < 0x80;
             i += 1;
+        }
+        if !ascii
+            && yaml
+                .chars()
+                .any(|c| c.is_control() || (c.is_whitespace() && c != ' ' && c != '\n'))
+        {
+            return None;
         }
         let mut entries: Vec<(Node, Node)> = Vec::new();
         // Few keys (more are left to the full parser, so this stays linear).
@@ -774,6 +787,18 @@ mod tests {
         let err = parse_yaml(dup, split(dup).matter.unwrap(), &YamlLimits::default()).unwrap_err();
         assert_eq!(&dup[err.offset..err.end], "name");
         assert_eq!(err.offset, 12, "the second `name`, line 3");
+    }
+
+    #[test]
+    fn the_simple_reader_leaves_other_whitespace_to_the_full_parser() {
+        // Found by `cargo fuzz` (frontmatter): a form feed that `str::trim` dropped.
+        for text in [
+            "---\nname: main\nskills: [researc\u{c}]\n---\nbody\n",
+            "---\nname: main\u{a0}\nskills: [a\u{2028}]\n---\nbody\n",
+            "---\nname: \u{85}main\n---\n",
+        ] {
+            check_simple_reader(text);
+        }
     }
 
     #[test]
