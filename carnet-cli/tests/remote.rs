@@ -341,3 +341,89 @@ fn skills_of_an_upstream_server_are_pinned_offered_and_checked_on_load() {
     let report = carnet(&["--dir", dir, "check"]);
     assert!(text(&report.stderr).contains("E0041"), "{}", text(&report.stderr));
 }
+
+/// Kills the child when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn an_upstream_over_streamable_http_is_pinned_and_read() {
+    use std::io::BufRead as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let upstream = tmp.path().join("upstream");
+    write_all(
+        &upstream,
+        &[
+            (
+                "agents/u/AGENT.md",
+                "---\nname: u\ndescription: U\nskills: [csv-tips]\n---\nServe.\n",
+            ),
+            (
+                "skills/csv-tips/SKILL.md",
+                "---\nname: csv-tips\ndescription: Read CSV files\n---\nQuote fields that hold commas.\n",
+            ),
+        ],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args([
+            "--dir",
+            upstream.to_str().unwrap(),
+            "serve-mcp",
+            "u",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _server = Killed(child);
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the endpoint's URL first");
+
+    let consumer = tmp.path().join("consumer");
+    let toolset = format!(
+        "---\nname: shared\ndescription: Skills over HTTP\nmcp:\n  url: \"${{CARNET_TEST_UPSTREAM_URL:-{url}}}\"\n  headers: {{X-Team: \"docs\"}}\ntools: []\n---\n"
+    );
+    write_all(
+        &consumer,
+        &[
+            (
+                "agents/a/AGENT.md",
+                "---\nname: a\ndescription: A\nskills: [csv-tips]\n---\nHelp.\n",
+            ),
+            ("toolsets/shared/TOOLSET.md", &toolset),
+        ],
+    );
+    let dir = consumer.to_str().unwrap();
+    let pinned = carnet(&["--dir", dir, "mcp", "pin"]);
+    assert!(pinned.status.success(), "{}", text(&pinned.stderr));
+    let pin = fs::read_to_string(consumer.join("toolsets/shared/mcp.lock.json")).unwrap();
+    assert!(!pin.contains(url), "the pin holds no server address");
+    let loaded = carnet(&["--dir", dir, "call", "a", "loadSkill", r#"{"skillName": "csv-tips"}"#]);
+    assert!(
+        loaded.status.success(),
+        "{}{}",
+        text(&loaded.stdout),
+        text(&loaded.stderr)
+    );
+    assert!(
+        text(&loaded.stdout).contains("Quote fields that hold commas."),
+        "{}",
+        text(&loaded.stdout)
+    );
+    let check = carnet(&["--dir", dir, "mcp", "pin", "--check"]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+}
