@@ -29,6 +29,15 @@ Cases (one line each; exit status 1 on the first failure, 2 on a usage error):
                 stdout line is the endpoint).
     dispatcher  `serve-mcp --mode dispatcher`: a fixed tools/list (meta-tools and callTool)
                 that loadSkill does not change; callTool read_text_file gives the file's text.
+    stateless   the stateless revision 2026-07-28 (`--mode dispatcher`, with `mcp.Client` in
+                auto mode, CARNET_SESSION_KEY unset: a random key per process), over HTTP
+                (`--http 127.0.0.1:0`) and then over stdio: the negotiated version is
+                2026-07-28; tools/list is fixed (meta-tools and callTool, each taking the
+                optional `session` argument); loadSkill files returns a sealed `session`
+                handle; callTool read_text_file with it gives the file's text. Without the
+                handle, over HTTP the same call is refused (a fresh conversation has not loaded
+                `files`); over stdio it continues the process's conversation and succeeds (the
+                process is the conversation). The time server never starts.
 
 After each case, upstream servers still alive once carnet has exited are reported (and
 killed, by PID, after checking their command line) as a failure: the gateway must not leave
@@ -41,6 +50,7 @@ import argparse
 import contextlib
 import ctypes
 import faulthandler
+import json
 import os
 import select
 import signal
@@ -54,7 +64,7 @@ from typing import Any, AsyncIterator, Callable
 
 import anyio
 import mcp_types as types
-from mcp import StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -70,6 +80,7 @@ FS_TOOLS = {
     "search_files", "get_file_info", "list_allowed_directories",
 }  # @modelcontextprotocol/server-filesystem 2026.8.31
 TIME_TOOLS = {"get_current_time", "convert_time"}  # mcp-server-time 2026.10.19
+STATELESS = "2026-07-28"  # the stateless revision: no sessions, the conversation as a handle
 REQUEST_TIMEOUT = 30.0  # seconds, one request
 CASE_TIMEOUT = 90.0  # seconds, one case
 # what identifies our upstream processes in /proc/PID/cmdline (before killing one)
@@ -430,11 +441,116 @@ async def case_dispatcher(world: World) -> str:
     return f"tools/list fixed at {len(before)} tools; callTool reached the filesystem server"
 
 
+# The stateless revision: no handshake and no session; in dispatcher mode the conversation
+# travels as a sealed handle, the `session` argument of every meta-tool and of callTool.
+
+
+def stateless_env(world: World) -> None:
+    # No CARNET_SESSION_KEY: each process seals with a random key of its own (as tests/mcp/e2e.py).
+    world.env.pop("CARNET_SESSION_KEY", None)
+    world.env.pop("CARNET_PREVIOUS_SESSION_KEY", None)
+
+
+def result_value(r: types.CallToolResult) -> dict[str, Any]:
+    """A meta-tool's JSON result: its structuredContent, else its text parsed."""
+    if isinstance(r.structured_content, dict):
+        return r.structured_content
+    with contextlib.suppress(ValueError):
+        value = json.loads(texts(r))
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+async def modern_tool_names(c: Client) -> list[str]:
+    names: list[str] = []
+    cursor = None
+    for _ in range(100):
+        page = await c.list_tools(cursor=cursor, cache_mode="bypass")
+        names += [t.name for t in page.tools]
+        for t in page.tools:
+            check(
+                "session" in ((t.input_schema or {}).get("properties") or {}),
+                f"tools/list: {t.name} takes the optional `session` argument",
+                t.input_schema,
+            )
+        cursor = page.next_cursor
+        if not cursor:
+            return names
+    raise Failed("tools/list: more than 100 pages")
+
+
+async def stateless_scenario(c: Client, watcher: Watcher, world: World, transport: str) -> str:
+    check(c.protocol_version == STATELESS, f"{transport}: the client negotiated {STATELESS}", c.protocol_version)
+    before = await modern_tool_names(c)
+    check({"loadSkill", "callTool"} <= set(before), f"{transport}: tools/list has loadSkill and callTool", before)
+    check(not (FS_TOOLS | TIME_TOOLS) & set(before), f"{transport}: no domain tool is listed", before)
+    check(not world.started("fs"), f"{transport}: no filesystem server before loadSkill", world.pids("fs"))
+
+    r = await c.call_tool("loadSkill", {"skillName": "files"})
+    check(not r.is_error, f"{transport}: loadSkill files succeeds", r)
+    handle = result_value(r).get("session")
+    check(isinstance(handle, str) and handle, f"{transport}: loadSkill's result carries a `session` handle", r)
+    check(await modern_tool_names(c) == before, f"{transport}: tools/list is unchanged by loadSkill")
+
+    read = {"name": "read_text_file", "arguments": {"path": world.hello}}
+    r = await c.call_tool("callTool", {**read, "session": handle})
+    check(not r.is_error, f"{transport}: callTool read_text_file with the handle is not an error", r)
+    check(HELLO.strip() in texts(r), f"{transport}: callTool read_text_file with the handle gives the file's text", r)
+    check(world.started("fs"), f"{transport}: the filesystem server was started through its wrapper", world.pids("fs"))
+
+    r = await c.call_tool("callTool", read)
+    if transport == "http":
+        # A request without a handle starts from the agent's initial skills: `files` is not loaded.
+        check(r.is_error, f"{transport}: callTool read_text_file without the handle is refused", r)
+        error = str(result_value(r).get("error", ""))
+        check("`files`" in error, f"{transport}: the refusal says that skill `files` is not loaded", r)
+        check(HELLO.strip() not in texts(r), f"{transport}: the refusal does not carry the file's text", r)
+        without = f"refused: {error}"
+    else:
+        # Over a byte stream the process is the conversation: no handle continues it.
+        check(not r.is_error, f"{transport}: callTool without the handle continues the process's conversation", r)
+        check(HELLO.strip() in texts(r), f"{transport}: callTool without the handle gives the file's text", r)
+        without = "continues the process's conversation"
+    check(not world.started("time"), f"{transport}: the time server never started", world.pids("time"))
+    check(not watcher.exceptions, f"{transport}: no transport errors", watcher.exceptions)
+    return f"{transport} {c.protocol_version}, tools/list fixed at {len(before)}, handle {len(handle)} bytes, without it: {without}"
+
+
+async def case_stateless(world: World) -> str:
+    stateless_env(world)
+    notes = []
+    server = HttpServer(world, "--mode", "dispatcher")
+    try:
+        watcher = Watcher()
+        async with Client(server.url, mode="auto", read_timeout_seconds=REQUEST_TIMEOUT, message_handler=watcher) as c:
+            notes.append(await stateless_scenario(c, watcher, world, "http"))
+        check(server.proc.poll() is None, "http: serve-mcp is still running after the client left")
+    finally:
+        server.stop()
+    orphans = leftovers(world)
+    check(not orphans, "http: no upstream server outlives carnet (killed now)", orphans)
+
+    # Over stdio, in a fresh desk's markers (the HTTP run's servers are gone).
+    for name in SERVER_SIGNATURES:
+        (world.markers / f"{name}.pid").unlink(missing_ok=True)
+    params = StdioServerParameters(
+        command=CARNET, args=["--dir", CONTENT, "serve-mcp", AGENT, "--mode", "dispatcher"], env=world.env
+    )
+    watcher = Watcher()
+    with open(world.log, "a") as errlog:
+        transport = stdio_client(params, errlog=errlog)
+        async with Client(transport, mode="auto", read_timeout_seconds=REQUEST_TIMEOUT, message_handler=watcher) as c:
+            notes.append(await stateless_scenario(c, watcher, world, "stdio"))
+    return "; ".join(notes)
+
+
 CASES: dict[str, Callable[[World], Any]] = {
     "stdio": case_stdio,
     "crash": case_crash,
     "http": case_http,
     "dispatcher": case_dispatcher,
+    "stateless": case_stateless,
 }
 
 
