@@ -299,23 +299,10 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     table(&mut out, "SKILLS", "rt::Skill", "S", manifest.skills.len());
     for (i, s) in manifest.skills.iter().enumerate() {
         content.entry("skill", &s.name);
-        if let Some(remote) = &s.remote {
-            // A skill an MCP server serves: read on load, its digest checked.
-            let _ = writeln!(out, "\nconst S{i}: rt::Skill = rt::Skill::__remote(");
-            let _ = writeln!(out, "    {},", literal(&s.name));
-            let _ = writeln!(out, "    {},", content.text(&s.description));
-            let toolsets = lists.add(
-                format!("S{i}_TOOLSETS"),
-                "rt::Cow<'static, str>",
-                &name_items(&s.toolsets),
-            );
-            let _ = writeln!(out, "    {toolsets},");
-            let _ = writeln!(out, "    {},", content.text(remote));
-            out.push_str(");\n");
-            lists.flush(&mut out);
-            continue;
-        }
-        let _ = writeln!(out, "\nconst S{i}: rt::Skill = rt::Skill::__new(");
+        // A skill an MCP server serves has no files or content here: read on load, its
+        // digest checked.
+        let constructor = if s.remote.is_some() { "__remote" } else { "__new" };
+        let _ = writeln!(out, "\nconst S{i}: rt::Skill = rt::Skill::{constructor}(");
         let _ = writeln!(out, "    {},", literal(&s.name));
         let _ = writeln!(out, "    {},", content.text(&s.description));
         let toolsets = lists.add(
@@ -323,6 +310,12 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             "rt::Cow<'static, str>",
             &name_items(&s.toolsets),
         );
+        if let Some(remote) = &s.remote {
+            let _ = writeln!(out, "    {toolsets},\n    {},", content.text(remote));
+            out.push_str(");\n");
+            lists.flush(&mut out);
+            continue;
+        }
         let files: Vec<String> = s
             .files
             .iter()

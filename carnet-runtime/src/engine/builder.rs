@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{
     AgentTables, BuildError, Carnet, DomainTool, ExposureMode, HookScope, Inner, Naming, Preset, PromptOptions,
-    RemoteOptions, RemoteSkill, ResultFormat, ScopedHook, StateCache, Warm,
+    RemoteOptions, RemoteServer, RemoteSkill, ResultFormat, ScopedHook, StateCache,
 };
 use crate::dispatch::{ToolImpl, ToolsetImpl};
 use crate::hook::Hook;
@@ -411,7 +411,7 @@ fn remote_skills(manifest: &Manifest) -> Result<Vec<Option<RemoteSkill>>, BuildE
 }
 
 /// The servers of remote toolsets, by toolset.
-type RemoteServers = Vec<Option<Arc<dyn Warm>>>;
+type RemoteServers = Vec<Option<Arc<dyn RemoteServer>>>;
 
 /// Binds every remote toolset to its server (feature `remote`): the servers by toolset, and
 /// the implementations that call them. Implementations given for a remote toolset (in

@@ -46,7 +46,7 @@ pub(crate) struct DomainTool {
 
 /// A remote toolset's server as sessions see it: started when a skill that needs it loads,
 /// and the source of the skills it serves.
-pub(crate) trait Warm: Send + Sync {
+pub(crate) trait RemoteServer: Send + Sync {
     /// Starts the server in the background if it is not running.
     fn warm(self: Arc<Self>);
     /// Whether a start was ever attempted.
@@ -112,7 +112,7 @@ pub(crate) struct Inner {
     /// Prompts and tool lists by session state, shared by every session.
     pub(crate) state_cache: StateCache,
     /// Toolset → its server, for remote toolsets.
-    pub(crate) remote: Vec<Option<Arc<dyn Warm>>>,
+    pub(crate) remote: Vec<Option<Arc<dyn RemoteServer>>>,
     /// Skill → where to read it, for skills MCP servers serve.
     pub(crate) remote_skills: Vec<Option<RemoteSkill>>,
 }

@@ -51,11 +51,11 @@ pub use pin::{PIN_FILE, PIN_VERSION, Pin, PinError};
 pub use server::{Server, ServerError};
 
 use crate::dispatch::{BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl};
-use crate::engine::{BuildError, RemoteOptions, Warm};
+use crate::engine::{BuildError, RemoteOptions, RemoteServer};
 use crate::manifest::Toolset;
 use upstream::{PinnedTool, Unavailable, Upstream};
 
-impl Warm for Upstream {
+impl RemoteServer for Upstream {
     fn warm(self: Arc<Self>) {
         Upstream::warm(&self);
     }
@@ -163,7 +163,7 @@ fn describe(toolset: &Toolset) -> Result<(Server, String), BuildError> {
 pub(crate) fn toolset_impl(
     toolset: &Toolset,
     options: &RemoteOptions,
-) -> Result<(ToolsetImpl, Arc<dyn Warm>), BuildError> {
+) -> Result<(ToolsetImpl, Arc<dyn RemoteServer>), BuildError> {
     let (server, server_name) = describe(toolset)?;
     let mut pinned = HashMap::new();
     let mut tools = Vec::with_capacity(toolset.tools.len());
@@ -209,8 +209,8 @@ pub(crate) fn toolset_impl(
         }
         tools.push(tool);
     }
-    let warm: Arc<dyn Warm> = upstream;
-    Ok((ToolsetImpl::new(toolset.name.to_string(), tools), warm))
+    let server: Arc<dyn RemoteServer> = upstream;
+    Ok((ToolsetImpl::new(toolset.name.to_string(), tools), server))
 }
 
 /// One remote tool: a call is a `tools/call` on its toolset's server.

@@ -52,8 +52,11 @@ impl Session {
             Some(MetaTool::CallTool) => self.call_tool(&arguments, id).await,
             Some(meta) => {
                 let span = telemetry::execute_tool(name, id, ToolKind::Meta);
-                let fetched = match self.remote_skill_named(meta, &arguments) {
-                    Some(skill) => match self.read_remote(skill, &span).await {
+                let read = self
+                    .remote_skill_named(meta, &arguments)
+                    .and_then(|skill| self.read_remote(skill, &span));
+                let fetched = match read {
+                    Some(read) => match read.await {
                         Ok(content) => Some(content),
                         Err(output) => return output,
                     },
@@ -64,13 +67,12 @@ impl Session {
             None => match discovery::task_skill(&self.carnet.inner, &self.loaded, name) {
                 Some(skill) => {
                     let span = telemetry::execute_tool(name, id, ToolKind::Task);
-                    let fetched = if self.carnet.inner.read_remote_skill(skill).is_some() {
-                        match self.read_remote(skill, &span).await {
+                    let fetched = match self.read_remote(skill, &span) {
+                        Some(read) => match read.await {
                             Ok(content) => Some(content),
                             Err(output) => return output,
-                        }
-                    } else {
-                        None
+                        },
+                        None => None,
                     };
                     span.in_scope(|| self.task_call(skill, name, arguments, &span, fetched.as_deref()))
                 }
@@ -129,33 +131,30 @@ impl Session {
         }
     }
 
-    /// The remote skill a `loadSkill` call names (one the agent can load), whose
-    /// instructions must be read from its server first.
+    /// The skill a `loadSkill` call names, when the agent can load it.
     fn remote_skill_named(&self, meta: MetaTool, arguments: &Value) -> Option<SkillIx> {
         if meta != MetaTool::LoadSkill {
             return None;
         }
         let inner = &*self.carnet.inner;
         let name = arguments.get(param(inner.naming, "skillName"))?.as_str()?;
-        let skill = self.loaded.reachable_skill(inner, name)?;
-        inner.remote_skills.get(skill.get())?.as_ref().map(|_| skill)
+        self.loaded.reachable_skill(inner, name)
     }
 
-    /// Reads a remote skill's instructions: the future owns what it needs (no borrow of the
-    /// session crosses the await), and its error result is recorded on `span`.
-    fn read_remote(&self, skill: SkillIx, span: &Span) -> BoxFuture<'static, Result<String, ToolOutput>> {
+    /// The read of a remote skill's instructions from its server (`None` for skills of the
+    /// carnet directory): the future owns what it needs (no borrow of the session crosses
+    /// the await), and its error result is recorded on `span`.
+    fn read_remote(&self, skill: SkillIx, span: &Span) -> Option<BoxFuture<'static, Result<String, ToolOutput>>> {
         let inner = &*self.carnet.inner;
-        let Some(read) = inner.read_remote_skill(skill) else {
-            return Box::pin(std::future::ready(Ok(String::new())));
-        };
+        let read = inner.read_remote_skill(skill)?;
         let (span, capture) = (span.clone(), inner.capture_content);
-        Box::pin(async move {
+        Some(Box::pin(async move {
             let read = read.instrument(span.clone()).await;
             if let Err(output) = &read {
                 telemetry::record_tool_outcome(&span, None, &Value::Null, output, capture);
             }
             read
-        })
+        }))
     }
 
     fn meta_call(
