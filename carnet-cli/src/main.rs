@@ -573,27 +573,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             timeout,
         }) => {
             let report = Config::new().dir(&cli.dir).check();
-            let remote = report.remote_toolsets();
-            // Pins are what is missing or stale here; other errors are the content's.
-            let blocking: Vec<_> = report
-                .errors()
-                .filter(|d| {
-                    !matches!(
-                        d.code,
-                        carnet_codegen::Code::MissingPin
-                            | carnet_codegen::Code::InvalidPin
-                            | carnet_codegen::Code::UnknownRemoteTool
-                    )
-                })
-                .collect();
-            if !blocking.is_empty() {
-                // Shown first: an `mcp:` block with an error makes no remote toolset.
-                eprint!("{}", report.render(color(cli)));
-                if remote.is_empty() {
-                    return Err(Failure::content(""));
-                }
-            }
-            mcp::pin(&remote, toolsets, *check, std::time::Duration::from_secs(*timeout))
+            let timeout = std::time::Duration::from_secs(*timeout);
+            mcp::run(&report, color(cli), toolsets, *check, timeout)
         }
         Command::Import(ImportCommand::McpConfig { file, timeout }) => {
             let report = import::mcp_config(file, &cli.dir, std::time::Duration::from_secs(*timeout))?;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use carnet_codegen::RemoteToolset;
+use carnet_codegen::{Code, RemoteToolset, Report};
 use carnet_runtime::remote::{Pin, Server};
 
 use crate::{Failure, printable};
@@ -11,8 +11,33 @@ use crate::{Failure, printable};
 /// The largest message read from a server while pinning (a tool list of 50 MB is refused).
 const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
+/// `carnet mcp pin`: the content's errors other than stale or missing pins are shown first
+/// (an `mcp:` block with an error makes no remote toolset), then the toolsets are pinned.
+pub(crate) fn run(
+    report: &Report,
+    color: bool,
+    only: &[String],
+    check: bool,
+    timeout: Duration,
+) -> Result<(), Failure> {
+    let remote = report.remote_toolsets();
+    let blocking = report.errors().any(|d| {
+        !matches!(
+            d.code,
+            Code::MissingPin | Code::InvalidPin | Code::UnknownRemoteTool | Code::UnknownRemoteSkill
+        )
+    });
+    if blocking {
+        eprint!("{}", report.render(color));
+        if remote.is_empty() {
+            return Err(Failure::content(""));
+        }
+    }
+    pin(&remote, only, check, timeout)
+}
+
 /// Pins the remote toolsets named in `only` (all of them when it is empty).
-pub(crate) fn pin(remote: &[RemoteToolset], only: &[String], check: bool, timeout: Duration) -> Result<(), Failure> {
+fn pin(remote: &[RemoteToolset], only: &[String], check: bool, timeout: Duration) -> Result<(), Failure> {
     for name in only {
         if !remote.iter().any(|t| &t.name == name) {
             return Err(crate::unknown("remote toolset", name, remote.iter().map(|t| &t.name)));

@@ -4,6 +4,7 @@
 
 mod builder;
 mod options;
+mod remote;
 
 use std::any::Any;
 use std::collections::HashMap;
