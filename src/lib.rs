@@ -31,7 +31,8 @@
 //!
 //! - `tokens`: `carnet::tokens`, token counts (o200k_base) of prompts and tool lists.
 //! - `load`: `carnet::load_dir`, reading content at run time with every build-time check.
-//! - `mcp`: `carnet::mcp`, an agent served over the Model Context Protocol (stdio, HTTP).
+//! - `mcp`: `carnet::mcp`, an agent served over the Model Context Protocol on stdio;
+//!   `mcp-http` adds streamable HTTP.
 //! - `openai`, `anthropic`: `carnet::models`, clients for real models (`OpenAI` Chat
 //!   Completions and Responses and every server that speaks them; Anthropic Messages).
 

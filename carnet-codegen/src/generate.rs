@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use carnet_runtime::{Manifest, Text};
+use carnet_manifest::{Manifest, Text};
 
 use crate::project::Project;
 use crate::typed_id;

@@ -79,7 +79,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use carnet_runtime::Manifest;
+pub use carnet_manifest::Manifest;
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
 pub use generate::Generated;
 pub use limits::Limits;
@@ -394,7 +394,7 @@ impl Config {
 /// `carnet build` writes it as JSON; writing it here too cost the build script a second at
 /// a thousand skills (opt-level 0).
 fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
-    use carnet_runtime::{App, Tool, Toolset};
+    use carnet_manifest::{App, Tool, Toolset};
     use std::borrow::Cow;
 
     let crate_dir = std::path::absolute(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());

@@ -2,8 +2,8 @@
 
 use std::borrow::Cow;
 
-use carnet_runtime::manifest::{DEFAULT_ENV_PREFIXES, MANIFEST_VERSION};
-use carnet_runtime::{Agent, App, Manifest, Skill, SkillFile, Text, Tool, Toolset, media_type};
+use carnet_manifest::manifest::{DEFAULT_ENV_PREFIXES, MANIFEST_VERSION};
+use carnet_manifest::{Agent, App, Manifest, Skill, SkillFile, Text, Tool, Toolset, media_type};
 
 use crate::model::Spanned;
 use crate::project::Project;
@@ -121,14 +121,4 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
     manifest
 }
 
-/// `sha256:` and the lowercase hex SHA-256 of `bytes`, as MCP's Skills extension writes it.
-pub(crate) fn sha256(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    use std::fmt::Write as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .fold(String::from("sha256:"), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        })
-}
+pub(crate) use carnet_manifest::digest::sha256_digest as sha256;

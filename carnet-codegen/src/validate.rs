@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use carnet_runtime::names;
+use carnet_manifest::names;
 
 use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
 use crate::messages;

@@ -83,7 +83,7 @@ fn generated_code_and_json_match_golden_files() {
         syn::parse_str::<syn::File>(&code).unwrap_or_else(|e| panic!("{}: {e}", case.display()));
         assert!(code.lines().count() > 20, "{}: not line-broken", case.display());
         // And the JSON must read back into the same manifest.
-        let reloaded = carnet_runtime::Manifest::from_json(&manifest.to_json_pretty()).unwrap();
+        let reloaded = carnet_manifest::Manifest::from_json(&manifest.to_json_pretty()).unwrap();
         assert_eq!(reloaded, manifest, "{}", case.display());
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

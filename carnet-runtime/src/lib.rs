@@ -4,13 +4,10 @@
 //!
 //! Most users depend on the `carnet` facade, which re-exports this crate.
 
-pub mod manifest;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod media_type;
 #[cfg(feature = "http-client")]
 pub mod models;
-pub mod names;
 pub mod providers;
 #[cfg(feature = "remote")]
 pub mod remote;
@@ -26,10 +23,8 @@ pub mod chat;
 mod dispatch;
 mod engine;
 pub mod extensions;
-mod hash;
 pub mod hook;
 mod index;
-mod json;
 mod prompt;
 pub mod session;
 pub mod suggest;
@@ -43,7 +38,9 @@ pub use engine::{
     RemoteOptions, ResultFormat,
 };
 pub use hook::{Before, CallInfo, Hook};
-pub use json::ManifestError;
+// The data model lives in `carnet-manifest`, shared with the build-time side: its modules
+// keep their paths here.
+pub use carnet_manifest::{ManifestError, manifest, media_type, names};
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };

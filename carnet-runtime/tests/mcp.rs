@@ -8,7 +8,7 @@ use std::time::Duration;
 use carnet_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, Server};
 use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolError, ToolImpl, ToolsetImpl};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 
 const MANIFEST: &str = r##"{
   "variables": { "ORG": "Carnet Labs" },
@@ -562,7 +562,9 @@ async fn unreadable_lines_get_protocol_errors_and_the_connection_goes_on() {
 }
 
 /// One HTTP/1.1 exchange on a fresh connection: the status and body.
+#[cfg(feature = "mcp-http")]
 async fn http_post(addr: std::net::SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    use tokio::io::AsyncReadExt as _;
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
@@ -588,6 +590,7 @@ async fn http_post(addr: std::net::SocketAddr, headers: &[(&str, &str)], body: &
     (status, body)
 }
 
+#[cfg(feature = "mcp-http")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_answers_malformed_and_oversized_bodies_with_json_rpc_errors() {
     let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher")
@@ -624,7 +627,9 @@ async fn http_answers_malformed_and_oversized_bodies_with_json_rpc_errors() {
         .await
         .unwrap();
     let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
+    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut response)
+        .await
+        .unwrap();
     assert!(response.starts_with("HTTP/1.1 404"), "{response}");
     assert!(response.contains("it is at `/mcp`"), "{response}");
 
@@ -639,6 +644,7 @@ async fn http_answers_malformed_and_oversized_bodies_with_json_rpc_errors() {
     serving.await.unwrap().unwrap();
 }
 
+#[cfg(feature = "mcp-http")]
 #[tokio::test]
 async fn http_binds_loopback_addresses_only() {
     let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
@@ -771,6 +777,7 @@ async fn resource_uris_are_compared_decoded() {
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
 }
 
+#[cfg(feature = "mcp-http")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn any_loopback_address_serves_requests_naming_it() {
     let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use carnet_runtime::Manifest;
+use carnet_manifest::Manifest;
 
 use crate::typed_id::toolset_type;
 use proc_macro2::{Span, TokenStream};
@@ -223,7 +223,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
 }
 
 /// The toolset the attribute names, or an error listing the manifest's.
-fn find_toolset<'m>(manifest: &'m Manifest, name: &LitStr) -> syn::Result<&'m carnet_runtime::Toolset> {
+fn find_toolset<'m>(manifest: &'m Manifest, name: &LitStr) -> syn::Result<&'m carnet_manifest::Toolset> {
     let toolset_name = name.value();
     if manifest.toolset(&toolset_name).is_some_and(|t| t.mcp.is_some()) {
         return Err(syn::Error::new(name.span(), messages::remote_toolset(&toolset_name)));
@@ -366,7 +366,7 @@ fn collect_tools(item: &mut Item) -> syn::Result<FoundTools> {
 /// function, into `found.errors`.
 fn bind_tools<'t>(
     found: &mut FoundTools,
-    toolset: &'t carnet_runtime::Toolset,
+    toolset: &'t carnet_manifest::Toolset,
     loaded: &Loaded,
     toolset_lit: &LitStr,
 ) -> Vec<(usize, &'t str)> {
@@ -462,7 +462,7 @@ fn toolset_constructor(
     item: Item,
     found: &FoundTools,
     bindings: &[(usize, &str)],
-    toolset: &carnet_runtime::Toolset,
+    toolset: &carnet_manifest::Toolset,
     loaded: &Loaded,
 ) -> TokenStream {
     let toolset_name = &*toolset.name;

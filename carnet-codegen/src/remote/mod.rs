@@ -56,7 +56,7 @@ pub(crate) struct McpDef {
 }
 
 impl McpDef {
-    /// The manifest's [`carnet_runtime::Toolset::mcp`] JSON.
+    /// The manifest's [`carnet_manifest::Toolset::mcp`] JSON.
     pub(crate) fn to_json(&self) -> String {
         let mut object = Map::new();
         object.insert("server".into(), self.server.clone());

@@ -169,7 +169,7 @@ pub(crate) struct PinnedSkill {
 }
 
 impl PinnedSkill {
-    /// The manifest's [`carnet_runtime::Skill::remote`] JSON.
+    /// The manifest's [`carnet_manifest::Skill::remote`] JSON.
     pub(crate) fn remote_json(&self, toolset: &str) -> String {
         json!({"toolset": toolset, "uri": self.uri, "digest": self.digest}).to_string()
     }
@@ -199,7 +199,7 @@ fn pinned_skill(skill: &Value, span: Span) -> Result<PinnedSkill, Problem> {
             .iter()
             .find(|r| r["uri"] == uri)
             .and_then(|r| r["digest"].as_str())
-            .filter(|d| is_sha256(d)),
+            .filter(|d| carnet_manifest::digest::is_sha256_digest(d)),
         _ => None,
     }
     .ok_or_else(|| Problem::Unusable("its `SKILL.md` has no SHA-256 digest to check what is read against".into()))?;
@@ -216,12 +216,6 @@ fn pinned_skill(skill: &Value, span: Span) -> Result<PinnedSkill, Problem> {
         digest: digest.to_owned(),
         span,
     })
-}
-
-fn is_sha256(digest: &str) -> bool {
-    digest
-        .strip_prefix("sha256:")
-        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
 }
 
 /// Why a pinned tool is not taken.

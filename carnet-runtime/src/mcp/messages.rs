@@ -36,6 +36,7 @@ pub(super) fn too_large(max: usize) -> ErrorData {
     )
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn unreadable_body(error: impl Display) -> ErrorData {
     ErrorData::new(
         ErrorCode::PARSE_ERROR,
@@ -44,6 +45,7 @@ pub(super) fn unreadable_body(error: impl Display) -> ErrorData {
     )
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn not_the_endpoint(path: &str) -> ErrorData {
     ErrorData::invalid_request(format!("no MCP endpoint at `{path}`; it is at `/mcp`"), None)
 }
@@ -90,6 +92,7 @@ pub(super) fn unencodable(what: &str, error: impl Display) -> ErrorData {
     ErrorData::internal_error(format!("{what} cannot be encoded: {error}"), None)
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn origin_refused(origin: &str) -> ErrorData {
     ErrorData::invalid_request(
         format!(
@@ -99,6 +102,7 @@ pub(super) fn origin_refused(origin: &str) -> ErrorData {
     )
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn too_many_sessions(max: usize) -> ErrorData {
     ErrorData::internal_error(
         format!(
@@ -108,10 +112,12 @@ pub(super) fn too_many_sessions(max: usize) -> ErrorData {
     )
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn unknown_session() -> ErrorData {
     ErrorData::invalid_request("no session with this `Mcp-Session-Id`: it ended or never existed", None)
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn body_timeout(limit: std::time::Duration) -> ErrorData {
     ErrorData::invalid_request(
         format!("the request body did not arrive within {} ms", limit.as_millis()),
@@ -119,6 +125,7 @@ pub(super) fn body_timeout(limit: std::time::Duration) -> ErrorData {
     )
 }
 
+#[cfg(feature = "mcp-http")]
 pub(super) fn method_not_allowed(method: &hyper::Method, path: &str) -> ErrorData {
     ErrorData::invalid_request(format!("`{method}` is not served at `{path}`"), None)
 }

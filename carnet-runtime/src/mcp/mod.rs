@@ -1,5 +1,6 @@
 //! A carnet agent as a [Model Context Protocol](https://modelcontextprotocol.io) server
-//! (feature `mcp`, built on [`rmcp`] 3.9; to name the rmcp types this API takes or gives,
+//! (feature `mcp` for stdio and any byte stream, `mcp-http` for streamable HTTP besides;
+//! built on [`rmcp`] 3.9; to name the rmcp types this API takes or gives,
 //! [`Connection`]'s `ServerHandler` and [`Server::http_service`]'s config, depend on
 //! `rmcp = "3.9"` too).
 //!
@@ -61,8 +62,8 @@
 //!
 //! # HTTP limits
 //!
-//! [`Server::bind_http`] cuts off a client that sends its headers too slowly
-//! ([`HttpLimits::header_timeout`]) and answers 408 to one whose body is too slow
+//! With the feature `mcp-http`, [`Server::bind_http`] cuts off a client that sends its
+//! headers too slowly ([`HttpLimits::header_timeout`]) and answers 408 to one whose body is too slow
 //! ([`HttpLimits::body_timeout`]); holds at most [`HttpLimits::max_sessions`] 2025 sessions
 //! (503 beyond) and ends those idle for [`HttpLimits::session_idle`], freeing their memory;
 //! refuses (403) requests whose `Origin` is not in [`HttpLimits::allowed_origins`] (loopback
@@ -99,34 +100,38 @@
 //! let server = Server::new(&carnet, "researcher").expect("the agent exists");
 //! // stdio, for hosts that start the server as a child process:
 //! server.serve_stdio().await?;
-//! // or streamable HTTP on a loopback address, one session per client:
+//! // or, with the feature `mcp-http`, streamable HTTP on a loopback address, one session
+//! // per client:
+//! # #[cfg(feature = "mcp-http")] {
 //! let http = server.bind_http("127.0.0.1:8080").await?;
 //! println!("MCP endpoint: {}", http.url());
-//! http.run().await
+//! http.run().await?;
+//! # }
+//! # Ok(())
 //! # }
 //! ```
 
 mod card;
 mod connection;
 mod handle;
+#[cfg(feature = "mcp-http")]
 mod http;
 mod messages;
 mod resources;
 mod stdio;
 
 use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::ToSocketAddrs;
 
 use crate::{Carnet, ExposureMode, Session, SessionError, providers};
 
 pub use card::{A2A_PROTOCOL_VERSION, agent_card};
 pub use connection::Connection;
 pub use handle::{DEFAULT_HANDLE_TTL, KeyError, MIN_KEY_BYTES, PREVIOUS_SESSION_KEY_ENV, SESSION_KEY_ENV, SessionKeys};
+#[cfg(feature = "mcp-http")]
 pub use http::{AGENT_CARD_PATH, HttpLimits, HttpServer};
 pub use resources::SKILL_URI_SCHEME;
 
@@ -153,6 +158,7 @@ struct Shared {
     /// The keys sealing the session handles of the stateless revision.
     keys: Arc<SessionKeys>,
     /// Limits of [`Server::bind_http`].
+    #[cfg(feature = "mcp-http")]
     limits: HttpLimits,
 }
 
@@ -194,6 +200,7 @@ impl Server {
                 resources,
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
                 keys: Arc::new(SessionKeys::random()),
+                #[cfg(feature = "mcp-http")]
                 limits: HttpLimits::default(),
             }),
         })
@@ -226,6 +233,7 @@ impl Server {
     }
 
     /// Sets the limits of the HTTP server of [`Server::bind_http`].
+    #[cfg(feature = "mcp-http")]
     #[must_use]
     pub fn http_limits(mut self, limits: HttpLimits) -> Self {
         Arc::make_mut(&mut self.shared).limits = limits;
@@ -296,7 +304,8 @@ impl Server {
     /// # Errors
     ///
     /// When `addr` does not resolve, is not a loopback address, or cannot be bound.
-    pub async fn bind_http(&self, addr: impl ToSocketAddrs) -> io::Result<HttpServer> {
+    #[cfg(feature = "mcp-http")]
+    pub async fn bind_http(&self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<HttpServer> {
         HttpServer::bind(self.clone(), addr).await
     }
 
@@ -304,6 +313,7 @@ impl Server {
     /// mounting in your own HTTP stack. `config` is rmcp's, used as given (its defaults accept
     /// `Host: localhost | 127.0.0.1 | ::1` only and bodies up to rmcp's limit); the JSON-RPC
     /// error bodies of [`Server::bind_http`] are not part of it.
+    #[cfg(feature = "mcp-http")]
     #[must_use]
     pub fn http_service(
         &self,
@@ -315,6 +325,7 @@ impl Server {
         self.endpoint(config, Arc::default())
     }
 
+    #[cfg(feature = "mcp-http")]
     fn endpoint<M: rmcp::transport::streamable_http_server::SessionManager>(
         &self,
         config: rmcp::transport::StreamableHttpServerConfig,
@@ -351,7 +362,8 @@ fn server_info(name: impl Into<String>, version: impl Into<String>, agent: &str)
 }
 
 /// The address `bind_http` printed in its URL.
-fn endpoint_url(addr: SocketAddr) -> String {
+#[cfg(feature = "mcp-http")]
+fn endpoint_url(addr: std::net::SocketAddr) -> String {
     format!("http://{addr}/mcp")
 }
 

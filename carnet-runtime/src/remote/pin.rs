@@ -251,16 +251,7 @@ fn digest(pin: &Value) -> String {
     sha256(bytes.as_bytes())
 }
 
-/// `sha256:` and the lowercase hex SHA-256 of `bytes` (the form of MCP's Skills extension).
-pub(crate) fn sha256(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .fold(String::from("sha256:"), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        })
-}
+pub(crate) use carnet_manifest::digest::sha256_digest as sha256;
 
 /// `value` with every object's keys in sorted order, whatever `serde_json`'s features (with
 /// `preserve_order`, maps keep insertion order): pins are written and hashed in this form,

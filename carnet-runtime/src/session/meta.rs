@@ -14,31 +14,7 @@ use crate::schema;
 use crate::suggest::similar;
 use crate::tool::{ToolKind, ToolSpec};
 
-/// Names of carnet's meta-tools, camelCase (the default naming), in [`MetaTool::ALL`] order.
-pub const META_TOOLS: [&str; 9] = [
-    "listAvailableSkills",
-    "loadSkill",
-    "listSkillToolsets",
-    "loadToolset",
-    "loadTool",
-    "loadSkillFile",
-    "listTools",
-    "describeTool",
-    "callTool",
-];
-
-/// Names of carnet's meta-tools, `snake_case` (the snake naming option).
-pub const META_TOOLS_SNAKE: [&str; 9] = [
-    "list_available_skills",
-    "load_skill",
-    "list_skill_toolsets",
-    "load_toolset",
-    "load_tool",
-    "load_skill_file",
-    "list_tools",
-    "describe_tool",
-    "call_tool",
-];
+pub use carnet_manifest::names::{META_TOOLS, META_TOOLS_SNAKE};
 
 /// A meta-tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,8 +5,8 @@
 /// # Examples
 ///
 /// ```
-/// assert_eq!(carnet_runtime::media_type::from_path("fonts/Lora-Bold.ttf"), "font/ttf");
-/// assert_eq!(carnet_runtime::media_type::from_path("README"), "application/octet-stream");
+/// assert_eq!(carnet_manifest::media_type::from_path("fonts/Lora-Bold.ttf"), "font/ttf");
+/// assert_eq!(carnet_manifest::media_type::from_path("README"), "application/octet-stream");
 /// ```
 #[must_use]
 pub fn from_path(path: &str) -> &'static str {

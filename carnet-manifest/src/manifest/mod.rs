@@ -39,7 +39,7 @@ pub const DEFAULT_ENV_PREFIXES: [&str; 2] = ["CARNET_", "PUBLIC_"];
 /// # Examples
 ///
 /// ```
-/// use carnet_runtime::Manifest;
+/// use carnet_manifest::Manifest;
 ///
 /// let manifest = Manifest::from_json(r#"{
 ///     "agents": { "helper": { "name": "helper", "description": "Helps", "skills": ["notes"], "prompt": "Be kind." } },
@@ -47,7 +47,7 @@ pub const DEFAULT_ENV_PREFIXES: [&str; 2] = ["CARNET_", "PUBLIC_"];
 ///     "toolsets": {}
 /// }"#)?;
 /// assert_eq!(manifest.agent("helper").unwrap().skills[0], "notes");
-/// # Ok::<(), carnet_runtime::ManifestError>(())
+/// # Ok::<(), carnet_manifest::ManifestError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

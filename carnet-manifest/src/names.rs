@@ -4,7 +4,31 @@
 //! provider accepts names matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (`OpenAI` allows a leading
 //! digit, Gemini does not), so each name gets an alias in that set and calls map back.
 
-pub use crate::session::meta::{META_TOOLS, META_TOOLS_SNAKE};
+/// Names of carnet's meta-tools, camelCase (the default naming), in the order of the runtime's `MetaTool::ALL`.
+pub const META_TOOLS: [&str; 9] = [
+    "listAvailableSkills",
+    "loadSkill",
+    "listSkillToolsets",
+    "loadToolset",
+    "loadTool",
+    "loadSkillFile",
+    "listTools",
+    "describeTool",
+    "callTool",
+];
+
+/// Names of carnet's meta-tools, `snake_case` (the snake naming option).
+pub const META_TOOLS_SNAKE: [&str; 9] = [
+    "list_available_skills",
+    "load_skill",
+    "list_skill_toolsets",
+    "load_toolset",
+    "load_tool",
+    "load_skill_file",
+    "list_tools",
+    "describe_tool",
+    "call_tool",
+];
 
 /// The longest alias providers accept.
 pub const MAX_ALIAS_LEN: usize = 64;
@@ -46,7 +70,7 @@ pub enum AliasError {
 /// # Examples
 ///
 /// ```
-/// use carnet_runtime::names::alias;
+/// use carnet_manifest::names::alias;
 ///
 /// assert_eq!(alias("basicSearch").unwrap(), "basicSearch");
 /// assert_eq!(alias("file.read").unwrap(), "file_read");

@@ -126,14 +126,14 @@ impl Skill {
     /// # Examples
     ///
     /// ```
-    /// # let manifest = carnet_runtime::Manifest::from_json(r#"{"agents": {}, "toolsets": {}, "skills": {
+    /// # let manifest = carnet_manifest::Manifest::from_json(r#"{"agents": {}, "toolsets": {}, "skills": {
     /// #     "notes": {"name": "notes", "description": "Take notes", "content": "Write things down."}}}"#)?;
     /// let skill = manifest.skill("notes").unwrap();
     /// assert_eq!(
     ///     skill.to_skill_md(),
     ///     "---\nname: \"notes\"\ndescription: \"Take notes\"\n---\n\nWrite things down.\n",
     /// );
-    /// # Ok::<(), carnet_runtime::ManifestError>(())
+    /// # Ok::<(), carnet_manifest::ManifestError>(())
     /// ```
     #[must_use]
     pub fn to_skill_md(&self) -> String {
