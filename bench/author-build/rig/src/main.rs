@@ -1,0 +1,62 @@
+use std::sync::Mutex;
+
+use rig::tool::{PortableTool, ToolExecutionError};
+use rig_core as rig;
+use rig_core::rig_tool;
+
+/// Notes kept in memory: title, body, tags (rig's tools are free functions).
+static NOTES: Mutex<Vec<(String, String, Vec<String>)>> = Mutex::new(Vec::new());
+
+/// Save a note with a title, a body and optional tags
+#[rig_tool]
+fn add_note(title: String, body: String, tags: Option<Vec<String>>) -> Result<String, ToolExecutionError> {
+    let mut notes = NOTES.lock().unwrap();
+    notes.push((title.clone(), body, tags.unwrap_or_default()));
+    Ok(format!("saved note {}: {title}", notes.len()))
+}
+
+/// List the most recent notes
+#[rig_tool]
+fn list_notes() -> Result<Vec<String>, ToolExecutionError> {
+    let notes = NOTES.lock().unwrap();
+    Ok(notes.iter().rev().take(20).map(|(title, _, _)| title.clone()).collect())
+}
+
+/// Find notes whose title, body or tags contain every given keyword
+#[rig_tool]
+fn search_notes(keywords: Vec<String>) -> Result<Vec<String>, ToolExecutionError> {
+    let notes = NOTES.lock().unwrap();
+    Ok(notes
+        .iter()
+        .rev()
+        .filter(|(title, body, tags)| {
+            let text = format!("{title} {body} {}", tags.join(" ")).to_lowercase();
+            keywords.iter().all(|k| text.contains(&k.to_lowercase()))
+        })
+        .map(|(title, _, _)| title.clone())
+        .collect())
+}
+
+fn main() {
+    futures_lite_block_on(async {
+        for definition in [ADD_NOTE.definition(String::new()).await, LIST_NOTES.definition(String::new()).await, SEARCH_NOTES.definition(String::new()).await] {
+            println!("{}: {}", definition.name, definition.parameters);
+        }
+        let added = ADD_NOTE.call(serde_json::from_str(r#"{"title": "Groceries", "body": "eggs, milk"}"#).unwrap()).await;
+        println!("{added:?}");
+        let found = SEARCH_NOTES.call(serde_json::from_str(r#"{"keywords": ["milk"]}"#).unwrap()).await;
+        println!("{found:?}");
+    });
+}
+
+/// A minimal executor for the tools' futures (they never wait on I/O).
+fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}

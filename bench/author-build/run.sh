@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# What an author's build pays (issue 31): a crate as `carnet init` scaffolds it (one agent, one
+# skill, toolset `notes` with three tools), per feature set, beside the same three tools in
+# rmcp (a stdio server) and rig (with and without its HTTP client), one build at a time.
+#
+#   bash bench/author-build/run.sh [CONFIG...]
+#
+# CONFIG: carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest (default: all).
+# Per config, in its own target directory, deleted afterwards:
+#   cold `cargo build` with --timings (units, rustc time, top units, anything built twice),
+#   three builds after editing a tool's body, (carnet) three after editing SKILL.md,
+#   cold `cargo check`, cold `cargo build --release` and the binary's size.
+# The builds use Cargo's defaults (incremental, full debuginfo), as an author's do.
+# Results: one JSON object per config in target/author-build/results.jsonl, and a table.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+scratch="$root/target/author-build"
+mkdir -p "$scratch"
+results="$scratch/results.jsonl"
+configs=("$@")
+[ ${#configs[@]} -eq 0 ] && configs=(carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest)
+(cd "$root" && cargo build --quiet -p carnet-cli)
+# What an author's environment has: none of the workspace's CI settings.
+unset CARGO_INCREMENTAL CARGO_PROFILE_DEV_DEBUG CARGO_PROFILE_TEST_DEBUG CARGO_TARGET_DIR RUSTFLAGS
+carnet_bin="$root/target/debug/carnet"
+# shellcheck source=bench/author-build/scaffold.sh
+source "$root/bench/author-build/scaffold.sh"
+
+now() { date +%s.%N; }
+timed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>"$scratch/last.err" || { cat "$scratch/last.err" >&2; return 1; }; t1=$(now); awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}'; }
+min_median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {printf "[%s, %s]", v[1], v[int((NR+1)/2)]}'; }
+
+for config in "${configs[@]}"; do
+  dir="$scratch/$config"
+  features=""
+  case "$config" in
+    carnet) scaffold_carnet "$dir"; edit_file="$dir/src/notes.rs" ;;
+    carnet-*) scaffold_carnet "$dir"; features="${config#carnet-}"; edit_file="$dir/src/notes.rs" ;;
+    rmcp) scaffold_peer "$dir" rmcp; edit_file="$dir/src/main.rs" ;;
+    rig) scaffold_peer "$dir" rig; edit_file="$dir/src/main.rs" ;;
+    rig-reqwest) scaffold_peer "$dir" rig; features="reqwest"; edit_file="$dir/src/main.rs" ;;
+    *) echo "unknown config $config" >&2; exit 2 ;;
+  esac
+  flags=()
+  [ -n "$features" ] && flags=(--features "$features")
+  export CARGO_TARGET_DIR="$dir/target"
+  echo "== $config" >&2
+  (cd "$dir" && cargo fetch --quiet)
+
+  cold_build=$(cd "$dir" && timed cargo build "${flags[@]}" --timings)
+  timings=$(python3 "$root/bench/author-build/timings.py" "$dir"/target/cargo-timings/cargo-timing.html)
+  (cd "$dir" && cargo run --quiet "${flags[@]}" >/dev/null)
+
+  edits=()
+  for i in 1 2 3; do
+    sed -i "s/saved note {}/saved note (edit $i) {}/; s/saved note (edit $((i - 1))) {}/saved note (edit $i) {}/" "$edit_file"
+    edits+=("$(cd "$dir" && timed cargo build "${flags[@]}")")
+  done
+  skill_edits=()
+  if [ -d "$dir/carnet" ]; then
+    for i in 1 2 3; do
+      echo "Edit $i of the body." >> "$dir/carnet/skills/note-taking/SKILL.md"
+      skill_edits+=("$(cd "$dir" && timed cargo build "${flags[@]}")")
+    done
+  fi
+
+  rm -rf "$dir/target"
+  cold_check=$(cd "$dir" && timed cargo check "${flags[@]}")
+  rm -rf "$dir/target"
+  cold_release=$(cd "$dir" && timed cargo build --release "${flags[@]}")
+  binary=$(find "$dir/target/release" -maxdepth 1 -type f -executable | head -1)
+  size=$(stat -c %s "$binary")
+  strip -o "$scratch/stripped" "$binary"; stripped=$(stat -c %s "$scratch/stripped"); rm -f "$scratch/stripped"
+  rm -rf "$dir/target"
+
+  edit_json=$(min_median "${edits[@]}")
+  skill_json="null"
+  [ ${#skill_edits[@]} -gt 0 ] && skill_json=$(min_median "${skill_edits[@]}")
+  line=$(printf '{"config": "%s", "cold_build": %s, "cold_check": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
+    "$config" "$cold_build" "$cold_check" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
+  echo "$line" >> "$results"
+  echo "$line" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"  build {r["cold_build"]} s, check {r["cold_check"]} s ({r["cold_check"]/r["cold_build"]:.2f}x), release {r["cold_release"]} s, edit {r["edit_build"]}, SKILL.md {r["skill_edit_build"]}, units {r["timings"]["units"]}, rustc {r["timings"]["rustc_seconds"]} s, twice {r["timings"]["built_twice"]}")' >&2
+done
+python3 "$root/bench/author-build/table.py" "$results"

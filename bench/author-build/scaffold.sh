@@ -1,0 +1,60 @@
+# Sourced by bench/author-build/run.sh and tests/build-graph/run.sh: writes the crates an
+# author would have, outside the workspace, with path dependencies on this checkout.
+#
+#   scaffold_carnet DIR      a `cargo new` crate, then `carnet init carnet` in it (one agent,
+#                            one skill, toolset `notes` with three tools bound in src/notes.rs),
+#                            and src/extra.rs behind the features openai, mcp, mcp-http
+#   scaffold_peer DIR KIND   the same three tools with rmcp (KIND=rmcp, a stdio server) or rig
+#                            (KIND=rig; feature `reqwest` adds its HTTP client)
+# Needs $root (the checkout) and $carnet_bin (a built `carnet` CLI).
+
+scaffold_carnet() {
+  local dir="$1"
+  rm -rf "$dir"
+  mkdir -p "$dir/src"
+  cat > "$dir/Cargo.toml" <<TOML
+[package]
+name = "author-crate"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+carnet = { path = "$root" }
+tokio = { version = "1", features = ["rt"], optional = true }
+
+[build-dependencies]
+carnet-codegen = { path = "$root/carnet-codegen" }
+
+[features]
+openai = ["carnet/openai", "dep:tokio"]
+mcp = ["carnet/mcp", "dep:tokio"]
+mcp-http = ["mcp", "carnet/mcp-http"]
+anthropic = ["carnet/anthropic"]
+remote = ["carnet/remote"]
+tokens = ["carnet/tokens"]
+load = ["carnet/load"]
+otel = ["carnet/otel"]
+
+[workspace]
+TOML
+  printf 'fn main() {\n    println!("Hello, world!");\n}\n' > "$dir/src/main.rs"
+  cp "$root/Cargo.lock" "$dir/Cargo.lock"
+  cp "$root/rust-toolchain.toml" "$dir/"
+  (cd "$dir" && "$carnet_bin" init carnet >/dev/null)
+  cp "$root/bench/author-build/carnet/extra.rs" "$dir/src/extra.rs"
+  # main.rs as `carnet init` wrote it, plus the call into extra.rs.
+  sed -i 's/^mod notes;$/mod extra;\nmod notes;/' "$dir/src/main.rs"
+  sed -i 's/^        \.expect("every toolset is bound");$/        .expect("every toolset is bound");\n    extra::run(\&carnet);/' "$dir/src/main.rs"
+  grep -q 'extra::run' "$dir/src/main.rs" || { echo "scaffold: carnet init's main.rs changed; update scaffold.sh" >&2; return 1; }
+}
+
+scaffold_peer() {
+  local dir="$1" kind="$2"
+  rm -rf "$dir"
+  mkdir -p "$dir/src"
+  cp "$root/bench/author-build/$kind/Cargo.toml" "$dir/Cargo.toml"
+  cp "$root/bench/author-build/$kind/src/main.rs" "$dir/src/main.rs"
+  [ -f "$root/bench/author-build/$kind/Cargo.lock" ] && cp "$root/bench/author-build/$kind/Cargo.lock" "$dir/"
+  cp "$root/rust-toolchain.toml" "$dir/"
+}

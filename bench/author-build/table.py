@@ -1,0 +1,37 @@
+"""Prints the markdown table of bench/author-build/run.sh's results (the last run per config)."""
+import json
+import sys
+
+rows = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    if line.strip():
+        r = json.loads(line)
+        rows[r["config"]] = r
+order = ["carnet", "carnet-openai", "carnet-mcp", "carnet-mcp-http", "rmcp", "rig", "rig-reqwest"]
+configs = [c for c in order if c in rows] + [c for c in rows if c not in order]
+
+
+def pair(v):
+    return "–" if v is None else f"{v[0]:.2f} / {v[1]:.2f}"
+
+
+measures = [
+    ("cold `cargo build`, s", lambda r: f"{r['cold_build']:.1f}"),
+    ("cold `cargo check`, s", lambda r: f"{r['cold_check']:.1f}"),
+    ("check / build", lambda r: f"{r['cold_check'] / r['cold_build']:.2f}"),
+    ("cold `cargo build --release`, s", lambda r: f"{r['cold_release']:.1f}"),
+    ("build after a tool edit, s, min / median of 3", lambda r: pair(r["edit_build"])),
+    ("build after a SKILL.md edit, s, min / median of 3", lambda r: pair(r["skill_edit_build"])),
+    ("units (`--timings`)", lambda r: str(r["timings"]["units"])),
+    ("rustc time, s", lambda r: f"{r['timings']['rustc_seconds']:.1f}"),
+    ("packages built twice", lambda r: ", ".join(r["timings"]["built_twice"]) or "none"),
+    ("release binary, MiB, stripped", lambda r: f"{r['release_stripped_bytes'] / 2**20:.2f}"),
+]
+print("| measure | " + " | ".join(configs) + " |")
+print("| --- |" + " --- |" * len(configs))
+for name, get in measures:
+    print(f"| {name} | " + " | ".join(get(rows[c]) for c in configs) + " |")
+print()
+for c in configs:
+    top = ", ".join(f"{name} {s}" for name, s in rows[c]["timings"]["top"])
+    print(f"- top units, {c}: {top}")
