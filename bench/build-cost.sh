@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # What a large catalog costs at build time: a crate whose build.rs compiles a 1,000-skill
-# catalog (SKILLS to change it) and whose main includes the manifest. Reports the time of
-# `carnet_codegen::compile` inside build.rs, the crate's build (build script + compilation,
-# dependencies prebuilt), and the incremental rebuild after editing one SKILL.md.
+# catalog (SKILLS to change it) and whose main includes the manifest. Reports, per profile
+# setting (none; the whole host at opt-level 3; only carnet's build-time crates and the YAML
+# parser at opt-level 3), the cold build of the crate with a 2-skill catalog (what the
+# setting costs every cold build), the time of `carnet_codegen::compile` inside build.rs, the
+# crate's build at 1,000 skills (build script + compilation, dependencies prebuilt), and the
+# incremental rebuild after editing one SKILL.md (what the setting saves).
 #
 #   bash bench/build-cost.sh
 set -euo pipefail
@@ -59,9 +62,10 @@ codegen_ms() { cat "$(ls -t "$CARGO_TARGET_DIR"/debug/build/catalog-crate-*/out/
 measure() {
   # Dependencies first, with a 2-skill catalog, so the timings below are the crate's own;
   # then a fresh 1,000-skill catalog (new files, so Cargo sees the change).
-  rm -rf "$crate/carnet"
+  rm -rf "$crate/carnet" "$CARGO_TARGET_DIR"
   "$root/target/release/gen-catalog" 2 "$crate/carnet" >/dev/null
-  (cd "$crate" && cargo build --quiet 2>/dev/null)
+  t0=$(now_ns); (cd "$crate" && cargo build --quiet 2>/dev/null); t1=$(now_ns)
+  cold=$((t1 - t0))
   "$root/target/release/gen-catalog" "$skills" "$crate/carnet" >/dev/null
 
   t0=$(now_ns); (cd "$crate" && cargo build --quiet 2>/dev/null); t1=$(now_ns)
@@ -73,17 +77,31 @@ measure() {
   t0=$(now_ns); (cd "$crate" && cargo build --quiet 2>/dev/null); t1=$(now_ns)
   noop=$((t1 - t0))
   echo "  ($out)"
+  echo "  cold build, 2 skills (dependencies included): $(seconds "$cold") s"
   echo "  carnet_codegen::compile in build.rs: ${codegen} ms"
   echo "  crate build (build script run + compilation of the generated manifest): $(seconds "$full") s"
   echo "  after editing one SKILL.md: $(seconds "$incremental") s (codegen ${codegen_again} ms)"
   echo "  nothing changed: $(seconds "$noop") s"
+  rm -rf "$CARGO_TARGET_DIR"
 }
 
-echo "build cost of a $skills-skill catalog (debug profile, dependencies prebuilt):"
-echo "default build-script profile (build dependencies at opt-level 0):"
+# An author's environment: Cargo's defaults (incremental, full debuginfo).
+unset CARGO_INCREMENTAL CARGO_PROFILE_DEV_DEBUG CARGO_PROFILE_TEST_DEBUG
+manifest_without_profiles=$(cat "$crate/Cargo.toml")
+echo "build cost of a $skills-skill catalog (debug profile):"
+echo "no profile setting (build dependencies at opt-level 0):"
 export CARGO_TARGET_DIR="$scratch/target-default"
 measure
-echo "with [profile.dev.build-override] opt-level = 3 (recommended for large catalogs):"
+echo "[profile.dev.build-override] opt-level = 3 (every build dependency and proc macro optimised):"
 export CARGO_TARGET_DIR="$scratch/target-optimized"
 export CARGO_PROFILE_DEV_BUILD_OVERRIDE_OPT_LEVEL=3
 measure
+unset CARGO_PROFILE_DEV_BUILD_OVERRIDE_OPT_LEVEL
+echo "[profile.dev.package.carnet-codegen], carnet-manifest and yaml-rust2 at opt-level = 3 (the build script's own work optimised):"
+export CARGO_TARGET_DIR="$scratch/target-scoped"
+{
+  echo "$manifest_without_profiles"
+  printf '\n[profile.dev.package.carnet-codegen]\nopt-level = 3\n[profile.dev.package.carnet-manifest]\nopt-level = 3\n[profile.dev.package.yaml-rust2]\nopt-level = 3\n'
+} > "$crate/Cargo.toml"
+measure
+echo "$manifest_without_profiles" > "$crate/Cargo.toml"

@@ -79,6 +79,6 @@ for config in "${configs[@]}"; do
   line=$(printf '{"config": "%s", "cold_build": %s, "cold_check": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
     "$config" "$cold_build" "$cold_check" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
   echo "$line" >> "$results"
-  echo "$line" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"  build {r["cold_build"]} s, check {r["cold_check"]} s ({r["cold_check"]/r["cold_build"]:.2f}x), release {r["cold_release"]} s, edit {r["edit_build"]}, SKILL.md {r["skill_edit_build"]}, units {r["timings"]["units"]}, rustc {r["timings"]["rustc_seconds"]} s, twice {r["timings"]["built_twice"]}")' >&2
+  echo "$line" | python3 "$root/bench/author-build/table.py" --one >&2
 done
 python3 "$root/bench/author-build/table.py" "$results"

@@ -2,6 +2,16 @@
 import json
 import sys
 
+if sys.argv[1] == "--one":
+    r = json.load(sys.stdin)
+    t = r["timings"]
+    print(
+        f"  build {r['cold_build']} s, check {r['cold_check']} s, release {r['cold_release']} s, "
+        f"edit {r['edit_build']}, SKILL.md {r['skill_edit_build']}, units {t['units']}, "
+        f"rustc {t['rustc_seconds']} s, built twice: {t['built_twice'] or 'none'}"
+    )
+    sys.exit(0)
+
 rows = {}
 for line in open(sys.argv[1], encoding="utf-8"):
     if line.strip():

@@ -39,14 +39,18 @@ fn search_notes(keywords: Vec<String>) -> Result<Vec<String>, ToolExecutionError
 
 fn main() {
     futures_lite_block_on(async {
-        for definition in [ADD_NOTE.definition(String::new()).await, LIST_NOTES.definition(String::new()).await, SEARCH_NOTES.definition(String::new()).await] {
-            println!("{}: {}", definition.name, definition.parameters);
-        }
+        print_definition(&ADD_NOTE);
+        print_definition(&LIST_NOTES);
+        print_definition(&SEARCH_NOTES);
         let added = ADD_NOTE.call(serde_json::from_str(r#"{"title": "Groceries", "body": "eggs, milk"}"#).unwrap()).await;
         println!("{added:?}");
         let found = SEARCH_NOTES.call(serde_json::from_str(r#"{"keywords": ["milk"]}"#).unwrap()).await;
         println!("{found:?}");
     });
+}
+
+fn print_definition<T: PortableTool>(tool: &T) {
+    println!("{}: {} {}", T::NAME, tool.description(), tool.parameters());
 }
 
 /// A minimal executor for the tools' futures (they never wait on I/O).
