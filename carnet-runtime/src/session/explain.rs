@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::json;
 
-use super::meta::MetaTool;
+use crate::meta_tool::MetaTool;
 use super::reach::Loaded;
 use crate::dispatch::ToolOutput;
 use crate::engine::{Carnet, ExposureMode, Inner};
@@ -16,7 +16,7 @@ use crate::suggest::similar;
 use crate::telemetry::Failure;
 use crate::tool::ToolSpec;
 
-use super::SessionAgent;
+use super::types::SessionAgent;
 
 /// Why a tool is or is not exposed in a session (see [`Session::explain`](super::Session::explain)).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,8 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step, Transcript};
 use carnet::models::{Anthropic, OpenAi, OpenAiApi};
-use carnet::{Carnet, ExposureMode};
+use carnet::Carnet;
+use carnet::engine::ExposureMode;
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use serde_json::json;
