@@ -2,47 +2,41 @@
 //!
 //! # The API
 //!
-//! The crate root holds what an agent author names every day: the attributes
+//! The crate root holds what an agent author names on day one: the attributes
 //! [`toolset`](macro@toolset) and [`tool`](macro@tool), [`include_manifest!`], the
-//! [`Carnet`] engine and its [`Session`]s, the [`Manifest`], what a tool sees and returns
-//! ([`Context`], [`ToolOutput`], [`ToolError`]) and the call [`Hook`]s. Everything else
-//! lives in a module named after its topic; each module lists its whole topic, root items
-//! included:
+//! [`Carnet`] engine and its [`Session`]s, the [`Manifest`], and what a tool sees and
+//! returns ([`Context`], [`ToolOutput`], [`ToolError`]). Everything else lives in a module
+//! named for what you look for; each module lists its whole topic, root items included:
 //!
 //! | module | holds |
 //! | --- | --- |
-//! | [`manifest`] | the manifest types, typed ids, [`manifest::ManifestError`] |
-//! | [`engine`] | [`Carnet`], its builder and options ([`engine::Preset`], [`engine::Naming`], [`engine::PromptOptions`], ...) |
-//! | [`session`] | [`Session`], its state and errors, [`session::MetaTool`], [`session::Explanation`], [`session::Baseline`] |
-//! | [`tools`] | implementing and calling tools: [`tools::ToolImpl`], [`tools::ToolSpec`], [`tools::block_on`] |
-//! | [`hook`] | [`Hook`]s around calls: [`Before`], [`CallInfo`] |
-//! | [`extensions`] | a conversation's own typed values, [`extensions::Extensions`] |
-//! | [`variables`] | `{{ NAME }}` placeholders |
-//! | [`providers`] | tool lists and calls in OpenAI, Anthropic, Gemini and MCP formats |
-//! | [`names`] | meta-tool names and provider-safe aliases |
-//! | [`suggest`] | did-you-mean suggestions |
-//! | [`schema`] | tool arguments checked against the input schema |
+//! | [`manifest`] | the manifest types, typed ids, [`manifest::ManifestError`], `load_dir` (feature `load`) |
+//! | [`engine`] | [`Carnet`] and its builder and options ([`engine::Preset`], [`engine::ExposureMode`], ...), [`Session`]s, their state and errors, [`engine::MetaTool`], [`engine::Variables`], [`engine::Extensions`] |
+//! | [`tools`] | implementing and calling tools ([`tools::ToolImpl`], [`tools::ToolSpec`], [`tools::block_on`]), hooks around calls ([`tools::Hook`]), arguments checked against a schema ([`tools::schema`]) |
 //! | [`chat`] | the provider-agnostic agent loop |
-//! | [`media_type`] | media types of skill files |
+//! | [`providers`] | tool lists, calls and request bodies in OpenAI, Anthropic, Gemini and MCP formats |
+//! | [`telemetry`] | spans after the OpenTelemetry `GenAI` conventions |
+//! | `models` | clients for real models (features `openai`, `anthropic`) |
+//! | `mcp` | an agent as an MCP server (features `mcp`, `mcp-http`) |
+//! | `remote` | toolsets served by MCP servers (feature `remote`) |
 //! | `tokens` | token counts (feature `tokens`) |
-//! | `mcp` | an agent as an MCP server (feature `mcp`) |
 //!
 //! # Crate features
 //!
 //! - `tokens`: `carnet::tokens`, token counts (o200k_base) of prompts and tool lists.
-//! - `load`: `carnet::load_dir`, reading content at run time with every build-time check.
+//! - `load`: `carnet::manifest::load_dir`, reading content at run time with every build-time
+//!   check.
 //! - `mcp`: `carnet::mcp`, an agent served over the Model Context Protocol on stdio;
 //!   `mcp-http` adds streamable HTTP.
+//! - `remote`: `carnet::remote`, toolsets whose tools an MCP server serves.
 //! - `openai`, `anthropic`: `carnet::models`, clients for real models (`OpenAI` Chat
 //!   Completions and Responses and every server that speaks them; Anthropic Messages).
+//! - `otel`: `carnet::telemetry::otlp`, the spans exported over OTLP/HTTP.
 
-// The root: what an agent author uses daily. `tests/api.rs` pins this list; a new root item
-// goes there too, everything else into a module below.
+// The root: what an agent author uses on day one. `tests/api.rs` pins this list; a new root
+// item goes there too, everything else into a module below.
 pub use carnet_macros::{tool, toolset};
-pub use carnet_runtime::{
-    Before, BuildError, CallInfo, Carnet, CarnetBuilder, Context, ExposureMode, Hook, Manifest, Session, SessionError,
-    SessionState, ToolError, ToolOutput,
-};
+pub use carnet_runtime::{Carnet, Context, Manifest, Session, ToolError, ToolOutput};
 
 #[cfg(feature = "mcp")]
 pub use carnet_runtime::mcp;
@@ -50,23 +44,42 @@ pub use carnet_runtime::mcp;
 pub use carnet_runtime::models;
 #[cfg(feature = "remote")]
 pub use carnet_runtime::remote;
-pub use carnet_runtime::telemetry;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
-pub use carnet_runtime::{chat, extensions, hook, media_type, names, providers, schema, session, suggest, variables};
+pub use carnet_runtime::{chat, providers, telemetry};
 
 pub mod manifest {
     //! The manifest: every agent, skill, toolset and tool of a carnet directory, as the
-    //! generated code's `'static` data or read with [`Manifest::from_json`].
+    //! generated code's `'static` data, read with [`Manifest::from_json`], or (feature `load`)
+    //! compiled from a directory at run time with `load_dir`.
 
     pub use carnet_runtime::ManifestError;
     pub use carnet_runtime::manifest::*;
+
+    /// Reads and validates a carnet directory at run time (feature `load`), with every
+    /// check of the build step; bind its tools with [`ToolImpl`](crate::tools::ToolImpl)
+    /// and [`CarnetBuilder::toolset`](crate::engine::CarnetBuilder::toolset), whose checks
+    /// return [`BuildError`](crate::engine::BuildError)s.
+    ///
+    /// # Errors
+    ///
+    /// [`carnet_codegen::Error`] with every diagnostic when the content has errors.
+    #[cfg(feature = "load")]
+    pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Manifest, carnet_codegen::Error> {
+        carnet_codegen::Config::new().dir(dir).manifest()
+    }
 }
 
 pub mod engine {
-    //! The [`Carnet`] engine: built once from a manifest and the toolsets' implementations,
-    //! shared by every conversation; its builder and options.
+    //! The [`Carnet`] engine, built once from a manifest and the toolsets' implementations and
+    //! shared by every conversation: its builder and options; and its [`Session`]s, one per
+    //! conversation: their saved state, errors, variables and typed values.
 
+    pub use carnet_runtime::extensions::Extensions;
+    pub use carnet_runtime::session::{
+        Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState,
+    };
+    pub use carnet_runtime::variables::{InvalidName, Placeholders, Variables};
     pub use carnet_runtime::{
         BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions,
         RemoteOptions, ResultFormat,
@@ -76,28 +89,19 @@ pub mod engine {
 pub mod tools {
     //! Tools: implementing them at run time ([`ToolImpl`], [`ToolsetImpl`]), what they see and
     //! return, tools as the model sees them ([`ToolSpec`]) and calls as it makes them
-    //! ([`ToolCall`]). Hooks around calls are in [`hook`](crate::hook).
+    //! ([`ToolCall`]), [`Hook`]s around calls, and arguments checked against an input schema
+    //! ([`schema`]).
     //!
     //! `#[carnet::toolset]` generates the [`BoundToolset`] of a compiled manifest's toolset;
     //! [`ToolImpl`] and [`ToolsetImpl`] are for content read at run time.
 
     pub use carnet_runtime::binding::Letter;
+    pub use carnet_runtime::hook::{Before, CallInfo, Hook};
+    pub use carnet_runtime::schema;
     pub use carnet_runtime::tool::*;
     pub use carnet_runtime::{
         BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
     };
-}
-
-/// Reads and validates a carnet directory at run time (feature `load`), with every check of
-/// the build step; bind its tools with [`tools::ToolImpl`] and [`CarnetBuilder::toolset`],
-/// whose checks return [`BuildError`]s.
-///
-/// # Errors
-///
-/// [`carnet_codegen::Error`] with every diagnostic when the content has errors.
-#[cfg(feature = "load")]
-pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Manifest, carnet_codegen::Error> {
-    carnet_codegen::Config::new().dir(dir).manifest()
 }
 
 /// Includes the module `carnet_codegen::compile` generated in `build.rs`.

@@ -8,59 +8,44 @@
 
 use std::collections::BTreeSet;
 
-/// Every public name at the facade's root: items, then modules.
+/// Every public name at the facade's root: items, then modules. About fifteen, each one a
+/// thing an agent author touches on day one (issue 28).
 const ROOT: &[&str] = &[
     // attributes and macros
     "tool",
     "toolset",
     "include_manifest",
-    // the engine and its sessions
+    // the engine, its sessions, the manifest
     "Carnet",
-    "CarnetBuilder",
-    "BuildError",
-    "ExposureMode",
     "Session",
-    "SessionState",
-    "SessionError",
     "Manifest",
-    // what a tool sees and returns, hooks around calls
+    // what a tool sees and returns
     "Context",
     "ToolOutput",
     "ToolError",
-    "Hook",
-    "Before",
-    "CallInfo",
-    // feature `load`
-    "load_dir",
     // modules
     "manifest",
     "engine",
-    "session",
     "tools",
-    "hook",
-    "extensions",
-    "suggest",
-    "variables",
-    "providers",
-    "names",
-    "schema",
     "chat",
-    "media_type",
+    "providers",
+    "telemetry",
+    // feature modules
     "tokens",
     "mcp",
-    // feature `remote`: MCP servers behind toolsets (issue 25)
     "remote",
     "models",
-    "telemetry",
     "__private",
 ];
 
+/// Runtime modules of helpers users do not call, left out of the facade on purpose (issue
+/// 28): did-you-mean suggestions, provider-safe names, media types. Depend on
+/// `carnet-runtime` to reach them.
+const NOT_REEXPORTED: &[&str] = &["suggest", "names", "media_type"];
+
 // The root items resolve (the modules' contents are imported in `modules_hold_the_rest`).
 #[allow(unused_imports)]
-use carnet::{
-    Before, BuildError, CallInfo, Carnet, CarnetBuilder, Context, ExposureMode, Hook, Manifest, Session, SessionError,
-    SessionState, ToolError, ToolOutput, include_manifest, tool, toolset,
-};
+use carnet::{Carnet, Context, Manifest, Session, ToolError, ToolOutput, include_manifest, tool, toolset};
 
 #[test]
 fn the_root_holds_exactly_the_pinned_items() {
@@ -119,6 +104,9 @@ fn every_runtime_item_is_reachable_from_the_facade() {
             .to_owned();
         for name in leaves(&statement) {
             exported += 1;
+            if NOT_REEXPORTED.contains(&name.as_str()) {
+                continue;
+            }
             if !reexported.contains(&name) && !globbed.contains(&module) {
                 missing.push(name);
             }
@@ -126,6 +114,12 @@ fn every_runtime_item_is_reachable_from_the_facade() {
     }
     for module in runtime.public_modules() {
         exported += 1;
+        // A module whose items the facade re-exports one by one (`carnet_runtime::hook::{..}`)
+        // is reached through them; `modules_hold_the_rest` imports each.
+        let itemwise = facade.text.contains(&format!("carnet_runtime::{module}::"));
+        if NOT_REEXPORTED.contains(&module.as_str()) || itemwise {
+            continue;
+        }
         if !reexported.contains(&module) && !globbed.contains(&module) {
             missing.push(module);
         }
@@ -144,22 +138,21 @@ fn every_runtime_item_is_reachable_from_the_facade() {
 #[test]
 #[allow(unused_imports)]
 fn modules_hold_the_rest() {
-    use carnet::engine::{BuildError, Carnet, CarnetBuilder, ExposureMode, Naming, Preset, PromptOptions};
-    use carnet::extensions::Extensions;
-    use carnet::hook::{Before, CallInfo, Hook};
+    use carnet::engine::{
+        Baseline, BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, Explanation, ExposureMode, Extensions,
+        InvalidName, MetaTool, Naming, Placeholders, Preset, PromptOptions, RemoteOptions, ResultFormat, Session,
+        SessionAgent, SessionError, SessionState, Variables,
+    };
     use carnet::manifest::{
         Agent, AgentId, App, Bytes, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, ManifestError, Skill,
         SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
     };
-    use carnet::names::{META_TOOLS, alias, is_meta_tool};
-    use carnet::session::{Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState};
-    use carnet::suggest::{closest, similar};
+    use carnet::tools::schema::{SchemaError, validate};
     use carnet::tools::{
-        BoundToolset, BoxFuture, Context, Letter, ToolCall, ToolError, ToolHandler, ToolImpl, ToolKind, ToolOutput,
-        ToolSpec, ToolsetImpl, block_on,
+        Before, BoundToolset, BoxFuture, CallInfo, Context, Hook, Letter, ToolCall, ToolError, ToolHandler, ToolImpl,
+        ToolKind, ToolOutput, ToolSpec, ToolsetImpl, block_on,
     };
-    use carnet::variables::Variables;
-    use carnet::{chat, media_type, providers, schema};
+    use carnet::{chat, providers, telemetry};
 
     assert_eq!(MANIFEST_VERSION, carnet::manifest::MANIFEST_VERSION);
     assert_eq!(block_on(async { 2 + 3 }), 5);
@@ -169,6 +162,8 @@ fn modules_hold_the_rest() {
 struct Source {
     /// Top-level statements (text from an item's start to its end), comments removed.
     items: Vec<String>,
+    /// The whole file.
+    text: String,
 }
 
 impl Source {
@@ -198,7 +193,7 @@ impl Source {
                 items.push(std::mem::take(&mut current));
             }
         }
-        Self { items }
+        Self { items, text }
     }
 
     /// The item without its attributes, and its attributes.

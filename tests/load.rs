@@ -1,14 +1,15 @@
-//! `carnet::load_dir` (feature `load`): content read at run time, checked like at build time.
+//! `carnet::manifest::load_dir` (feature `load`): content read at run time, checked like at build time.
 #![cfg(feature = "load")]
 
+use carnet::Carnet;
+use carnet::engine::BuildError;
 use carnet::tools::{ToolImpl, ToolsetImpl, block_on};
-use carnet::{BuildError, Carnet};
 use serde_json::json;
 
 #[test]
 fn load_dir_reads_and_checks_content_at_run_time() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifest = carnet::load_dir(root.join("tests/carnet")).unwrap();
+    let manifest = carnet::manifest::load_dir(root.join("tests/carnet")).unwrap();
     let add = ToolImpl::from_fn("add", json!({"type": "object"}), |a| async move {
         Ok(json!(a["a"].as_i64().unwrap_or(0) + a["b"].as_i64().unwrap_or(0)))
     });
@@ -30,7 +31,7 @@ fn load_dir_reads_and_checks_content_at_run_time() {
     assert!(matches!(err, BuildError::UndeclaredTool { .. }), "{err}");
 
     // Content errors, with their diagnostics.
-    let err = carnet::load_dir(root.join("carnet-cli/tests/fixtures/broken")).unwrap_err();
+    let err = carnet::manifest::load_dir(root.join("carnet-cli/tests/fixtures/broken")).unwrap_err();
     let codes: Vec<&str> = err
         .diagnostics()
         .iter()

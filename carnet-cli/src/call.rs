@@ -13,6 +13,8 @@ pub(crate) enum Results {
     Envelope,
 }
 
+// One parameter per flag of `carnet call`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     manifest: &Manifest,
     agent: &str,
@@ -20,6 +22,7 @@ pub(crate) fn run(
     arguments: Option<&str>,
     load: &[String],
     mode: tools::Mode,
+    preset: tools::PresetArg,
     results: Results,
 ) -> Result<(), Failure> {
     let format = match results {
@@ -27,7 +30,9 @@ pub(crate) fn run(
         Results::Envelope => ResultFormat::Envelope,
     };
     let mut session = crate::prompt::session(manifest, agent, load, |b| {
-        b.mode(ExposureMode::from(mode)).result_format(format)
+        b.mode(ExposureMode::from(mode))
+            .preset(preset.into())
+            .result_format(format)
     })?;
     let meta: Vec<&str> = session
         .tools()
@@ -40,6 +45,11 @@ pub(crate) fn run(
         failure
             .message
             .push_str("\n  = note: `carnet call` runs meta-tools; domain tools have no implementation here");
+        if carnet_runtime::names::is_meta_tool(tool) {
+            failure
+                .message
+                .push_str(&format!("\n  = help: `{tool}` is offered by `--preset discovery`"));
+        }
         return Err(failure);
     }
     // A remote skill is read from its server, which runs on tokio.

@@ -54,21 +54,37 @@ use clap::{Parser, Subcommand, ValueEnum};
 )]
 struct Cli {
     /// The carnet directory.
-    #[arg(long, short = 'd', global = true, default_value = "carnet", value_name = "DIR")]
+    #[arg(
+        long,
+        short = 'd',
+        global = true,
+        default_value = "carnet",
+        value_name = "DIR",
+        help_heading = "Global options"
+    )]
     dir: PathBuf,
-    /// Read a built manifest JSON (ours or TS Carnet's) instead of the directory
-    /// (`build`, `list`, `show`).
-    #[arg(long, global = true, value_name = "FILE", conflicts_with = "dir")]
+    /// Read a built manifest JSON (ours or TS Carnet's) instead of the directory.
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        conflicts_with = "dir",
+        help_heading = "Global options"
+    )]
     manifest: Option<PathBuf>,
     /// Output format.
-    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text, help_heading = "Global options")]
     format: Format,
     /// When to color diagnostics.
-    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto, help_heading = "Global options")]
     color: Color,
     /// Print how long each stage took to stderr (reading, parsing, validating, writing).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     timings: bool,
+    /// Print errors only: no warnings about the content (inspection commands print their
+    /// count otherwise; `check` and `build` print them in full).
+    #[arg(long, short = 'q', global = true, help_heading = "Global options")]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -123,6 +139,10 @@ enum Command {
         /// How the skill catalog is written.
         #[arg(long, value_enum, default_value_t = prompt::Catalog::Markdown)]
         catalog: prompt::Catalog,
+        /// Which meta-tools the model gets: `full` (the six loading ones), `minimal`
+        /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`).
+        #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
+        preset: tools::PresetArg,
     },
     /// Print the tool list AGENT's model receives, after loading the given skills.
     ///
@@ -144,6 +164,10 @@ enum Command {
         /// OpenAI strict mode (`additionalProperties: false`, every field required, optional ones nullable).
         #[arg(long)]
         strict: bool,
+        /// Which meta-tools the model gets: `full` (the six loading ones), `minimal`
+        /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`).
+        #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
+        preset: tools::PresetArg,
     },
     /// Call a meta-tool of AGENT's session and print its result exactly as the model receives
     /// it: a way to see what the model reads, without a model. Exit status 1 when the result
@@ -165,6 +189,10 @@ enum Command {
         /// (`<skill_context name="…">`).
         #[arg(long, value_enum, default_value_t = call::Results::Json)]
         results: call::Results,
+        /// Which meta-tools the model gets: `full` (the six loading ones), `minimal`
+        /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`).
+        #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
+        preset: tools::PresetArg,
     },
     /// Context tokens (o200k_base) per turn, progressive against everything up front, and
     /// the cost of loading each skill.
@@ -197,10 +225,15 @@ enum Command {
     ServeMcp {
         /// The agent.
         agent: String,
-        /// How domain tools are exposed: `dynamic` (tools/list grows, `list_changed` is sent)
-        /// or `dispatcher` (a fixed list with `callTool`).
+        /// How domain tools are exposed. MCP hosts take `dynamic` (tools/list grows,
+        /// `list_changed` is sent) or `dispatcher` (a fixed list with `callTool`); `deferred`
+        /// and `allowed-tools` are provider-side modes that MCP serves as `dynamic`.
         #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
         mode: tools::Mode,
+        /// Which meta-tools the model gets: `full` (the six loading ones), `minimal`
+        /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`).
+        #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
+        preset: tools::PresetArg,
         /// Serve streamable HTTP at this loopback address (e.g. `127.0.0.1:8080`; port 0
         /// picks one) instead of stdio; the endpoint's URL is printed first.
         #[arg(long, value_name = "ADDR")]
@@ -224,8 +257,8 @@ enum Command {
     Card {
         /// The agent.
         agent: String,
-        /// The MCP endpoint the card names.
-        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/mcp")]
+        /// The MCP endpoint the card names (e.g. the URL `serve-mcp --http` prints).
+        #[arg(long, value_name = "URL")]
         url: String,
     },
     /// Print one agent, skill, toolset or tool.
@@ -387,8 +420,19 @@ fn checked(cli: &Cli) -> Result<(Option<PathBuf>, Manifest), Failure> {
             Format::Text => report.render(color(cli)),
         }));
     }
-    if cli.format == Format::Text && report.warnings().next().is_some() {
-        eprint!("{}", report.render(color(cli)));
+    let warnings = report.warnings().count();
+    if cli.format == Format::Text && warnings > 0 && !cli.quiet {
+        if matches!(cli.command, Command::Build { .. }) {
+            eprint!("{}", report.render(color(cli)));
+        } else {
+            // An inspection command's answer comes first; `carnet check` shows the warnings.
+            eprintln!(
+                "warning: the content in `{}` has {warnings} warning{} (`carnet check` shows {}; `-q` hides this line)",
+                cli.dir.display(),
+                if warnings == 1 { "" } else { "s" },
+                if warnings == 1 { "it" } else { "them" },
+            );
+        }
     }
     let output = report.default_output();
     let manifest = report.into_manifest().map_err(|e| Failure::content(e.to_string()))?;
@@ -422,13 +466,14 @@ fn diagnostics_json(report: &Report) -> String {
 fn summary(manifest: &Manifest) -> String {
     let files: usize = manifest.skills.iter().map(|s| s.files.len()).sum();
     let tools: usize = manifest.toolsets.iter().map(|t| t.tools.len()).sum();
+    let count = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
-        "{} agents, {} skills ({} files), {} toolsets, {} tools",
-        manifest.agents.len(),
-        manifest.skills.len(),
-        files,
-        manifest.toolsets.len(),
-        tools
+        "{}, {} ({}), {}, {}",
+        count(manifest.agents.len(), "agent"),
+        count(manifest.skills.len(), "skill"),
+        count(files, "file"),
+        count(manifest.toolsets.len(), "toolset"),
+        count(tools, "tool")
     )
 }
 
@@ -452,7 +497,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             match cli.format {
                 Format::Json => outln!("{}", diagnostics_json(&report)),
                 Format::Text => {
-                    eprint!("{}", report.render(color(cli)));
+                    if cli.quiet {
+                        // Errors only, each once, with the closing line.
+                        if report.has_errors() {
+                            eprint!("{}", report.render_errors(color(cli)));
+                        }
+                    } else {
+                        eprint!("{}", report.render(color(cli)));
+                    }
                     if let Some(manifest) = report.manifest() {
                         outln!("ok: `{}`: {}", cli.dir.display(), summary(manifest));
                     }
@@ -512,9 +564,18 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             load,
             vars,
             catalog,
+            preset,
         } => {
             let (_, manifest) = checked(cli)?;
-            prompt::run(&manifest, agent, load, vars, *catalog, cli.format == Format::Json)
+            prompt::run(
+                &manifest,
+                agent,
+                load,
+                vars,
+                *catalog,
+                *preset,
+                cli.format == Format::Json,
+            )
         }
         Command::Tools {
             agent,
@@ -522,9 +583,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             provider,
             mode,
             strict,
+            preset,
         } => {
             let (_, manifest) = checked(cli)?;
-            tools::run(&manifest, agent, load, *provider, *mode, *strict)
+            tools::run(&manifest, agent, load, *provider, *mode, *preset, *strict)
         }
         Command::Call {
             agent,
@@ -533,9 +595,19 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             load,
             mode,
             results,
+            preset,
         } => {
             let (_, manifest) = checked(cli)?;
-            call::run(&manifest, agent, tool, arguments.as_deref(), load, *mode, *results)
+            call::run(
+                &manifest,
+                agent,
+                tool,
+                arguments.as_deref(),
+                load,
+                *mode,
+                *preset,
+                *results,
+            )
         }
         Command::Stats {
             agent,
@@ -560,12 +632,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::ServeMcp {
             agent,
             mode,
+            preset,
             http,
             vars,
             http_options,
         } => {
             let (_, manifest) = checked(cli)?;
-            serve::run(&manifest, agent, *mode, http.as_deref(), vars, http_options)
+            serve::run(&manifest, agent, *mode, *preset, http.as_deref(), vars, http_options)
         }
         Command::Mcp(McpCommand::Pin {
             toolsets,

@@ -20,11 +20,16 @@ pub(crate) fn session(
         .map_err(|_| unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
     for skill in load {
         session.load_skill(skill).map_err(|output| {
-            let available = output.value["available"].as_array().map_or_else(String::new, |a| {
-                a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
-            });
+            let available: Vec<&str> = output.value["available"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            let hint = match carnet_runtime::suggest::closest(skill, available.iter().copied()) {
+                Some(best) => format!("\n  = help: did you mean `{best}`?"),
+                None => format!("\n  = note: agent `{agent}` can load: {}", available.join(", ")),
+            };
             Failure::usage(format!(
-                "error: cannot load `{skill}`: {}\n  = note: agent `{agent}` can load: {available}",
+                "error: cannot load `{skill}`: {}{hint}",
                 output.error_message().unwrap_or("unknown skill")
             ))
         })?;
@@ -46,6 +51,7 @@ pub(crate) fn run(
     load: &[String],
     vars: &[(String, String)],
     catalog: Catalog,
+    preset: crate::tools::PresetArg,
     as_json: bool,
 ) -> Result<(), Failure> {
     let options = PromptOptions {
@@ -55,7 +61,9 @@ pub(crate) fn run(
         },
         ..PromptOptions::default()
     };
-    let session = session(manifest, agent, load, |b| b.prompt_options(options))?;
+    let session = session(manifest, agent, load, |b| {
+        b.prompt_options(options).preset(preset.into())
+    })?;
     let prompt = if vars.is_empty() {
         session.system_prompt().to_owned()
     } else {

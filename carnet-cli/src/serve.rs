@@ -24,6 +24,7 @@ pub(crate) fn run(
     manifest: &Manifest,
     agent: &str,
     mode: Mode,
+    preset: crate::tools::PresetArg,
     http: Option<&str>,
     vars: &[(String, String)],
     options: &HttpOptions,
@@ -33,11 +34,13 @@ pub(crate) fn run(
     #[cfg(feature = "otel")]
     let _otel = carnet_runtime::telemetry::otlp::init_from_env("carnet-serve-mcp")
         .map_err(|e| Failure::usage(format!("error: {e}")))?;
+    let mode_name = mode.name();
     let mode = ExposureMode::from(mode);
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
         .variables(vars.iter().cloned())
         .mode(mode)
+        .preset(preset.into())
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
     let keys = SessionKeys::from_env().map_err(|e| Failure::usage(format!("error: {SESSION_KEY_ENV}: {e}")))?;
@@ -60,7 +63,7 @@ pub(crate) fn run(
         match http {
             // stdout is the protocol's channel: everything else goes to stderr.
             None => {
-                eprintln!("carnet: serving agent `{agent}` over MCP on stdio ({mode:?} mode); {note}");
+                eprintln!("carnet: serving agent `{agent}` over MCP on stdio ({mode_name} mode); {note}");
                 server.serve_stdio().await
             }
             Some(addr) => {
@@ -76,7 +79,7 @@ pub(crate) fn run(
                 }
                 outln!("{}", http.url());
                 eprintln!(
-                    "carnet: serving agent `{agent}` over MCP at {} ({mode:?} mode); {note}",
+                    "carnet: serving agent `{agent}` over MCP at {} ({mode_name} mode); {note}",
                     http.url()
                 );
                 http.run_until(async {

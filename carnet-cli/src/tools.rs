@@ -34,6 +34,40 @@ pub(crate) enum Mode {
     AllowedTools,
 }
 
+impl Mode {
+    /// The name `--mode` takes.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Mode::Dynamic => "dynamic",
+            Mode::Dispatcher => "dispatcher",
+            Mode::Deferred => "deferred",
+            Mode::AllowedTools => "allowed-tools",
+        }
+    }
+}
+
+/// Which meta-tools the model gets (`--preset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PresetArg {
+    /// The six loading meta-tools: `listAvailableSkills`, `loadSkill`, `listSkillToolsets`,
+    /// `loadToolset`, `loadTool`, `loadSkillFile`.
+    Full,
+    /// `loadSkill` and `loadSkillFile` only.
+    Minimal,
+    /// The six, and `listTools` and `describeTool` to browse tools without loading them.
+    Discovery,
+}
+
+impl From<PresetArg> for carnet_runtime::Preset {
+    fn from(preset: PresetArg) -> Self {
+        match preset {
+            PresetArg::Full => carnet_runtime::Preset::Full,
+            PresetArg::Minimal => carnet_runtime::Preset::Minimal,
+            PresetArg::Discovery => carnet_runtime::Preset::Discovery,
+        }
+    }
+}
+
 impl From<Mode> for ExposureMode {
     fn from(mode: Mode) -> Self {
         match mode {
@@ -51,10 +85,11 @@ pub(crate) fn run(
     load: &[String],
     provider: Option<Provider>,
     mode: Mode,
+    preset: PresetArg,
     strict: bool,
 ) -> Result<(), Failure> {
     let mode = ExposureMode::from(mode);
-    let session = crate::prompt::session(manifest, agent, load, |b| b.mode(mode))?;
+    let session = crate::prompt::session(manifest, agent, load, |b| b.mode(mode).preset(preset.into()))?;
     let specs = session.tools();
     let options = openai::Options { strict };
     if let Some(provider) = provider.filter(|&p| mode.keeps_prefix() && p != Provider::Mcp) {

@@ -92,7 +92,7 @@ fn agent_skills_corpus_checks_and_every_resource_is_a_skill_file() {
 
     let check = carnet(&["check", "--dir", &dir_arg]);
     assert!(check.status.success(), "{}", stderr(&check));
-    assert!(stdout(&check).contains("1 agents, 12 skills"), "{}", stdout(&check));
+    assert!(stdout(&check).contains("1 agent, 12 skills"), "{}", stdout(&check));
 
     let out = dir.path().join("manifest.json");
     let build = carnet(&["build", "--dir", &dir_arg, "--out", &out.to_string_lossy()]);
@@ -166,7 +166,8 @@ fn check_renders_snippets_and_json() {
     assert!(rendered.contains("agents/researcher/AGENT.md:4:17"), "{rendered}");
     assert!(rendered.contains("4 │ initialSkills: [webSerch]"), "{rendered}");
     assert!(rendered.contains("= help: did you mean `webSearch`?"), "{rendered}");
-    assert!(rendered.contains("due to 2 errors"), "{rendered}");
+    assert!(rendered.contains("has 2 errors"), "{rendered}");
+    assert!(!rendered.contains("could not compile"), "{rendered}");
 
     let out = carnet(&["check", "--format", "json", "--dir", &broken()]);
     assert_eq!(out.status.code(), Some(1));
@@ -248,7 +249,7 @@ fn init_scaffolds_content_that_checks_and_never_overwrites() {
     assert!(check.status.success(), "{}", stderr(&check));
     assert_eq!(stderr(&check), "", "the scaffold has no warnings");
     assert!(
-        stdout(&check).contains("1 agents, 1 skills (1 files), 1 toolsets, 3 tools"),
+        stdout(&check).contains("1 agent, 1 skill (1 file), 1 toolset, 3 tools"),
         "{}",
         stdout(&check)
     );
@@ -941,7 +942,14 @@ fn card_prints_the_a2a_agent_card_naming_the_url_given() {
     for skill in card["skills"].as_array().unwrap() {
         assert!(skill["tags"].is_array() && skill["description"].is_string(), "{skill}");
     }
-    let unknown = carnet(&["--dir", &example(), "card", "reseacher"]);
+    let unknown = carnet(&[
+        "--dir",
+        &example(),
+        "card",
+        "reseacher",
+        "--url",
+        "http://127.0.0.1:8080/mcp",
+    ]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
         stderr(&unknown).contains("did you mean `researcher`?"),

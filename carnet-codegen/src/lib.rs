@@ -553,24 +553,35 @@ impl Report {
     /// Every diagnostic rendered as a source snippet, like rustc, then a summary line.
     #[must_use]
     pub fn render(&self, color: bool) -> String {
-        let mut out = diagnostic::render(&self.diagnostics, &self.project.sources, color);
-        let errors = self.errors().count();
-        let warnings = self.diagnostics.len() - errors;
+        self.render_some(&self.diagnostics, color)
+    }
+
+    /// The errors only, rendered as [`Report::render`] does (`carnet check -q`).
+    #[must_use]
+    pub fn render_errors(&self, color: bool) -> String {
+        let errors: Vec<Diagnostic> = self.errors().cloned().collect();
+        self.render_some(&errors, color)
+    }
+
+    fn render_some(&self, diagnostics: &[Diagnostic], color: bool) -> String {
+        let mut out = diagnostic::render(diagnostics, &self.project.sources, color);
+        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+        let warnings = diagnostics.len() - errors;
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         if errors > 0 {
             out.push_str(&format!(
-                "error: could not compile `{}` due to {}{}\n",
+                "error: the content in `{}` has {}{}\n",
                 self.project.root.display(),
                 plural(errors, "error"),
                 if warnings > 0 {
-                    format!("; {} emitted", plural(warnings, "warning"))
+                    format!(" and {}", plural(warnings, "warning"))
                 } else {
                     String::new()
                 }
             ));
         } else if warnings > 0 {
             out.push_str(&format!(
-                "warning: `{}` generated {}\n",
+                "warning: the content in `{}` has {}\n",
                 self.project.root.display(),
                 plural(warnings, "warning")
             ));

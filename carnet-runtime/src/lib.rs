@@ -25,6 +25,7 @@ mod engine;
 pub mod extensions;
 pub mod hook;
 mod index;
+mod meta_tool;
 mod prompt;
 pub mod session;
 pub mod suggest;

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use crate::engine::{CatalogFormat, ExposureMode, Inner, PromptOptions};
 use crate::index::{AgentIx, SkillIx, ToolIx};
-use crate::session::MetaTool;
+use crate::meta_tool::MetaTool;
 use crate::variables::Variables;
 
 pub(crate) const SEPARATOR: &str = "\n\n---\n\n";

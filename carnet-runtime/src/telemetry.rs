@@ -57,7 +57,6 @@ use serde_json::Value;
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::chat::{ModelError, Usage};
 use crate::dispatch::ToolOutput;
 
 #[cfg(feature = "otel")]
@@ -183,115 +182,8 @@ pub(crate) fn chat(provider: &str, model: &str) -> Span {
     )
 }
 
-/// Records what a model call sends, when content is captured: the system prompt and the
-/// messages, in the conventions' shapes.
-pub(crate) fn record_request(span: &Span, system: &str, messages: &[crate::chat::Message], capture: bool) {
-    use crate::chat::Message;
-    if !capture || span.is_disabled() {
-        return;
-    }
-    let system = serde_json::json!([{"type": "text", "content": system}]);
-    span.record("gen_ai.system_instructions", bounded(&system).as_str());
-    let messages: Vec<Value> = messages
-        .iter()
-        .map(|m| match m {
-            Message::User(text) => serde_json::json!({"role": "user", "parts": [{"type": "text", "content": text}]}),
-            Message::Assistant { text, tool_calls } => {
-                let mut parts: Vec<Value> = text
-                    .iter()
-                    .map(|t| serde_json::json!({"type": "text", "content": t}))
-                    .collect();
-                parts.extend(tool_calls.iter().map(
-                    |c| serde_json::json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}),
-                ));
-                serde_json::json!({"role": "assistant", "parts": parts})
-            }
-            Message::Tool { call, output } => serde_json::json!({"role": "tool", "parts": [
-                {"type": "tool_call_response", "id": call.id, "response": output.value}
-            ]}),
-        })
-        .collect();
-    span.record("gen_ai.input.messages", bounded(&Value::Array(messages)).as_str());
-}
-
 fn non_empty(text: &str) -> Option<&str> {
     (!text.is_empty()).then_some(text)
-}
-
-/// Records how a turn ended on its span: the usage summed over its model calls, or the
-/// model's error.
-pub(crate) fn record_turn(span: &Span, outcome: &Result<crate::chat::Outcome, ModelError>) {
-    match outcome {
-        // Only when the model reported usage: a zero would claim it did.
-        Ok(outcome) if outcome.steps.iter().any(|s| s.usage.is_some()) => record_usage(span, Some(outcome.usage)),
-        Ok(_) => {}
-        Err(e) => record_model_error(span, e),
-    }
-}
-
-/// Records a model call's answer on its span: usage, finish reason, and the text and calls
-/// when content is captured; or its error.
-pub(crate) fn record_chat(span: &Span, response: &Result<crate::chat::ChatResponse, ModelError>, capture: bool) {
-    if span.is_disabled() {
-        return;
-    }
-    let response = match response {
-        Ok(response) => response,
-        Err(e) => return record_model_error(span, e),
-    };
-    record_usage(span, response.usage);
-    let finish_reason = response.finish_reason.as_deref();
-    if let Some(reason) = finish_reason {
-        span.record("gen_ai.response.finish_reasons", reason);
-    }
-    if capture {
-        // The conventions' output-messages shape: one assistant message of parts.
-        let mut parts: Vec<Value> = response
-            .text
-            .iter()
-            .map(|t| serde_json::json!({"type": "text", "content": t}))
-            .collect();
-        parts.extend(
-            response.calls.iter().map(
-                |c| serde_json::json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}),
-            ),
-        );
-        let message = serde_json::json!([{"role": "assistant", "parts": parts, "finish_reason": finish_reason}]);
-        span.record("gen_ai.output.messages", bounded(&message).as_str());
-    }
-}
-
-fn record_usage(span: &Span, usage: Option<Usage>) {
-    if let Some(usage) = usage {
-        span.record("gen_ai.usage.input_tokens", usage.input);
-        span.record("gen_ai.usage.output_tokens", usage.output);
-        span.record("gen_ai.usage.cache_read.input_tokens", usage.cached_input);
-    }
-}
-
-/// Marks a turn's or a model call's span failed.
-pub(crate) fn record_model_error(span: &Span, error: &ModelError) {
-    if span.is_disabled() {
-        return;
-    }
-    let status;
-    let kind = match error {
-        ModelError::Unauthorized { status: code, .. }
-        | ModelError::Rejected { status: code, .. }
-        | ModelError::Unavailable { status: code, .. } => {
-            status = code.to_string();
-            status.as_str()
-        }
-        ModelError::MissingKey { .. } => "missing_key",
-        ModelError::Config { .. } => "config",
-        ModelError::Timeout { .. } => "timeout",
-        ModelError::Connection { .. } => "connection",
-        ModelError::InvalidResponse { .. } => "invalid_response",
-        _ => "_OTHER",
-    };
-    span.record("error.type", kind);
-    span.record("otel.status_code", "error");
-    span.record("otel.status_description", cut(&error.to_string(), 512));
 }
 
 /// The most bytes of a name or id taken from a call (the tool's name as the model wrote it,
@@ -367,7 +259,7 @@ pub(crate) fn refused_call(call: &crate::tool::ToolCall, output: &ToolOutput) {
 }
 
 /// `value` as JSON, cut at [`CONTENT_LIMIT`] bytes (on a character boundary, marked `…`).
-fn bounded(value: &Value) -> String {
+pub(crate) fn bounded(value: &Value) -> String {
     let mut out = String::new();
     let mut writer = Bounded {
         out: &mut out,

@@ -911,3 +911,75 @@ async fn deferred_and_allowed_tools_modes_serve_a_fixed_full_list_and_refuse_unl
         assert_eq!(mean["structuredContent"], json!({ "mean": 2.0 }), "{mode:?}");
     }
 }
+
+/// Requests written at once (as a host pipelines them) take effect in the order they were
+/// written: the tool of a skill loaded by the request before it is callable. And every
+/// request read is answered before the server stops at the end of its input.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_requests_take_effect_in_order_and_are_all_answered_at_end_of_input() {
+    use tokio::io::AsyncReadExt as _;
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    // Several rounds: a wrong order is a race, which one round might miss.
+    for round in 0..20 {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(theirs);
+        let serving = tokio::spawn({
+            let server = server.clone();
+            async move { server.serve(read, write).await }
+        });
+        let (mut their_output, mut our_input) = tokio::io::split(ours);
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+                   "capabilities": {}, "clientInfo": {"name": "pipeline", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "loadSkill", "arguments": {"skillName": "dataAnalysis"}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "stats_mean", "arguments": {"values": [1, 2, 3]}}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+        ];
+        let mut bytes = Vec::new();
+        for line in &lines {
+            bytes.extend_from_slice(line.to_string().as_bytes());
+            bytes.push(b'\n');
+        }
+        // All at once, then the end of the input.
+        our_input.write_all(&bytes).await.unwrap();
+        our_input.shutdown().await.unwrap();
+        let mut output = String::new();
+        tokio::time::timeout(Duration::from_secs(10), their_output.read_to_string(&mut output))
+            .await
+            .expect("the server answers and closes within 10 s")
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let responses: std::collections::HashMap<i64, Value> = output
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .filter_map(|m| Some((m.get("id")?.as_i64()?, m)))
+            .collect();
+        for id in 1..=4 {
+            assert!(
+                responses.contains_key(&id),
+                "round {round}: request {id} got no answer: {output}"
+            );
+        }
+        let call = &responses[&3]["result"];
+        assert_ne!(
+            call.get("isError"),
+            Some(&json!(true)),
+            "round {round}: the tool ran before its skill loaded: {call}"
+        );
+        assert_eq!(call["structuredContent"]["mean"], json!(2.0), "round {round}: {call}");
+        let listed: Vec<&str> = responses[&4]["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(listed.contains(&"stats_mean"), "round {round}: {listed:?}");
+    }
+}

@@ -102,9 +102,9 @@ fn main() {
     // ... and a result (MCP's `structuredContent`) validates against its schema.
     let out = block_on(session.call("basicSearch", json!({"query": "rust"})));
     assert!(!out.is_error);
-    carnet::schema::validate(&out.value, &basic).unwrap();
+    carnet::tools::schema::validate(&out.value, &basic).unwrap();
     let broken = json!({"hits": [{"url": 3, "score": 1.0}], "more": false});
-    assert_eq!(carnet::schema::validate(&broken, &basic).unwrap_err().path, "/hits/0/url");
+    assert_eq!(carnet::tools::schema::validate(&broken, &basic).unwrap_err().path, "/hits/0/url");
 
     // A `ToolError` keeps its code and data.
     let out = block_on(session.call("basicSearch", json!({"query": ""})));

@@ -14,6 +14,7 @@
 
 mod conversation;
 mod model;
+mod record;
 
 use serde_json::Value;
 use tracing::Instrument;
@@ -137,7 +138,7 @@ async fn run_loop(
     let outcome = run_steps(session, model, messages, max_steps, on_delta, on_step)
         .instrument(span.clone())
         .await;
-    telemetry::record_turn(&span, &outcome);
+    record::record_turn(&span, &outcome);
     outcome
 }
 
@@ -163,12 +164,12 @@ async fn run_steps(
             callable: &callable,
         };
         let span = telemetry::chat(model.provider(), model.model());
-        telemetry::record_request(&span, &system, messages, session.carnet().inner.capture_content);
+        record::record_request(&span, &system, messages, session.carnet().inner.capture_content);
         let response = match on_delta.as_deref_mut() {
             Some(on_delta) => model.stream(request, on_delta).instrument(span.clone()).await,
             None => model.complete(request).instrument(span.clone()).await,
         };
-        telemetry::record_chat(&span, &response, session.carnet().inner.capture_content);
+        record::record_chat(&span, &response, session.carnet().inner.capture_content);
         let response = response?;
         let ChatResponse {
             text,

@@ -5,7 +5,7 @@ use crate::dispatch::BoxFuture;
 use crate::engine::ExposureMode;
 use crate::tool::{ToolCall, ToolSpec};
 
-use super::Message;
+use super::conversation::Message;
 
 /// What the model receives at each step.
 #[derive(Debug, Clone, Copy)]

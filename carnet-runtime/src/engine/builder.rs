@@ -2,26 +2,19 @@
 //! engine's tables.
 
 use std::any::Any;
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use serde_json::{Value, json};
-
-use super::remote::{bind_remote, pinned_schema, remote_skills};
-use super::{
-    AgentTables, BuildError, Carnet, DomainTool, ExposureMode, HookScope, Inner, Naming, Preset, PromptOptions,
-    RemoteOptions, ResultFormat, ScopedHook, StateCache,
-};
-use crate::dispatch::{ToolImpl, ToolsetImpl};
+use super::carnet::{Carnet, HookScope, Inner, ScopedHook, StateCache, skill_ix, toolset_ix};
+use super::options::{BuildError, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat};
+use super::remote::{bind_remote, remote_skills};
+use super::tables::{agent_tables, bind, tool_tables};
+use crate::dispatch::ToolsetImpl;
 use crate::hook::Hook;
-use crate::index::{SkillIx, ToolIx, ToolsetIx};
+use crate::index::ToolsetIx;
 use crate::manifest::Manifest;
-use crate::names;
-use crate::session::MetaTool;
+use crate::meta_tool::MetaTool;
 use crate::suggest::closest;
-use crate::tool::{ToolKind, ToolSpec};
 use crate::variables::Variables;
 
 /// Builds a [`Carnet`]; see [`Carnet::builder`].
@@ -367,166 +360,11 @@ impl CarnetBuilder {
     }
 }
 
-pub(super) fn toolset_ix(manifest: &Manifest, name: &str) -> Option<ToolsetIx> {
-    manifest
-        .toolsets
-        .binary_search_by(|t| (*t.name).cmp(name))
-        .ok()
-        .map(ToolsetIx::new)
-}
-
-fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
-    manifest
-        .skills
-        .binary_search_by(|s| (*s.name).cmp(name))
-        .ok()
-        .map(SkillIx::new)
-}
-
-/// Puts each implementation in its declared tool's slot: `slots[toolset][tool]`.
-fn bind(
-    manifest: &Manifest,
-    toolsets: Vec<ToolsetImpl>,
-    allow_unimplemented: bool,
-) -> Result<Vec<Vec<Option<ToolImpl>>>, BuildError> {
-    let mut slots: Vec<Vec<Option<ToolImpl>>> = manifest.toolsets.iter().map(|t| vec![None; t.tools.len()]).collect();
-    for set in toolsets {
-        let Some(ti) = toolset_ix(manifest, &set.toolset) else {
-            let similar = closest(&set.toolset, manifest.toolsets.iter().map(|t| &*t.name));
-            return Err(BuildError::UnknownToolset {
-                toolset: set.toolset.into_owned(),
-                similar,
-            });
-        };
-        let toolset = &manifest.toolsets[ti.get()];
-        for tool in set.tools {
-            let Some(j) = toolset.tools.iter().position(|t| t.name == tool.name) else {
-                return Err(BuildError::UndeclaredTool {
-                    toolset: toolset.name.to_string(),
-                    tool: tool.name.into_owned(),
-                    declared: toolset.tools.iter().map(|t| t.name.to_string()).collect(),
-                });
-            };
-            if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-                return Err(BuildError::InvalidSchema {
-                    tool: tool.name.into_owned(),
-                });
-            }
-            let slot = &mut slots[ti.get()][j];
-            if slot.is_some() {
-                return Err(BuildError::DuplicateTool {
-                    toolset: toolset.name.to_string(),
-                    tool: tool.name.into_owned(),
-                });
-            }
-            *slot = Some(tool);
-        }
+impl Carnet {
+    /// Starts building an engine over `manifest` (cloning a generated `'static` manifest
+    /// copies a few pointers, nothing more).
+    #[must_use]
+    pub fn builder(manifest: &Manifest) -> CarnetBuilder {
+        CarnetBuilder::new(manifest.clone())
     }
-    if !allow_unimplemented {
-        let missing: Vec<String> = manifest
-            .toolsets
-            .iter()
-            .zip(&slots)
-            .flat_map(|(t, slots)| {
-                t.tools
-                    .iter()
-                    .zip(slots)
-                    .filter(|(_, s)| s.is_none())
-                    .map(move |(tool, _)| format!("{}/{}", t.name, tool.name))
-            })
-            .collect();
-        if !missing.is_empty() {
-            return Err(BuildError::MissingTools { tools: missing });
-        }
-    }
-    Ok(slots)
-}
-
-type ToolTables = (Vec<DomainTool>, Vec<u32>, HashMap<String, Vec<ToolIx>>);
-
-/// Numbers the domain tools toolset by toolset and indexes them by name and alias.
-fn tool_tables(manifest: &Manifest, implementations: Vec<Vec<Option<ToolImpl>>>) -> ToolTables {
-    let mut tools = Vec::new();
-    let mut toolset_first_tool = Vec::with_capacity(manifest.toolsets.len() + 1);
-    let mut tool_names: HashMap<String, Vec<ToolIx>> = HashMap::new();
-    for (ti, (toolset, slots)) in manifest.toolsets.iter().zip(implementations).enumerate() {
-        toolset_first_tool.push(tools.len() as u32);
-        for (tool, implementation) in toolset.tools.iter().zip(slots) {
-            let id = ToolIx::new(tools.len());
-            let description = if tool.description.is_empty() {
-                implementation
-                    .as_ref()
-                    .and_then(|i| i.description.clone())
-                    .unwrap_or(Cow::Borrowed(""))
-            } else {
-                tool.description.clone()
-            };
-            let input_schema = implementation.as_ref().map_or_else(
-                || Arc::new(pinned_schema(tool.remote.as_deref()).unwrap_or_else(open_schema)),
-                |i| i.input_schema.clone(),
-            );
-            tool_names.entry(tool.name.to_string()).or_default().push(id);
-            if let Ok(alias) = names::alias(&tool.name)
-                && alias != tool.name
-            {
-                tool_names.entry(alias.into_owned()).or_default().push(id);
-            }
-            tools.push(DomainTool {
-                toolset: ToolsetIx::new(ti),
-                spec: ToolSpec {
-                    name: tool.name.to_string(),
-                    description: description.into_owned(),
-                    input_schema,
-                    kind: ToolKind::Domain,
-                    toolset: Some(toolset.name.to_string()),
-                    output_schema: implementation.as_ref().and_then(|i| i.output_schema.clone()),
-                },
-                implementation,
-            });
-        }
-    }
-    toolset_first_tool.push(tools.len() as u32);
-    (tools, toolset_first_tool, tool_names)
-}
-
-/// Each agent's initial and reachable skills, deduplicated, in declaration order.
-fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
-    let dedup = |names: &mut dyn Iterator<Item = &str>, into: &mut Vec<SkillIx>| {
-        for s in names.filter_map(|s| skill_ix(manifest, s)) {
-            if !into.contains(&s) {
-                into.push(s);
-            }
-        }
-    };
-    manifest
-        .agents
-        .iter()
-        .map(|a| {
-            let mut initial = Vec::new();
-            dedup(
-                &mut a
-                    .initial_skills
-                    .iter()
-                    .chain(manifest.app.global_initial_skills.iter())
-                    .map(|s| &**s),
-                &mut initial,
-            );
-            let mut reachable = initial.clone();
-            dedup(
-                &mut a.skills.iter().chain(manifest.app.global_skills.iter()).map(|s| &**s),
-                &mut reachable,
-            );
-            AgentTables {
-                initial,
-                reachable,
-                prefix: OnceLock::new(),
-                all_tools: OnceLock::new(),
-            }
-        })
-        .collect()
-}
-
-/// The input schema of a declared tool without an implementation: any object.
-fn open_schema() -> Value {
-    json!({"type": "object", "additionalProperties": true})
 }

@@ -1,7 +1,8 @@
 //! The engine's options: which meta-tools, how they are named, how domain tools reach the
 //! model, which prompt sections; and why an engine could not be built.
 
-use crate::session::MetaTool;
+use crate::meta_tool::MetaTool;
+pub use crate::meta_tool::Naming;
 
 /// Which meta-tools the model gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,16 +28,6 @@ impl Preset {
             Preset::Discovery => &MetaTool::ALL[..8],
         }
     }
-}
-
-/// How meta-tools and their parameters are named.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Naming {
-    /// `loadSkill {skillName}` (TS Carnet's names).
-    #[default]
-    CamelCase,
-    /// `load_skill {skill_name}`.
-    SnakeCase,
 }
 
 /// How domain tools reach the model.

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::builder::toolset_ix;
-use super::{BuildError, RemoteOptions, RemoteServer, RemoteSkill};
+use super::carnet::{RemoteServer, RemoteSkill, toolset_ix};
+use super::options::{BuildError, RemoteOptions};
 use crate::dispatch::ToolsetImpl;
 use crate::manifest::Manifest;
 

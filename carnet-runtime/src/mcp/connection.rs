@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::handle::HandleError;
-use super::{Shared, list_tools, messages};
+use super::messages;
+use super::order::Arrivals;
+use super::shared::{Shared, list_tools};
 use crate::providers::Aliases;
 use crate::{ExposureMode, Session, SessionState, ToolOutput, Variables};
 
@@ -30,6 +32,8 @@ pub struct Connection {
     /// Whether the transport is the conversation (a byte stream): there, a stateless request
     /// without a handle continues the connection's session; over HTTP it starts a new one.
     per_process: bool,
+    /// On a byte stream, the requests in the order they were read (see [`super::order`]).
+    arrivals: Option<Arc<Arrivals>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -41,13 +45,28 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    pub(super) fn new(shared: Arc<Shared>, per_process: bool) -> Connection {
+    /// A connection; `arrivals` (byte streams) makes the requests that touch the session
+    /// take it in the order they were read, and the connection the conversation.
+    pub(super) fn new(shared: Arc<Shared>, arrivals: Option<Arc<Arrivals>>) -> Connection {
         let session = Mutex::new(shared.session());
         Connection {
             shared,
             session,
-            per_process,
+            per_process: arrivals.is_some(),
+            arrivals,
         }
+    }
+
+    /// This request's session, once every request read before it has had its own: the
+    /// session's lock then serves them in that order.
+    async fn session_in_turn(&self, context: &RequestContext<RoleServer>) -> tokio::sync::MutexGuard<'_, Session> {
+        let turn = match &self.arrivals {
+            Some(arrivals) => Some(arrivals.turn(&context.id).await),
+            None => None,
+        };
+        let session = self.session.lock().await;
+        drop(turn);
+        session
     }
 
     /// Whether the stateless revision (`2026-07-28`) may be used: only where `tools/list`
@@ -304,7 +323,7 @@ impl ServerHandler for Connection {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let session = self.session.lock().await;
+        let session = self.session_in_turn(&context).await;
         let mut tools = list_tools(&session)?;
         if is_stateless(&context) {
             // The same list for every request: the dispatcher's, each tool taking the handle.
@@ -328,7 +347,7 @@ impl ServerHandler for Connection {
         // (hosts issue a model's parallel tool calls at once); the meta-tools that load things
         // run under it. A client that cancels the request (`notifications/cancelled`) stops
         // the call; the session keeps what the call had done by then, as after a panic.
-        let mut session = self.session.lock().await;
+        let mut session = self.session_in_turn(&context).await;
         let name = self.canonical(&session, &request.name);
         let cancelled = || messages::cancelled(&name);
         let (output, changed) = if let Some(call) = session.call_detached(&name, &arguments) {
@@ -361,7 +380,7 @@ impl ServerHandler for Connection {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         if request.name != self.shared.agent {
             return Err(messages::unknown_prompt(&request.name, &self.shared.agent));
@@ -374,7 +393,7 @@ impl ServerHandler for Connection {
             };
             variables.set(name, value).map_err(messages::invalid_prompt_argument)?;
         }
-        let text = self.session.lock().await.system_prompt_with(&variables);
+        let text = self.session_in_turn(&context).await.system_prompt_with(&variables);
         let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
             .with_description(format!("System prompt of the agent `{}`", self.shared.agent));
         Ok(result.into())

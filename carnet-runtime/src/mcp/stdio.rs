@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::RoleServer;
+use rmcp::model::{ClientNotification, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -13,6 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::sync::Mutex;
 
 use super::messages;
+use super::order::Arrivals;
 
 /// What one read produced.
 enum Line {
@@ -34,6 +36,8 @@ pub(super) struct LineTransport<R, W> {
     discarding: bool,
     max: usize,
     write: Arc<Mutex<W>>,
+    /// The requests read and not yet answered, shared with the connection.
+    arrivals: Arc<Arrivals>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -41,13 +45,14 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub(super) fn new(read: R, write: W, max: usize) -> Self {
+    pub(super) fn new(read: R, write: W, max: usize, arrivals: Arc<Arrivals>) -> Self {
         LineTransport {
             read: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
             max,
             write: Arc::new(Mutex::new(write)),
+            arrivals,
         }
     }
 
@@ -129,7 +134,19 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = self.write.clone();
-        async move { write_message(&write, &item).await }
+        let arrivals = self.arrivals.clone();
+        async move {
+            let answers = match &item {
+                JsonRpcMessage::Response(response) => Some(response.id.clone()),
+                JsonRpcMessage::Error(error) => error.id.clone(),
+                _ => None,
+            };
+            let written = write_message(&write, &item).await;
+            if let Some(id) = answers {
+                arrivals.answered(&id);
+            }
+            written
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -140,7 +157,11 @@ where
                     self.reply_error(&messages::too_large(self.max), &Value::Null);
                     continue;
                 }
-                Ok(Line::Eof) | Err(_) => return None,
+                Ok(Line::Eof) | Err(_) => {
+                    // Every request read is answered before the connection ends.
+                    self.arrivals.drained().await;
+                    return None;
+                }
             }
             let line = std::mem::take(&mut self.line);
             let text = line.strip_suffix(b"\n").unwrap_or(&line);
@@ -150,7 +171,20 @@ where
                 continue;
             }
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-                Ok(message) => return Some(message),
+                Ok(message) => {
+                    match &message {
+                        JsonRpcMessage::Request(request) => self.arrivals.arrived(request.id.clone()),
+                        JsonRpcMessage::Notification(notification) => {
+                            if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+                                && let Some(id) = &cancelled.params.request_id
+                            {
+                                self.arrivals.answered(id);
+                            }
+                        }
+                        _ => {}
+                    }
+                    return Some(message);
+                }
                 Err(e) if e.is_syntax() || e.is_eof() => self.reply_error(&messages::not_json(e), &Value::Null),
                 Err(e) => {
                     // Well-formed JSON that is no message we know. Notifications (a method, no

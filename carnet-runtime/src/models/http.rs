@@ -15,7 +15,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
-use super::HttpOptions;
+use super::config::HttpOptions;
 use crate::chat::ModelError;
 
 /// A pool of connections to one provider, with its retry policy.

@@ -5,8 +5,8 @@ use hyper::Uri;
 use hyper::header::{self, HeaderMap};
 use serde_json::{Value, json};
 
+use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use super::http::{StreamError, Transport, read_stream, secret_header};
-use super::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::{Aliases, ResponseStream, StreamFormat, openai};

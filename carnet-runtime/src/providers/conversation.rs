@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Aliases, ProviderError, openai, wire_name};
+use super::common::{Aliases, ProviderError, wire_name};
+use super::openai::tools as openai;
 use crate::chat::{ChatRequest, Message};
 use crate::engine::ExposureMode;
 use crate::tool::{ToolKind, ToolSpec};
@@ -56,7 +57,7 @@ fn arguments_text(arguments: &Value) -> String {
 /// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
 pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) -> Result<Value, ProviderError> {
     let aliases = Aliases::new(request.tools)?;
-    let mut tools = super::anthropic::tools(request.tools)?;
+    let mut tools = super::anthropic::tools::tools(request.tools)?;
     if request.mode == ExposureMode::Deferred {
         for (tool, spec) in tools.as_array_mut().into_iter().flatten().zip(request.tools) {
             if spec.kind == ToolKind::Domain {

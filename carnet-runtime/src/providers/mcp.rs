@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Aliases, ProviderError, aliased, object_arguments, string_field};
+use super::common::{Aliases, ProviderError, aliased, object_arguments, string_field};
 use crate::tool::{ToolCall, ToolSpec};
 
 /// The result of `tools/list`: `{"tools": [{"name", "description", "inputSchema"}]}`,

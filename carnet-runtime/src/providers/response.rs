@@ -7,7 +7,9 @@
 
 use serde_json::Value;
 
-use super::{Aliases, BadArguments, ProviderError, anthropic, openai};
+use super::anthropic::tools as anthropic;
+use super::common::{Aliases, BadArguments, ProviderError};
+use super::openai::tools as openai;
 use crate::chat::{ChatResponse, Usage};
 
 /// A count at `path` (`/usage/prompt_tokens`), 0 when absent.

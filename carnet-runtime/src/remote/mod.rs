@@ -51,7 +51,8 @@ pub use pin::{PIN_FILE, PIN_VERSION, Pin, PinError};
 pub use server::{Server, ServerError};
 
 use crate::dispatch::{BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl};
-use crate::engine::{BuildError, RemoteOptions, RemoteServer};
+use crate::engine::carnet::RemoteServer;
+use crate::engine::options::{BuildError, RemoteOptions};
 use crate::manifest::Toolset;
 use upstream::{PinnedTool, Unavailable, Upstream};
 

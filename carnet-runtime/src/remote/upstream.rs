@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 
 use super::server::{Server, ServerError};
-use crate::engine::{DriftPolicy, RemoteOptions};
+use crate::engine::options::{DriftPolicy, RemoteOptions};
 
 /// Tells the connection its tool list changed upstream.
 #[derive(Clone)]

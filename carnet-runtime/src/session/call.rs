@@ -7,15 +7,16 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tracing::{Instrument, Span};
 
+use super::base::Session;
+use super::checks::{check_domain_call, invalid_arguments};
 use super::discovery;
-use super::explain::not_exposed;
-use super::meta::{self, MetaTool, param};
-use super::{Loaded, Session};
+use super::meta;
 use crate::dispatch::{BoxFuture, CatchUnwind, Context, ToolOutput};
 use crate::engine::{Carnet, Inner};
 use crate::extensions::Extensions;
 use crate::hook::{Before, CallInfo, Hook};
 use crate::index::{SkillIx, ToolIx};
+use crate::meta_tool::{MetaTool, param};
 use crate::schema;
 use crate::telemetry::{self, Failure, ToolKind};
 
@@ -414,44 +415,6 @@ fn record_meta(span: &Span, meta: MetaTool, naming: crate::Naming, arguments: &V
         }
         _ => {}
     }
-}
-
-/// The checks before the hooks: the tool is exposed, has an implementation, and the
-/// arguments match its schema.
-fn check_domain_call(
-    inner: &Inner,
-    loaded: &Loaded,
-    name: &str,
-    arguments: &Value,
-) -> Result<ToolIx, (ToolOutput, Failure)> {
-    let id = loaded
-        .exposed_named(inner, name)
-        .ok_or_else(|| not_exposed(inner, loaded, name))?;
-    let tool = inner.tool(id);
-    let name = &tool.spec.name;
-    if tool.implementation.is_none() {
-        return Err((
-            ToolOutput::error(
-                format!("tool `{name}` has no implementation in this program"),
-                json!({"tool": name, "toolset": tool.spec.toolset}),
-            ),
-            Failure::NoImplementation,
-        ));
-    }
-    schema::validate(arguments, &tool.spec.input_schema).map_err(|e| {
-        (
-            invalid_arguments(name, &e, &tool.spec.input_schema, ""),
-            Failure::InvalidArguments,
-        )
-    })?;
-    Ok(id)
-}
-
-fn invalid_arguments(name: &str, e: &schema::SchemaError, input_schema: &Value, after: &str) -> ToolOutput {
-    ToolOutput::error(
-        format!("invalid arguments for `{name}`{after}: {e}"),
-        json!({"tool": name, "field": e.path, "inputSchema": input_schema}),
-    )
 }
 
 /// One call as its hooks see it, less the arguments (which hooks may rewrite).

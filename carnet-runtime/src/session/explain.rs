@@ -6,17 +6,17 @@ use std::fmt;
 
 use serde_json::json;
 
-use super::meta::MetaTool;
 use super::reach::Loaded;
 use crate::dispatch::ToolOutput;
 use crate::engine::{Carnet, ExposureMode, Inner};
 use crate::index::ToolIx;
+use crate::meta_tool::MetaTool;
 use crate::prompt;
 use crate::suggest::similar;
 use crate::telemetry::Failure;
 use crate::tool::ToolSpec;
 
-use super::SessionAgent;
+use super::types::SessionAgent;
 
 /// Why a tool is or is not exposed in a session (see [`Session::explain`](super::Session::explain)).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,8 +21,10 @@
 
 use std::process::ExitCode;
 
+use carnet::Carnet;
+use carnet::engine::ExposureMode;
 use carnet::mcp::{Server, SessionKeys};
-use carnet::{Before, CallInfo, Carnet, ExposureMode, Hook};
+use carnet::tools::{Before, CallInfo, Hook};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 

@@ -9,9 +9,10 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
+use carnet::Carnet;
 use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step, Transcript};
+use carnet::engine::ExposureMode;
 use carnet::models::{Anthropic, OpenAi, OpenAiApi};
-use carnet::{Carnet, ExposureMode};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use serde_json::json;

@@ -48,7 +48,7 @@ mod openapi;
 
 use openapi::Convert;
 
-use super::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
+use super::common::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
 use crate::tool::{ToolCall, ToolSpec};
 
 /// The `tools` of a `generateContent` request, with `parameters`:

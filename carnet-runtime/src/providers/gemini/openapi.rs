@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::super::ProviderError;
+use super::super::common::ProviderError;
 use super::super::schema::{self, push};
 
 /// Keywords of JSON Schema that mean the same in `parameters` and are kept as they are.

@@ -1,31 +1,12 @@
-//! `OpenAI`: function tools for Chat Completions and for the Responses API, strict mode,
-//! and the calls of both APIs.
-//!
-//! # Strict mode
-//!
-//! With [`Options::strict`], each tool's schema is rewritten by [`strict_schema`] and sent
-//! with `strict: true`, so the model's arguments always match it. A tool whose schema strict
-//! mode cannot express exactly (a free-form map, `uniqueItems`, ...) is sent as it is with
-//! `strict: false`, one tool at a time, which is what the Responses API does itself when it
-//! cannot normalize a schema; call [`strict_schema`] on a tool's schema to learn why (a
-//! `carnet check`-style test can assert that every tool is strict). Strict mode makes the
-//! model send `null` for optional properties: [`drop_strict_nulls`] makes them absent again
-//! before the call reaches the tool.
+//! `OpenAI`'s function tools (Chat Completions and Responses) and the tool calls of both APIs.
 
 use serde_json::{Map, Value, json};
 
-use super::{
+use super::super::common::{
     Aliases, BadArguments, ProviderError, aliased, array_field, call_location, string_arguments, string_field,
 };
+use super::super::strict::strict_schema;
 use crate::tool::{ToolCall, ToolSpec};
-
-pub use super::conversation::{
-    OpenAiOptions as RequestOptions, openai_chat_request as chat_request, openai_responses_request as responses_request,
-};
-pub use super::response::{
-    openai_chat_response as parse_chat_response, openai_responses_response as parse_responses_response,
-};
-pub use super::strict::{StrictError, drop_strict_nulls, strict_schema};
 
 /// How tools are rendered for `OpenAI`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -106,7 +87,7 @@ pub fn responses_tools(specs: &[ToolSpec], options: &Options) -> Result<Value, P
 /// object, which some `OpenAI`-compatible servers send, is taken as it is). Calls
 /// whose `type` is not `function` (custom tools, which carnet does not render) are skipped.
 /// A message without `tool_calls` has none. In strict mode, pass each call's arguments
-/// through [`drop_strict_nulls`] before dispatching it.
+/// through [`drop_strict_nulls`](super::drop_strict_nulls) before dispatching it.
 ///
 /// # Errors
 ///
@@ -117,7 +98,7 @@ pub fn parse_chat_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<T
     chat_tool_calls(message, aliases, BadArguments::Fail)
 }
 
-pub(super) fn chat_tool_calls(
+pub(in crate::providers) fn chat_tool_calls(
     message: &Value,
     aliases: &Aliases,
     bad: BadArguments,
@@ -186,7 +167,7 @@ pub fn parse_responses_tool_calls(output: &Value, aliases: &Aliases) -> Result<V
     responses_tool_calls(output, aliases, BadArguments::Fail)
 }
 
-pub(super) fn responses_tool_calls(
+pub(in crate::providers) fn responses_tool_calls(
     output: &Value,
     aliases: &Aliases,
     bad: BadArguments,

@@ -1,19 +1,11 @@
-//! Anthropic Messages API: client tools and `tool_use` blocks.
-//!
-//! Input schemas are sent as they are: the Messages API takes JSON Schema, `$ref`/`$defs`
-//! included. To cache the tool list with prompt caching, put
-//! `"cache_control": {"type": "ephemeral"}` on the last tool of the returned array: tools
-//! come first in Anthropic's cache prefix, and their order here never changes.
+//! Anthropic's client tools and `tool_use` blocks.
 
 use serde_json::{Value, json};
 
-use super::{
+use super::super::common::{
     Aliases, BadArguments, ProviderError, aliased, array_field, call_location, object_arguments, string_field,
 };
 use crate::tool::{ToolCall, ToolSpec};
-
-pub use super::conversation::{AnthropicOptions as RequestOptions, anthropic_request as request};
-pub use super::response::anthropic_response as parse_response;
 
 /// The `tools` of a Messages request (`POST /v1/messages`):
 /// `[{"name", "description", "input_schema"}]`, `name` being the alias.
@@ -62,7 +54,7 @@ pub fn parse_tool_calls(message: &Value, aliases: &Aliases) -> Result<Vec<ToolCa
     tool_calls(message, aliases, BadArguments::Fail)
 }
 
-pub(super) fn tool_calls(
+pub(in crate::providers) fn tool_calls(
     message: &Value,
     aliases: &Aliases,
     bad: BadArguments,

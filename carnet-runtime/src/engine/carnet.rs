@@ -1,0 +1,362 @@
+//! [`Carnet`] and its tables ([`Inner`]): what every session of an engine reads, built once
+//! by [`CarnetBuilder::build`](super::CarnetBuilder::build).
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use crate::dispatch::ToolImpl;
+use crate::hook::Hook;
+use crate::index::{AgentIx, SkillIx, ToolIx, ToolsetIx};
+use crate::manifest::{Agent, Manifest, Skill, Toolset};
+use crate::meta_tool::MetaTool;
+use crate::tool::ToolSpec;
+use crate::variables::Variables;
+
+use super::options::{ExposureMode, Naming, PromptOptions, ResultFormat};
+
+/// An agent's place in the engine's tables.
+#[derive(Debug)]
+pub(crate) struct AgentTables {
+    /// Initial skills (agent's, then global initial ones), deduplicated.
+    pub(crate) initial: Vec<SkillIx>,
+    /// Every skill the agent may load (initial, on demand, global), deduplicated, in order.
+    pub(crate) reachable: Vec<SkillIx>,
+    /// Sections 1-4 of the system prompt, built once.
+    pub(crate) prefix: OnceLock<String>,
+    /// The full tool list of the modes that keep the prefix: meta-tools, then every domain
+    /// tool the agent can reach, sorted by name. Built once.
+    pub(crate) all_tools: OnceLock<Arc<[ToolSpec]>>,
+}
+
+/// A domain tool: its toolset, what the model sees of it, and its code.
+pub(crate) struct DomainTool {
+    pub(crate) toolset: ToolsetIx,
+    pub(crate) spec: ToolSpec,
+    pub(crate) implementation: Option<ToolImpl>,
+}
+
+/// A remote toolset's server as sessions see it: started when a skill that needs it loads,
+/// and the source of the skills it serves.
+pub(crate) trait RemoteServer: Send + Sync {
+    /// Starts the server in the background if it is not running.
+    fn warm(self: Arc<Self>);
+    /// Whether a start was ever attempted.
+    fn started(&self) -> bool;
+    /// Reads skill `skill`'s `SKILL.md` at `uri` and checks it against `digest`: the
+    /// skill's instructions (its body), or the error result the model reads.
+    fn read_skill(
+        self: Arc<Self>,
+        skill: String,
+        uri: String,
+        digest: String,
+    ) -> crate::dispatch::BoxFuture<'static, Result<String, crate::dispatch::ToolOutput>>;
+}
+
+/// A skill an MCP server serves: its server's toolset, and where and what to read.
+#[derive(Debug, Clone)]
+pub(crate) struct RemoteSkill {
+    pub(crate) toolset: ToolsetIx,
+    pub(crate) uri: String,
+    pub(crate) digest: String,
+}
+
+/// Which calls a hook wraps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HookScope {
+    /// Every call, meta-tools included.
+    All,
+    /// Calls of the tool (domain or meta) with this canonical name.
+    Tool(String),
+    /// Calls of this toolset's tools.
+    Toolset(ToolsetIx),
+}
+
+pub(crate) struct ScopedHook {
+    pub(crate) scope: HookScope,
+    pub(crate) hook: Arc<dyn Hook>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) manifest: Manifest,
+    pub(crate) variables: Variables,
+    pub(crate) meta: Vec<MetaTool>,
+    pub(crate) meta_specs: Vec<ToolSpec>,
+    pub(crate) naming: Naming,
+    pub(crate) mode: ExposureMode,
+    /// Whether each skill the agent can load is also a tool `task.<skill>`.
+    pub(crate) skills_as_tools: bool,
+    pub(crate) result_format: ResultFormat,
+    pub(crate) prompt: PromptOptions,
+    pub(crate) hooks: Vec<ScopedHook>,
+    /// Record tool arguments and results, and the model's answers, on spans.
+    pub(crate) capture_content: bool,
+    pub(crate) state: Box<dyn Any + Send + Sync>,
+    pub(crate) agents: Vec<AgentTables>,
+    /// Skill → the toolsets it brings.
+    pub(crate) skill_toolsets: Vec<Vec<ToolsetIx>>,
+    /// Toolset → its first tool (the tools of toolset `t` are `first[t]..first[t+1]`).
+    pub(crate) toolset_first_tool: Vec<u32>,
+    /// Every domain tool, toolset by toolset in manifest order.
+    pub(crate) tools: Vec<DomainTool>,
+    /// Canonical name and provider alias → tools.
+    pub(crate) tool_names: HashMap<String, Vec<ToolIx>>,
+    /// Prompts and tool lists by session state, shared by every session.
+    pub(crate) state_cache: StateCache,
+    /// Toolset → its server, for remote toolsets.
+    pub(crate) remote: Vec<Option<Arc<dyn RemoteServer>>>,
+    /// Skill → where to read it, for skills MCP servers serve.
+    pub(crate) remote_skills: Vec<Option<RemoteSkill>>,
+}
+
+/// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool
+/// list on the exposed tools. Conversations tend to reach the same few states (the initial
+/// one above all), so the engine keeps one copy of each: a session gets an `Arc`, and a new
+/// session in a known state builds nothing. Bounded: past `STATE_CACHE_LIMIT` entries the
+/// cache starts over (entries are cheap to rebuild; sessions keep their own `Arc`s).
+#[derive(Default)]
+pub(crate) struct StateCache {
+    prompts: Mutex<HashMap<PromptKey, Arc<str>>>,
+    tools: Mutex<HashMap<ToolsKey, Arc<[ToolSpec]>>>,
+}
+
+/// Agent, loaded skills (in load order), exposed tools (in exposure order).
+pub(crate) type PromptKey = (AgentIx, Box<[SkillIx]>, Box<[ToolIx]>);
+
+/// Agent (its skills' tools) and exposed tools, in exposure order.
+pub(crate) type ToolsKey = (AgentIx, Box<[ToolIx]>);
+
+const STATE_CACHE_LIMIT: usize = 4096;
+
+impl StateCache {
+    pub(crate) fn prompt(&self, key: PromptKey, build: impl FnOnce() -> Arc<str>) -> Arc<str> {
+        cached(&self.prompts, key, build)
+    }
+
+    pub(crate) fn tools(&self, key: ToolsKey, build: impl FnOnce() -> Arc<[ToolSpec]>) -> Arc<[ToolSpec]> {
+        cached(&self.tools, key, build)
+    }
+}
+
+fn cached<K: Eq + std::hash::Hash, V: ?Sized>(
+    map: &Mutex<HashMap<K, Arc<V>>>,
+    key: K,
+    build: impl FnOnce() -> Arc<V>,
+) -> Arc<V> {
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(value) = map.get(&key) {
+        return Arc::clone(value);
+    }
+    let value = build();
+    if map.len() >= STATE_CACHE_LIMIT {
+        map.clear();
+    }
+    map.insert(key, Arc::clone(&value));
+    value
+}
+
+/// The engine: a manifest, the tool implementations, variables and options. Immutable,
+/// `Send + Sync` and cheap to clone (an `Arc`): share one across threads and make a
+/// [`crate::Session`] per conversation.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::{Carnet, Manifest};
+///
+/// let manifest = Manifest::from_json(r#"{
+///     "agents": { "helper": { "name": "helper", "description": "Helps", "skills": ["notes"], "prompt": "Be kind." } },
+///     "skills": { "notes": { "name": "notes", "description": "Take notes", "content": "Write it down." } },
+///     "toolsets": {}
+/// }"#)?;
+/// let carnet = Carnet::builder(&manifest).build()?;
+/// let mut session = carnet.session("helper")?;
+/// assert!(session.system_prompt().starts_with("Be kind."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Carnet {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Carnet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Carnet")
+            .field("agents", &self.inner.manifest.agents.len())
+            .field("skills", &self.inner.manifest.skills.len())
+            .field("tools", &self.inner.tools.len())
+            .field("mode", &self.inner.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Carnet {
+    /// The manifest.
+    #[must_use]
+    pub fn manifest(&self) -> &Manifest {
+        &self.inner.manifest
+    }
+
+    /// The exposure mode.
+    #[must_use]
+    pub fn mode(&self) -> ExposureMode {
+        self.inner.mode
+    }
+
+    /// The meta-tools offered, in order.
+    #[must_use]
+    pub fn meta_tools(&self) -> &[MetaTool] {
+        &self.inner.meta
+    }
+
+    /// The variables (environment snapshot, manifest defaults and builder ones, layered).
+    #[must_use]
+    pub fn variables(&self) -> &Variables {
+        &self.inner.variables
+    }
+
+    /// Whether the server of remote toolset `toolset` was started (or a start attempted):
+    /// `None` when there is no such remote toolset.
+    #[must_use]
+    pub fn remote_started(&self, toolset: &str) -> Option<bool> {
+        let ix = self.inner.toolset_index(toolset)?;
+        self.inner.remote.get(ix.get())?.as_ref().map(|server| server.started())
+    }
+
+    /// The spec of every domain tool named `name` (canonical name or provider alias).
+    pub fn domain_tools_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a ToolSpec> + 'a {
+        self.inner
+            .tool_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&id| &self.inner.tool(id).spec)
+    }
+}
+
+/// Binary search in a list sorted by name.
+fn position<T>(items: &[T], name: &str, key: impl Fn(&T) -> &str) -> Option<usize> {
+    items.binary_search_by(|item| key(item).cmp(name)).ok()
+}
+
+impl Inner {
+    pub(crate) fn agent_index(&self, name: &str) -> Option<AgentIx> {
+        position(&self.manifest.agents, name, |a| &a.name).map(AgentIx::new)
+    }
+
+    pub(crate) fn skill_index(&self, name: &str) -> Option<SkillIx> {
+        position(&self.manifest.skills, name, |s| &s.name).map(SkillIx::new)
+    }
+
+    pub(crate) fn toolset_index(&self, name: &str) -> Option<ToolsetIx> {
+        position(&self.manifest.toolsets, name, |t| &t.name).map(ToolsetIx::new)
+    }
+
+    pub(crate) fn agent(&self, agent: AgentIx) -> &Agent {
+        &self.manifest.agents[agent.get()]
+    }
+
+    pub(crate) fn agent_tables(&self, agent: AgentIx) -> &AgentTables {
+        &self.agents[agent.get()]
+    }
+
+    pub(crate) fn skill(&self, skill: SkillIx) -> &Skill {
+        &self.manifest.skills[skill.get()]
+    }
+
+    pub(crate) fn skill_toolsets(&self, skill: SkillIx) -> &[ToolsetIx] {
+        &self.skill_toolsets[skill.get()]
+    }
+
+    pub(crate) fn toolset(&self, toolset: ToolsetIx) -> &Toolset {
+        &self.manifest.toolsets[toolset.get()]
+    }
+
+    pub(crate) fn tool(&self, tool: ToolIx) -> &DomainTool {
+        &self.tools[tool.get()]
+    }
+
+    /// The tools a toolset declares, in declaration order.
+    pub(crate) fn toolset_tools(&self, toolset: ToolsetIx) -> impl Iterator<Item = ToolIx> + use<> {
+        let first = self.toolset_first_tool[toolset.get()] as usize;
+        let end = self.toolset_first_tool[toolset.get() + 1] as usize;
+        (first..end).map(ToolIx::new)
+    }
+
+    pub(crate) fn meta_name(&self, meta: MetaTool) -> &'static str {
+        meta.name(self.naming)
+    }
+
+    pub(crate) fn meta_by_name(&self, name: &str) -> Option<MetaTool> {
+        self.meta.iter().copied().find(|m| m.name(self.naming) == name)
+    }
+
+    pub(crate) fn has_meta(&self, meta: MetaTool) -> bool {
+        self.meta.contains(&meta)
+    }
+
+    /// The read of remote skill `skill`'s instructions from its server, checked against its
+    /// pin; `None` for skills of the carnet directory.
+    pub(crate) fn read_remote_skill(
+        &self,
+        skill: SkillIx,
+    ) -> Option<crate::dispatch::BoxFuture<'static, Result<String, crate::dispatch::ToolOutput>>> {
+        let remote = self.remote_skills.get(skill.get())?.as_ref()?;
+        let name = self.skill(skill).name.to_string();
+        Some(match self.remote.get(remote.toolset.get()).and_then(Option::as_ref) {
+            Some(server) => Arc::clone(server).read_skill(name, remote.uri.clone(), remote.digest.clone()),
+            None => Box::pin(std::future::ready(Err(crate::dispatch::ToolOutput::error(
+                format!("skill `{name}` is served by an MCP server, which carnet reads with its feature `remote`"),
+                serde_json::json!({"skill": name, "code": "upstream_unavailable"}),
+            )))),
+        })
+    }
+
+    /// Starts the servers of the remote toolsets skill `skill` brings.
+    pub(crate) fn warm_skill(&self, skill: SkillIx) {
+        for &toolset in self.skill_toolsets(skill) {
+            self.warm_toolset(toolset);
+        }
+    }
+
+    /// Starts the server of `toolset` if it is remote.
+    pub(crate) fn warm_toolset(&self, toolset: ToolsetIx) {
+        if let Some(Some(server)) = self.remote.get(toolset.get()) {
+            Arc::clone(server).warm();
+        }
+    }
+
+    /// The hooks wrapping a call of `tool` (canonical name; `toolset` for domain tools), in
+    /// the order they were added.
+    pub(crate) fn hooks_for<'a>(
+        &'a self,
+        tool: &'a str,
+        toolset: Option<ToolsetIx>,
+    ) -> impl Iterator<Item = &'a dyn Hook> + 'a {
+        self.hooks
+            .iter()
+            .filter(move |h| match &h.scope {
+                HookScope::All => true,
+                HookScope::Tool(name) => name == tool,
+                HookScope::Toolset(t) => Some(*t) == toolset,
+            })
+            .map(|h| &*h.hook)
+    }
+}
+
+pub(super) fn toolset_ix(manifest: &Manifest, name: &str) -> Option<ToolsetIx> {
+    manifest
+        .toolsets
+        .binary_search_by(|t| (*t.name).cmp(name))
+        .ok()
+        .map(ToolsetIx::new)
+}
+
+pub(super) fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
+    manifest
+        .skills
+        .binary_search_by(|s| (*s.name).cmp(name))
+        .ok()
+        .map(SkillIx::new)
+}

@@ -1,0 +1,181 @@
+//! The meta-tools as vocabulary: which there are, their names under each [`Naming`], the
+//! descriptions and input schemas the model reads. What each one does is the session's
+//! (`session::meta`); the engine and the prompt only name them.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::tool::{ToolKind, ToolSpec};
+
+/// How meta-tools and their parameters are named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Naming {
+    /// `loadSkill {skillName}` (TS Carnet's names).
+    #[default]
+    CamelCase,
+    /// `load_skill {skill_name}`.
+    SnakeCase,
+}
+
+pub use carnet_manifest::names::{META_TOOLS, META_TOOLS_SNAKE};
+
+/// A meta-tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MetaTool {
+    /// `listAvailableSkills {query?}`.
+    ListAvailableSkills,
+    /// `loadSkill {skillName}`.
+    LoadSkill,
+    /// `listSkillToolsets {skillName}`.
+    ListSkillToolsets,
+    /// `loadToolset {toolsetName}`.
+    LoadToolset,
+    /// `loadTool {toolName}`.
+    LoadTool,
+    /// `loadSkillFile {skillName, path}`.
+    LoadSkillFile,
+    /// `listTools {namespace?}`: browse the tools (name, one-line summary, namespace); never
+    /// exposes anything.
+    ListTools,
+    /// `describeTool {name}`: one tool's full spec; never exposes anything.
+    DescribeTool,
+    /// `callTool {name, arguments}` (dispatcher mode only).
+    CallTool,
+}
+
+impl MetaTool {
+    /// Every meta-tool, in the order they are offered.
+    pub const ALL: [MetaTool; 9] = [
+        MetaTool::ListAvailableSkills,
+        MetaTool::LoadSkill,
+        MetaTool::ListSkillToolsets,
+        MetaTool::LoadToolset,
+        MetaTool::LoadTool,
+        MetaTool::LoadSkillFile,
+        MetaTool::ListTools,
+        MetaTool::DescribeTool,
+        MetaTool::CallTool,
+    ];
+
+    /// The tool's name under `naming`.
+    #[must_use]
+    pub fn name(self, naming: Naming) -> &'static str {
+        let index = self as usize;
+        match naming {
+            Naming::CamelCase => META_TOOLS[index],
+            Naming::SnakeCase => META_TOOLS_SNAKE[index],
+        }
+    }
+
+    /// The description the model reads.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            MetaTool::ListAvailableSkills => {
+                "List the skills you can load, with their descriptions; `query` filters them"
+            }
+            MetaTool::LoadSkill => "Load a skill by name to get its full content and capabilities",
+            MetaTool::ListSkillToolsets => "List the toolsets of a skill with their descriptions and tool counts",
+            MetaTool::LoadToolset => "Load a toolset's documentation and make its tools available",
+            MetaTool::LoadTool => "Load one tool's documentation and input schema and make the tool available",
+            MetaTool::LoadSkillFile => "Load the content of a file from a previously loaded skill",
+            MetaTool::ListTools => {
+                "List the tools you can load or call, each with a one-line summary; `namespace` narrows the list. Changes nothing"
+            }
+            MetaTool::DescribeTool => {
+                "Describe one tool in full (description, input and output schemas) without making it callable"
+            }
+            MetaTool::CallTool => "Call a loaded domain tool by name with its arguments",
+        }
+    }
+
+    /// The tool as the model sees it, under `naming`.
+    #[must_use]
+    pub fn spec(self, naming: Naming) -> ToolSpec {
+        ToolSpec {
+            name: self.name(naming).to_owned(),
+            description: self.description().to_owned(),
+            input_schema: Arc::new(self.input_schema(naming)),
+            kind: ToolKind::Meta,
+            toolset: None,
+            output_schema: None,
+        }
+    }
+
+    /// The input schema under `naming`.
+    #[must_use]
+    pub fn input_schema(self, naming: Naming) -> Value {
+        let p = |camel: &'static str| param(naming, camel);
+        let string = |description: &str| json!({"type": "string", "description": description});
+        let (properties, required): (Vec<(&str, Value)>, Vec<&str>) = match self {
+            MetaTool::ListAvailableSkills => (
+                vec![(
+                    p("query"),
+                    string("Words that the skill's name or description must contain"),
+                )],
+                vec![],
+            ),
+            MetaTool::LoadSkill => (
+                vec![(p("skillName"), string("The name of the skill to load"))],
+                vec![p("skillName")],
+            ),
+            MetaTool::ListSkillToolsets => (
+                vec![(p("skillName"), string("The name of the skill"))],
+                vec![p("skillName")],
+            ),
+            MetaTool::LoadToolset => (
+                vec![(p("toolsetName"), string("The name of the toolset to load"))],
+                vec![p("toolsetName")],
+            ),
+            MetaTool::LoadTool => (
+                vec![(p("toolName"), string("The name of the tool to load"))],
+                vec![p("toolName")],
+            ),
+            MetaTool::LoadSkillFile => (
+                vec![
+                    (p("skillName"), string("The name of the skill that contains the file")),
+                    (p("path"), string("The path of the file to load (from the files array)")),
+                ],
+                vec![p("skillName"), p("path")],
+            ),
+            MetaTool::ListTools => (
+                vec![(
+                    p("namespace"),
+                    string("Only the tools of this namespace (a tool name's dotted prefix, else its toolset)"),
+                )],
+                vec![],
+            ),
+            MetaTool::DescribeTool => (
+                vec![(p("name"), string("The name of the tool to describe"))],
+                vec![p("name")],
+            ),
+            MetaTool::CallTool => (
+                vec![
+                    (p("name"), string("The name of the loaded tool to call")),
+                    (
+                        p("arguments"),
+                        json!({"type": "object", "description": "The tool's arguments, as its input schema describes"}),
+                    ),
+                ],
+                vec![p("name"), p("arguments")],
+            ),
+        };
+        json!({
+            "type": "object",
+            "properties": properties.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<serde_json::Map<_, _>>(),
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+}
+
+/// A meta-tool parameter's name under `naming`.
+pub(crate) fn param(naming: Naming, camel: &'static str) -> &'static str {
+    match (naming, camel) {
+        (Naming::SnakeCase, "skillName") => "skill_name",
+        (Naming::SnakeCase, "toolsetName") => "toolset_name",
+        (Naming::SnakeCase, "toolName") => "tool_name",
+        _ => camel,
+    }
+}

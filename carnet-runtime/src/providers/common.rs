@@ -1,0 +1,365 @@
+//! What every provider format shares: provider-safe tool names and their way back
+//! ([`Aliases`]), [`ProviderError`], and reading the fields of a provider's tool call.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::names::{self, AliasError};
+use crate::tool::ToolSpec;
+
+/// Why tools could not be rendered for a provider, or a provider's tool calls not read.
+///
+/// Errors about a call name it by its id when it has one, else by its place in the
+/// response (`tool_calls[1]`), so the caller can answer that call with an error result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// A tool name has no provider-safe alias.
+    #[error("tool `{name}` has no provider-safe alias: {source}")]
+    NoAlias {
+        /// The canonical name.
+        name: String,
+        /// Why it has no alias.
+        #[source]
+        source: AliasError,
+    },
+    /// Two tools have the same alias, so a call could not be mapped back.
+    #[error("tools `{first}` and `{second}` both have the provider alias `{alias}`")]
+    AliasCollision {
+        /// The tool listed first.
+        first: String,
+        /// The tool listed second.
+        second: String,
+        /// The alias they share.
+        alias: String,
+    },
+    /// The same tool name is listed twice.
+    #[error("tool `{name}` is listed twice")]
+    DuplicateTool {
+        /// The canonical name.
+        name: String,
+    },
+    /// A tool's input schema cannot be expressed in a provider's schema dialect.
+    #[error("the input schema of tool `{tool}` cannot be sent to {provider}: at `{path}`, {reason}")]
+    Schema {
+        /// The canonical tool name.
+        tool: String,
+        /// The provider (`Gemini`).
+        provider: &'static str,
+        /// Where in the schema, as a JSON pointer fragment (`#/properties/tree`).
+        path: String,
+        /// What cannot be expressed.
+        reason: String,
+    },
+    /// A field the provider always sends is missing (or `null`).
+    #[error("{location} has no `{field}`")]
+    MissingField {
+        /// The call or message, as it appears in the response (`tool_calls[0]`).
+        location: String,
+        /// The field, as the provider names it (`function.name`).
+        field: &'static str,
+    },
+    /// A field has the wrong JSON type.
+    #[error("`{field}` of {location} is not {expected}")]
+    InvalidField {
+        /// The call or message, as it appears in the response.
+        location: String,
+        /// The field, as the provider names it.
+        field: &'static str,
+        /// What it should be (`a string`).
+        expected: &'static str,
+    },
+    /// A call's arguments, sent as a JSON string, are not valid JSON.
+    #[error("the arguments of {} are not valid JSON: {source}", describe_call(id.as_deref(), name))]
+    MalformedArguments {
+        /// The provider's call id.
+        id: Option<String>,
+        /// The canonical tool name.
+        name: String,
+        /// What the JSON parser reported.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A response (or one of its streamed events) is not what the API documents, or the
+    /// stream ended before the response was complete.
+    #[error("{message}")]
+    Response {
+        /// What is wrong, and where.
+        message: String,
+    },
+    /// A call's arguments are valid JSON but not an object (every tool takes an object).
+    #[error("the arguments of {} are not a JSON object", describe_call(id.as_deref(), name))]
+    ArgumentsNotObject {
+        /// The provider's call id.
+        id: Option<String>,
+        /// The canonical tool name.
+        name: String,
+    },
+}
+
+pub(super) fn describe_call(id: Option<&str>, name: &str) -> String {
+    match id {
+        Some(id) => format!("call `{id}` to `{name}`"),
+        None => format!("the call to `{name}`"),
+    }
+}
+
+/// The provider-safe alias of every tool of a list, and the way back.
+///
+/// Built from the same specs a renderer was given, it maps the names in the provider's
+/// calls back to canonical names. Iteration follows the order of the specs.
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use carnet_runtime::{ToolKind, ToolSpec};
+/// use carnet_runtime::providers::Aliases;
+/// # let spec = |name: &str| ToolSpec { name: name.into(), description: String::new(),
+/// #     input_schema: Arc::new(serde_json::json!({"type": "object"})), kind: ToolKind::Domain, toolset: None, output_schema: None };
+///
+/// let aliases = Aliases::new(&[spec("file.read"), spec("loadSkill")])?;
+/// assert_eq!(aliases.alias("file.read"), Some("file_read"));
+/// assert_eq!(aliases.canonical("file_read"), "file.read");
+/// assert_eq!(aliases.canonical("loadSkill"), "loadSkill");
+/// assert_eq!(aliases.canonical("unknownTool"), "unknownTool");
+///
+/// assert!(Aliases::new(&[spec("file.read"), spec("file_read")]).is_err());
+/// # Ok::<(), carnet_runtime::providers::ProviderError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Aliases {
+    /// `(canonical, alias)` in the order of the specs.
+    entries: Vec<(String, String)>,
+    /// Alias → index in `entries`.
+    by_alias: HashMap<String, usize>,
+    /// Canonical name → index in `entries`.
+    by_name: HashMap<String, usize>,
+}
+
+impl Aliases {
+    /// The aliases of `specs`' names.
+    ///
+    /// # Errors
+    ///
+    /// [`ProviderError::NoAlias`] when a name has no alias (empty, not ASCII, too long),
+    /// [`ProviderError::DuplicateTool`] when a name is listed twice and
+    /// [`ProviderError::AliasCollision`] when two names have the same alias.
+    pub fn new(specs: &[ToolSpec]) -> Result<Self, ProviderError> {
+        let mut entries: Vec<(String, String)> = Vec::with_capacity(specs.len());
+        let mut by_alias: HashMap<String, usize> = HashMap::with_capacity(specs.len());
+        let mut by_name = HashMap::with_capacity(specs.len());
+        for spec in specs {
+            let alias = names::alias(&spec.name)
+                .map_err(|source| ProviderError::NoAlias {
+                    name: spec.name.clone(),
+                    source,
+                })?
+                .into_owned();
+            if let Some(&index) = by_alias.get(&alias) {
+                let first = &entries[index].0;
+                return Err(if *first == spec.name {
+                    ProviderError::DuplicateTool {
+                        name: spec.name.clone(),
+                    }
+                } else {
+                    ProviderError::AliasCollision {
+                        first: first.clone(),
+                        second: spec.name.clone(),
+                        alias,
+                    }
+                });
+            }
+            by_alias.insert(alias.clone(), entries.len());
+            by_name.insert(spec.name.clone(), entries.len());
+            entries.push((spec.name.clone(), alias));
+        }
+        Ok(Self {
+            entries,
+            by_alias,
+            by_name,
+        })
+    }
+
+    /// The alias of a canonical name of the list.
+    #[must_use]
+    pub fn alias(&self, canonical: &str) -> Option<&str> {
+        self.by_name.get(canonical).map(|&index| self.entries[index].1.as_str())
+    }
+
+    /// The canonical name of a name read from a provider: the tool whose alias it is, or
+    /// the name itself when it is no alias of the list (a canonical name, or an unknown
+    /// tool the session will report).
+    #[must_use]
+    pub fn canonical<'a>(&'a self, wire_name: &'a str) -> &'a str {
+        self.resolve(wire_name).unwrap_or(wire_name)
+    }
+
+    /// The canonical name of the tool whose alias is `wire_name`, if any.
+    #[must_use]
+    pub fn resolve(&self, wire_name: &str) -> Option<&str> {
+        self.by_alias
+            .get(wire_name)
+            .map(|&index| self.entries[index].0.as_str())
+    }
+
+    /// `(canonical, alias)` pairs in the order of the specs.
+    #[must_use]
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
+        self.entries.iter().map(|(name, alias)| (name.as_str(), alias.as_str()))
+    }
+
+    /// How many tools the list has.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the list is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Each spec with its alias, after checking the aliases of the whole list.
+pub(super) fn aliased(specs: &[ToolSpec]) -> Result<impl Iterator<Item = (&ToolSpec, String)>, ProviderError> {
+    let aliases = Aliases::new(specs)?;
+    Ok(specs
+        .iter()
+        .zip(aliases.entries)
+        .map(|(spec, (_, alias))| (spec, alias)))
+}
+
+/// Reads the string at `key`, called `field` in errors; `null` counts as missing.
+pub(super) fn string_field<'a>(
+    object: &'a Value,
+    key: &str,
+    field: &'static str,
+    location: impl FnOnce() -> String,
+) -> Result<&'a str, ProviderError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Err(ProviderError::MissingField {
+            location: location(),
+            field,
+        }),
+        Some(Value::String(text)) => Ok(text),
+        Some(_) => Err(ProviderError::InvalidField {
+            location: location(),
+            field,
+            expected: "a string",
+        }),
+    }
+}
+
+/// Checks that decoded arguments are an object.
+pub(super) fn object_arguments(arguments: Value, id: Option<&str>, name: &str) -> Result<Value, ProviderError> {
+    if arguments.is_object() {
+        Ok(arguments)
+    } else {
+        Err(ProviderError::ArgumentsNotObject {
+            id: id.map(str::to_owned),
+            name: name.to_owned(),
+        })
+    }
+}
+
+/// Decodes arguments sent as a JSON string (`OpenAI`). An empty string means no arguments
+/// (some `OpenAI`-compatible servers send it for tools without parameters) and an object is
+/// taken as it is (others send the object itself).
+pub(super) fn string_arguments(
+    raw: &Value,
+    field: &'static str,
+    id: Option<&str>,
+    name: &str,
+    location: impl Fn() -> String,
+) -> Result<Value, ProviderError> {
+    let arguments = match raw {
+        Value::Null => {
+            return Err(ProviderError::MissingField {
+                location: location(),
+                field,
+            });
+        }
+        Value::String(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Value::String(text) => serde_json::from_str(text).map_err(|source| ProviderError::MalformedArguments {
+            id: id.map(str::to_owned),
+            name: name.to_owned(),
+            source,
+        })?,
+        Value::Object(_) => raw.clone(),
+        _ => {
+            return Err(ProviderError::InvalidField {
+                location: location(),
+                field,
+                expected: "a JSON string",
+            });
+        }
+    };
+    object_arguments(arguments, id, name)
+}
+
+/// How a parser treats arguments that are not a JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BadArguments {
+    /// Fail the whole parse ([`ProviderError::MalformedArguments`],
+    /// [`ProviderError::ArgumentsNotObject`]).
+    Fail,
+    /// Keep them as they came, as a JSON string, for the chat loop to answer with an error.
+    Keep,
+}
+
+impl BadArguments {
+    /// `parsed`, or with [`BadArguments::Keep`] the arguments as text when they are not an
+    /// object.
+    pub(super) fn apply(self, parsed: Result<Value, ProviderError>, raw: &Value) -> Result<Value, ProviderError> {
+        match parsed {
+            Err(ProviderError::MalformedArguments { .. } | ProviderError::ArgumentsNotObject { .. })
+                if self == BadArguments::Keep =>
+            {
+                Ok(Value::String(match raw {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                }))
+            }
+            other => other,
+        }
+    }
+}
+
+/// The items of the array at `key`, called `field` in errors; a missing or `null` field is
+/// an empty list.
+pub(super) fn array_field<'a>(
+    object: &'a Value,
+    key: &str,
+    field: &'static str,
+    location: impl FnOnce() -> String,
+) -> Result<&'a [Value], ProviderError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(items)) => Ok(items),
+        Some(_) => Err(ProviderError::InvalidField {
+            location: location(),
+            field,
+            expected: "an array",
+        }),
+    }
+}
+
+/// How a call appears in errors: by id when it has one, else by its place.
+pub(super) fn call_location(list: &str, index: usize, id: Option<&str>) -> String {
+    match id {
+        Some(id) => format!("tool call `{id}` (`{list}[{index}]`)"),
+        None => format!("`{list}[{index}]`"),
+    }
+}
+
+/// The name a provider knows a tool by: its alias among `aliases`, else its own alias (a
+/// call in the history to a tool no longer listed), else the name as it is.
+pub(super) fn wire_name(aliases: &Aliases, name: &str) -> String {
+    if let Some(alias) = aliases.alias(name) {
+        return alias.to_owned();
+    }
+    names::alias(name).map_or_else(|_| name.to_owned(), std::borrow::Cow::into_owned)
+}

@@ -1,0 +1,375 @@
+//! The [`Session`] value: what it holds, what it exposes, its prompt and tools.
+
+use std::cell::OnceCell;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::dispatch::ToolOutput;
+use crate::engine::{Carnet, ExposureMode, PromptOptions};
+use crate::extensions::Extensions;
+use crate::index::ToolIx;
+use crate::prompt;
+use crate::tool::{ToolKind, ToolSpec};
+use crate::variables::Variables;
+
+use super::explain::Explanation;
+use super::reach::Loaded;
+use super::{discovery, explain, meta};
+
+/// One conversation: which skills are loaded, hence the system prompt and the tools the
+/// model gets, and the conversation's own values ([`Extensions`]: the user, their
+/// permissions) that its tools and hooks read. Sessions are independent values; the
+/// [`Carnet`] they come from holds no per-conversation state. The prompt and tool list are
+/// cached until the session changes.
+pub struct Session {
+    pub(super) carnet: Carnet,
+    pub(super) loaded: Loaded,
+    pub(super) extensions: Arc<Extensions>,
+    pub(super) prompt_cache: OnceCell<Arc<str>>,
+    pub(super) tools_cache: OnceCell<Arc<[ToolSpec]>>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("agent", &self.agent())
+            .field("skills", &self.loaded_skills().collect::<Vec<_>>())
+            .field("exposed", &self.exposed_tools().collect::<Vec<_>>())
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub(super) fn new(carnet: Carnet, loaded: Loaded) -> Self {
+        Session {
+            carnet,
+            loaded,
+            extensions: Arc::default(),
+            prompt_cache: OnceCell::new(),
+            tools_cache: OnceCell::new(),
+        }
+    }
+
+    /// The engine this session runs on.
+    #[must_use]
+    pub fn carnet(&self) -> &Carnet {
+        &self.carnet
+    }
+
+    /// The session's agent.
+    #[must_use]
+    pub fn agent(&self) -> &str {
+        &self.carnet.inner.agent(self.loaded.agent).name
+    }
+
+    /// The loaded skills, in load order (initial ones first).
+    pub fn loaded_skills(&self) -> impl Iterator<Item = &str> + '_ {
+        let inner = &*self.carnet.inner;
+        self.loaded.skills.iter().map(move |&s| &*inner.skill(s).name)
+    }
+
+    /// The exposed domain tools, in the order they became available.
+    pub fn exposed_tools(&self) -> impl Iterator<Item = &str> + '_ {
+        let inner = &*self.carnet.inner;
+        self.loaded
+            .exposed(inner)
+            .into_iter()
+            .map(move |id| inner.tool(id).spec.name.as_str())
+    }
+
+    /// Whether skill `name` is loaded.
+    #[must_use]
+    pub fn is_loaded(&self, skill: &str) -> bool {
+        self.carnet
+            .inner
+            .skill_index(skill)
+            .is_some_and(|s| self.loaded.skills.contains(&s))
+    }
+
+    /// The names of the tools the model may call now: the meta-tools and the exposed domain
+    /// tools. In [`ExposureMode::AllowedTools`] this is the provider's allow-list.
+    pub fn callable_tools(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tools()
+            .iter()
+            .filter(|t| t.kind == ToolKind::Meta)
+            .map(|t| t.name.as_str())
+            .chain(self.exposed_tools())
+    }
+
+    /// The skills' tools (`task.<skill>`), when skills are tools.
+    pub(super) fn task_specs(&self) -> Vec<ToolSpec> {
+        let inner = &*self.carnet.inner;
+        if !inner.skills_as_tools {
+            return Vec::new();
+        }
+        self.loaded
+            .reachable_skills(inner)
+            .iter()
+            .map(|&s| discovery::task_spec(inner, s))
+            .collect()
+    }
+
+    /// Whether domain tool `name` is exposed.
+    #[must_use]
+    pub fn is_exposed(&self, tool: &str) -> bool {
+        self.loaded.exposed_named(&self.carnet.inner, tool).is_some()
+    }
+
+    /// Why tool `name` is or is not exposed.
+    #[must_use]
+    pub fn explain(&self, tool: &str) -> Explanation {
+        explain::explain(&self.carnet.inner, &self.loaded, tool)
+    }
+
+    /// The conversation's values, which tools ([`crate::Context::extension`]) and hooks
+    /// ([`crate::CallInfo::extension`]) read.
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The conversation's values, to change. Calls already started keep the values they
+    /// started with.
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        Arc::make_mut(&mut self.extensions)
+    }
+
+    /// Sets the conversation's value of type `T` (the user, their permissions, a request
+    /// id); returns whether it replaced one.
+    pub fn insert<T: std::any::Any + Send + Sync>(&mut self, value: T) -> bool {
+        self.extensions_mut().insert(value)
+    }
+
+    /// The session with the conversation's value of type `T` set.
+    #[must_use]
+    pub fn with<T: std::any::Any + Send + Sync>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    pub(super) fn changed(&mut self) {
+        self.prompt_cache.take();
+        self.tools_cache.take();
+    }
+
+    /// Back to the initial state: the initial and global initial skills loaded, nothing else.
+    /// The extensions stay.
+    pub fn reset(&mut self) {
+        self.loaded = Loaded::initial(&self.carnet.inner, self.loaded.agent);
+        self.changed();
+    }
+
+    /// Loads skill `name` as `loadSkill` would; returns the tools it exposed.
+    ///
+    /// # Errors
+    ///
+    /// The meta-tool's error result when the agent cannot load the skill.
+    pub fn load_skill(&mut self, name: &str) -> Result<Vec<String>, ToolOutput> {
+        let inner = &*self.carnet.inner;
+        let Some(s) = self.loaded.reachable_skill(inner, name) else {
+            return Err(meta::skill_not_available(inner, &self.loaded, name));
+        };
+        let before = self.loaded.exposed(inner);
+        inner.warm_skill(s);
+        if !self.loaded.load_skill(s) {
+            return Ok(Vec::new());
+        }
+        let added: Vec<String> = self
+            .loaded
+            .exposed(inner)
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .map(|id| inner.tool(id).spec.name.clone())
+            .collect();
+        self.changed();
+        Ok(added)
+    }
+
+    /// Unloads skill `name`; its tools stay exposed only if another loaded skill (or a
+    /// direct load) brings them. Returns whether it was loaded.
+    pub fn unload_skill(&mut self, name: &str) -> bool {
+        let Some(s) = self.carnet.inner.skill_index(name) else {
+            return false;
+        };
+        let changed = self.loaded.unload_skill(s);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// Unloads toolset `name` loaded with `loadToolset`, and the tools of it loaded one by
+    /// one with `loadTool` (TS Carnet's `unloadToolset`). Its tools stay exposed while a
+    /// loaded skill brings the toolset: unload the skill for that. Returns whether anything
+    /// was unloaded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, block_on};
+    /// # use serde_json::json;
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "skills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "toolsets": ["t"], "content": ""}}, "toolsets": {"t": {"name": "t", "description": "T",
+    /// #   "content": "", "tools": [{"name": "echo", "description": "Echo"}]}}}"#)?;
+    /// # let carnet = Carnet::builder(&manifest).allow_unimplemented().build()?;
+    /// let mut session = carnet.session("a")?;
+    /// block_on(session.call("loadToolset", json!({"toolsetName": "t"})));
+    /// assert!(session.is_exposed("echo"));
+    /// assert!(session.unload_toolset("t"));
+    /// assert!(!session.is_exposed("echo"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn unload_toolset(&mut self, name: &str) -> bool {
+        let inner = &*self.carnet.inner;
+        let Some(t) = inner.toolset_index(name) else {
+            return false;
+        };
+        let changed = self.loaded.unload_toolset(inner, t);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// The system prompt. Cached: calling it again on an unchanged session returns the same
+    /// string without work.
+    #[must_use]
+    pub fn system_prompt(&self) -> &str {
+        self.prompt_cache.get_or_init(|| {
+            let inner = &*self.carnet.inner;
+            let agent = self.loaded.agent;
+            let exposed = self.loaded.exposed(inner);
+            let key = (
+                agent,
+                self.loaded.skills.clone().into_boxed_slice(),
+                exposed.clone().into_boxed_slice(),
+            );
+            inner.state_cache.prompt(key, || {
+                let prefix = inner
+                    .agent_tables(agent)
+                    .prefix
+                    .get_or_init(|| prompt::prefix(inner, &inner.prompt, agent, None));
+                if inner.mode.keeps_prefix() {
+                    return prefix.as_str().into();
+                }
+                let suffix = prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed);
+                join(prefix, &suffix).into()
+            })
+        })
+    }
+
+    /// The system prompt with per-call variables over the engine's (not cached).
+    #[must_use]
+    pub fn system_prompt_with(&self, variables: &Variables) -> String {
+        self.render_prompt(&self.carnet.inner.prompt, Some(variables))
+    }
+
+    /// The system prompt with these sections and catalog options instead of the engine's,
+    /// for this call only (not cached).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, PromptOptions, CatalogFormat};
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "skills": ["notes"], "prompt": "Be kind."}}, "skills": {"notes": {"name": "notes",
+    /// #   "description": "Take <notes> & more", "content": "Write it down."}}, "toolsets": {}}"#)?;
+    /// let carnet = Carnet::builder(&manifest).build()?;
+    /// let session = carnet.session("a")?;
+    /// let xml = PromptOptions { catalog_format: CatalogFormat::Xml, ..PromptOptions::default() };
+    /// let prompt = session.system_prompt_for(&xml, None);
+    /// assert!(prompt.contains("<description>\nTake &lt;notes&gt; &amp; more\n</description>"));
+    /// assert!(!session.system_prompt().contains("<available_skills>"), "the engine's options are untouched");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn system_prompt_for(&self, options: &PromptOptions, variables: Option<&Variables>) -> String {
+        self.render_prompt(options, variables)
+    }
+
+    pub(super) fn render_prompt(&self, options: &PromptOptions, variables: Option<&Variables>) -> String {
+        let inner = &*self.carnet.inner;
+        let agent = self.loaded.agent;
+        let prefix = prompt::prefix(inner, options, agent, variables);
+        if inner.mode.keeps_prefix() {
+            return prefix;
+        }
+        let exposed = self.loaded.exposed(inner);
+        join(
+            &prefix,
+            &prompt::suffix(inner, options, agent, &self.loaded.skills, &exposed),
+        )
+    }
+
+    /// The tools to offer the model ([`Session::tools`]) restricted to the names given
+    /// (canonical names or provider aliases), in the order of [`Session::tools`]: a per-call
+    /// filter, for a step where only some tools make sense. Names that are not offered are
+    /// left out.
+    #[must_use]
+    pub fn tools_only(&self, names: &[&str]) -> Vec<ToolSpec> {
+        self.tools()
+            .iter()
+            .filter(|t| {
+                names
+                    .iter()
+                    .any(|n| *n == t.name || crate::names::alias(&t.name).is_ok_and(|a| a == *n))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The tools to offer the model: the meta-tools, then the domain tools the mode sends:
+    /// in [`ExposureMode::Dynamic`] the exposed ones in the order they became available; in
+    /// [`ExposureMode::Dispatcher`] none (`callTool` is among the meta-tools); in
+    /// [`ExposureMode::Deferred`] and [`ExposureMode::AllowedTools`] every one the agent can
+    /// reach, sorted by name, the same list all conversation long (see
+    /// [`Session::exposed_tools`] for which of them the model may call). Cached like the
+    /// prompt.
+    #[must_use]
+    pub fn tools(&self) -> &[ToolSpec] {
+        self.tools_cache.get_or_init(|| {
+            let inner = &*self.carnet.inner;
+            if inner.mode.keeps_prefix() {
+                let tables = inner.agent_tables(self.loaded.agent);
+                return Arc::clone(tables.all_tools.get_or_init(|| {
+                    let mut domain: Vec<ToolSpec> = self
+                        .loaded
+                        .reachable_toolsets(inner)
+                        .into_iter()
+                        .flat_map(|t| inner.toolset_tools(t))
+                        .map(|id| inner.tool(id).spec.clone())
+                        .collect();
+                    domain.sort_by(|a, b| a.name.cmp(&b.name));
+                    inner
+                        .meta_specs
+                        .iter()
+                        .cloned()
+                        .chain(self.task_specs())
+                        .chain(domain)
+                        .collect()
+                }));
+            }
+            let exposed: Vec<ToolIx> = self.loaded.exposed(inner);
+            inner
+                .state_cache
+                .tools((self.loaded.agent, exposed.clone().into_boxed_slice()), || {
+                    let mut tools = inner.meta_specs.clone();
+                    tools.extend(self.task_specs());
+                    if inner.mode == ExposureMode::Dynamic {
+                        tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));
+                    }
+                    tools.into()
+                })
+        })
+    }
+}
+
+fn join(prefix: &str, suffix: &str) -> String {
+    match (prefix.is_empty(), suffix.is_empty()) {
+        (_, true) => prefix.to_owned(),
+        (true, false) => suffix.to_owned(),
+        (false, false) => format!("{prefix}{}{suffix}", prompt::SEPARATOR),
+    }
+}
