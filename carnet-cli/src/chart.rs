@@ -44,7 +44,10 @@ impl Series {
 }
 
 const WIDTH: u32 = 800;
-const HEIGHT: u32 = 900;
+const HEIGHT: u32 = 960;
+/// The legend's strip under the title, above both panels: outside the plots, so it covers
+/// no series.
+const LEGEND_HEIGHT: u32 = 64;
 
 /// Colour-blind-safe (Okabe–Ito) colours, then a marker shape per series, so coinciding
 /// lines stay apart.
@@ -68,6 +71,8 @@ fn draw(svg: &mut String, title: &str, calls: &[String], series: &[Series]) -> R
     let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 22))?;
+    let (legend_area, root) = root.split_vertically(LEGEND_HEIGHT);
+    legend(&legend_area, series)?;
     let (top, bottom) = root.split_vertically(470);
     panel(
         &top,
@@ -87,6 +92,35 @@ fn draw(svg: &mut String, title: &str, calls: &[String], series: &[Series]) -> R
     Ok(())
 }
 
+/// Each series' line, marker and label, three to a row.
+fn legend(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    series: &[Series],
+) -> Result<(), Box<dyn std::error::Error>> {
+    const PER_ROW: usize = 3;
+    const COLUMN: i32 = 250;
+    const ROW: i32 = 26;
+    for (i, s) in series.iter().enumerate() {
+        let (column, row) = ((i % PER_ROW) as i32, (i / PER_ROW) as i32);
+        let (x, y) = (40 + column * COLUMN, 14 + row * ROW);
+        let colour = COLOURS[i % COLOURS.len()];
+        let style = line_style(i, colour);
+        area.draw(&PathElement::new(vec![(x, y), (x + 30, y)], style))?;
+        let at = (x + 15, y);
+        match i % 3 {
+            0 => area.draw(&Circle::new(at, 5, style.filled()))?,
+            1 => area.draw(&TriangleMarker::new(at, 7, style.filled()))?,
+            _ => area.draw(&Cross::new(at, 6, style))?,
+        }
+        area.draw(&Text::new(s.label.clone(), (x + 40, y - 8), ("sans-serif", 15)))?;
+    }
+    Ok(())
+}
+
+fn line_style(i: usize, colour: RGBColor) -> ShapeStyle {
+    ShapeStyle::from(&colour).stroke_width(if i == 0 { 3 } else { 2 })
+}
+
 fn panel(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     caption: &str,
@@ -104,7 +138,8 @@ fn panel(
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 19))
         .margin(14)
-        .margin_right(28)
+        // The last call's label is centred on the last point: room for half of it.
+        .margin_right(80)
         .x_label_area_size(56)
         .y_label_area_size(78)
         .build_cartesian_2d(-0.15..last + 0.15, 0.0..max * 1.12)?;
@@ -120,29 +155,33 @@ fn panel(
             }
             calls.get(i as usize).cloned().unwrap_or_default()
         })
-        .y_label_formatter(&|y| thousands(*y as usize))
+        // Token counts are integers: a label between two is left out (a small chart's axis
+        // would read `0, 0, 0, 1`).
+        .y_label_formatter(&|y| {
+            if (y - y.round()).abs() > 1e-9 {
+                String::new()
+            } else {
+                thousands(y.round() as usize)
+            }
+        })
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
     for (i, s) in series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let style = ShapeStyle::from(&colour).stroke_width(if i == 0 { 3 } else { 2 });
+        let style = line_style(i, COLOURS[i % COLOURS.len()]);
         let points: Vec<(f64, f64)> = values(s)
             .iter()
             .enumerate()
             .map(|(x, &y)| (x as f64, y as f64))
             .collect();
-        let legend = chart
-            .draw_series(LineSeries::new(points.iter().copied(), style))?
-            .label(s.label.as_str());
-        legend.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-        let marker = i % 3;
+        chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
+        // A marker per series (circle, triangle, cross), so coinciding lines stay apart.
         chart.draw_series(
             points
                 .iter()
                 .map(|&p| -> DynElement<'static, SVGBackend<'_>, (f64, f64)> {
-                    match marker {
+                    match i % 3 {
                         0 => Circle::new(p, 5, style.filled()).into_dyn(),
                         1 => TriangleMarker::new(p, 7, style.filled()).into_dyn(),
                         _ => Cross::new(p, 6, style).into_dyn(),
@@ -150,13 +189,6 @@ fn panel(
                 }),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()?;
     Ok(())
 }
 

@@ -192,6 +192,9 @@ pub(crate) fn run(
 
 /// `--svg FILE`: the conversation of `agent` that loads `load`, in every exposure mode and
 /// with everything up front, drawn into `path`.
+/// The most skills a chart drawn without `--load` loads, one per call.
+const MAX_LOADS: usize = 8;
+
 pub(crate) fn svg(
     manifest: &Manifest,
     agent: Option<&str>,
@@ -205,6 +208,29 @@ pub(crate) fn svg(
         ));
     };
     let name = &*agent.name;
+    // Without `--load`, a conversation that loads each skill the agent can reach in turn (at
+    // most `MAX_LOADS`): one point would draw no line.
+    let reachable: Vec<String>;
+    let (load, all_skills) = if load.is_empty() {
+        let initial: Vec<&str> = agent
+            .initial_skills
+            .iter()
+            .chain(manifest.app.global_initial_skills.iter())
+            .map(|s| &**s)
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        reachable = agent
+            .skills
+            .iter()
+            .chain(manifest.app.global_skills.iter())
+            .map(|s| s.to_string())
+            .filter(|s| !initial.contains(&s.as_str()) && seen.insert(s.clone()))
+            .take(MAX_LOADS)
+            .collect();
+        (reachable.as_slice(), true)
+    } else {
+        (load, false)
+    };
     let mut series = Vec::new();
     let mut calls = Vec::new();
     for mode in ExposureMode::ALL {
@@ -230,7 +256,11 @@ pub(crate) fn svg(
         .map_err(|e| Failure::usage(format!("error: {e}")))?;
     let up_front = tokens::context(&baseline.system_prompt, &baseline.tools).total();
     series.insert(0, crate::chart::Series::up_front(up_front, calls.len()));
-    let title = format!("Agent `{name}`: tokens per model call");
+    let title = if all_skills {
+        format!("Agent `{name}`: tokens per model call, loading each skill in turn")
+    } else {
+        format!("Agent `{name}`: tokens per model call")
+    };
     crate::chart::write(path, &title, &calls, &series)
 }
 

@@ -251,3 +251,59 @@ fn small_things_a_new_user_tripped_over() {
     let help = stdout(&carnet(&["serve-mcp", "--help"]));
     assert!(help.contains("MCP hosts take `dynamic`"), "{help}");
 }
+
+#[test]
+fn a_chart_without_loads_loads_each_skill_in_turn_with_integer_axes_and_the_legend_apart() {
+    let temp = tempfile::tempdir().unwrap();
+    let svg = temp.path().join("chart.svg");
+    let out = carnet(&[
+        "--dir",
+        &example(),
+        "stats",
+        "researcher",
+        "--svg",
+        &svg.to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    let texts: Vec<&str> = chart
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("loading each skill in turn")),
+        "{texts:?}"
+    );
+    for call in [
+        "0: start",
+        "1: +dataAnalysis",
+        "2: +unitConversion",
+        "3: +reportWriting",
+    ] {
+        assert_eq!(
+            texts.iter().filter(|t| **t == call).count(),
+            2,
+            "{call} on both panels: {texts:?}"
+        );
+    }
+    // Axis labels are whole numbers, each once per panel.
+    let numbers: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| t.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') && !t.is_empty())
+        .collect();
+    assert!(numbers.iter().all(|n| !n.contains('.')), "{numbers:?}");
+    for n in &numbers {
+        assert!(
+            numbers.iter().filter(|m| m == &n).count() <= 2,
+            "`{n}` repeated: {numbers:?}"
+        );
+    }
+    // The legend is drawn once, above the panels, not inside either.
+    assert_eq!(
+        texts.iter().filter(|t| **t == "everything up front").count(),
+        1,
+        "{texts:?}"
+    );
+}
