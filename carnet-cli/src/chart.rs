@@ -101,7 +101,7 @@ fn legend(
     const COLUMN: i32 = 250;
     const ROW: i32 = 26;
     for (i, s) in series.iter().enumerate() {
-        let (column, row) = ((i % PER_ROW) as i32, (i / PER_ROW) as i32);
+        let (column, row) = (i32::try_from(i % PER_ROW)?, i32::try_from(i / PER_ROW)?);
         let (x, y) = (40 + column * COLUMN, 14 + row * ROW);
         let colour = COLOURS[i % COLOURS.len()];
         let style = line_style(i, colour);

@@ -223,7 +223,7 @@ pub(crate) fn svg(
             .skills
             .iter()
             .chain(manifest.app.global_skills.iter())
-            .map(|s| s.to_string())
+            .map(ToString::to_string)
             .filter(|s| !initial.contains(&s.as_str()) && seen.insert(s.clone()))
             .take(MAX_LOADS)
             .collect();
