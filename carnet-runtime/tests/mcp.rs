@@ -983,3 +983,45 @@ async fn pipelined_requests_take_effect_in_order_and_are_all_answered_at_end_of_
         assert!(listed.contains(&"stats_mean"), "round {round}: {listed:?}");
     }
 }
+
+/// A request that reuses the id of one not yet answered gets no answer of its own (rmcp
+/// answers one): the end of the input must not wait for it. Found by `cargo fuzz` (target
+/// `mcp`): the connection never ended.
+#[tokio::test]
+async fn the_end_of_input_does_not_wait_for_a_reused_request_id() {
+    use tokio::io::AsyncReadExt as _;
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(theirs);
+    let serving = tokio::spawn(async move { server.serve(read, write).await });
+    let (mut output, mut input) = tokio::io::split(ours);
+    let lines = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"x":1}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/list"}"#,
+        "\n",
+    );
+    input.write_all(lines.as_bytes()).await.unwrap();
+    input.shutdown().await.unwrap();
+    let mut text = String::new();
+    tokio::time::timeout(Duration::from_secs(10), output.read_to_string(&mut text))
+        .await
+        .expect("the connection ends when its input does")
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let ids: Vec<i64> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok()?.get("id")?.as_i64())
+        .collect();
+    assert!(ids.contains(&3) && ids.contains(&5), "{text}");
+}

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::sync::Mutex;
 
 use super::messages;
-use super::order::Arrivals;
+use super::order::{Arrivals, DRAIN_LIMIT};
 
 /// What one read produced.
 enum Line {
@@ -159,7 +159,7 @@ where
                 }
                 Ok(Line::Eof) | Err(_) => {
                     // Every request read is answered before the connection ends.
-                    self.arrivals.drained().await;
+                    self.arrivals.drained(DRAIN_LIMIT).await;
                     return None;
                 }
             }
@@ -173,7 +173,9 @@ where
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => {
                     match &message {
-                        JsonRpcMessage::Request(request) => self.arrivals.arrived(request.id.clone()),
+                        JsonRpcMessage::Request(request) => {
+                            self.arrivals.arrived(request.id.clone(), request.request.method());
+                        }
                         JsonRpcMessage::Notification(notification) => {
                             if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
                                 && let Some(id) = &cancelled.params.request_id
