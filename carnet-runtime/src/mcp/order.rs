@@ -23,6 +23,11 @@ pub(super) const ORDERED: [&str; 3] = ["tools/call", "tools/list", "prompts/get"
 /// the connection then ends, as rmcp's own shutdown does with what is left.
 pub(super) const DRAIN_LIMIT: Duration = Duration::from_mins(1);
 
+/// How long a request waits for the requests before it to reach the session. They reach it
+/// as soon as their handlers start, so this passes only if one of them is never handled (a
+/// client's malformed stream); the request then goes ahead rather than wait forever.
+const TURN_LIMIT: Duration = Duration::from_secs(30);
+
 /// The requests read and not yet answered, in arrival order.
 #[derive(Debug, Default)]
 pub(super) struct Arrivals {
@@ -74,20 +79,24 @@ impl Arrivals {
     }
 
     /// Waits until every ordered request that arrived before `id` has taken its turn or been
-    /// answered. The turn lasts until the returned guard drops.
+    /// answered (at most `TURN_LIMIT`). The turn lasts until the returned guard drops.
     pub(super) async fn turn(self: &Arc<Self>, id: &RequestId) -> Turn {
         let Some(ticket) = self.state().tickets.get(id).copied() else {
             return Turn(None);
         };
-        loop {
-            let notified = self.changed.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.state().waiting.range(..ticket).next().is_none() {
-                return Turn(Some((self.clone(), ticket)));
+        let earlier_ones_went = async {
+            loop {
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if self.state().waiting.range(..ticket).next().is_none() {
+                    return;
+                }
+                notified.await;
             }
-            notified.await;
-        }
+        };
+        let _ = tokio::time::timeout(TURN_LIMIT, earlier_ones_went).await;
+        Turn(Some((self.clone(), ticket)))
     }
 
     /// Waits until every request read has been answered, or `limit` has passed.
