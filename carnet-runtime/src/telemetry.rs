@@ -28,7 +28,7 @@
 //! | `invalid_arguments` | has arguments that are not JSON or do not match the schema |
 //! | `hook_denied` | was refused by a [`Hook`](crate::Hook) |
 //! | `tool_error` | ran and failed (the tool's `Err`, a hook's error response, a failed load) |
-//! | `tool_panic` | ran and panicked |
+//! | `tool_panic` | ran and panicked: the model reads only an incident id (`carnet.incident`); the span's status description holds the panic's message, and an error event in the log holds both |
 //!
 //! and a model call's `error.type` is the HTTP status the provider answered with, else
 //! `missing_key`, `config`, `timeout`, `connection`, `invalid_response` or `_OTHER`.
@@ -215,6 +215,7 @@ pub(crate) fn execute_tool(name: &str, call_id: Option<&str>, kind: ToolKind) ->
         carnet.tools.exposed = Empty,
         carnet.via = Empty,
         carnet.mcp.server = Empty,
+        carnet.incident = Empty,
         error.type = Empty,
     )
 }
@@ -236,7 +237,11 @@ pub(crate) fn record_tool_outcome(
     if let Some(failure) = failure {
         span.record("error.type", failure.as_str());
         span.record("otel.status_code", "error");
-        if let Some(message) = output.error_message() {
+        // A panic's description is its message, recorded by `record_panic`; the model read
+        // only the incident.
+        if failure != Failure::ToolPanic
+            && let Some(message) = output.error_message()
+        {
             span.record("otel.status_description", cut(message, 512));
         }
     }
@@ -249,6 +254,33 @@ pub(crate) fn record_tool_outcome(
             span.record("gen_ai.tool.call.result", bounded(&output.value).as_str());
         }
     }
+}
+
+/// A tool's panic, for the operator: its message on the `execute_tool` span (status
+/// description, `carnet.incident`) and an error event in the log. The model reads only
+/// `incident` (a panic's message may hold paths, SQL or secrets).
+pub(crate) fn record_panic(span: &Span, tool: &str, incident: &str, panic: &str) {
+    span.record("carnet.incident", incident);
+    span.record(
+        "otel.status_description",
+        cut(&format!("tool `{tool}` panicked: {panic}"), 512),
+    );
+    tracing::error!(parent: span, tool, incident, panic, "a tool panicked");
+}
+
+/// A fresh id for an incident the model is told about and the operator finds in the log:
+/// 16 hex digits, from the process's random hasher keys, the time and a counter.
+pub(crate) fn incident_id() -> String {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    hasher.write_u128(nanos);
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("{:016x}", hasher.finish())
 }
 
 /// The span of a call the chat loop refused before it reached the session (arguments that

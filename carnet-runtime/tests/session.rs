@@ -346,11 +346,20 @@ fn every_error_path_returns_a_structured_result_and_keeps_the_session_consistent
     let failed = call(&mut s, "advancedSearch", json!({"query": "rust"}));
     assert_eq!(failed.error_message(), Some("the search index is offline"));
 
+    // A panic's message is the operator's (span, log): the model reads an incident id.
     let panicked = call(&mut s, "filterResults", json!({}));
-    assert_eq!(
-        panicked.error_message(),
-        Some("tool `filterResults` panicked: filter exploded")
+    let message = panicked.error_message().unwrap();
+    assert!(
+        message.starts_with("tool `filterResults` failed with an internal error (incident "),
+        "{message}"
     );
+    assert!(
+        !panicked.to_text().contains("filter exploded"),
+        "{}",
+        panicked.to_text()
+    );
+    assert_eq!(panicked.value["code"], "internal_error");
+    assert_eq!(panicked.value["incident"].as_str().map(str::len), Some(16));
 
     let ok = block_on(s.call_json("basicSearch", r#"{"query": "rust"}"#));
     assert_eq!(ok, ToolOutput::ok(json!({"hits": ["result for rust"]})));

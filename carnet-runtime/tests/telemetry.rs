@@ -397,3 +397,63 @@ fn a_call_through_call_tool_is_named_after_the_tool_it_reaches() {
         assert_eq!(refused.get("error.type"), Some("invalid_arguments"));
     }
 }
+
+/// A panic's message may hold what the model must not read (a path, SQL, a token): the model
+/// gets an incident id, the span and the log get the message under the same id.
+#[test]
+fn a_panics_message_reaches_the_span_and_the_log_never_the_model() {
+    #[derive(Clone, Default)]
+    struct Events(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
+    impl<S: tracing::Subscriber> Layer<S> for Events {
+        fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap().push(fields);
+        }
+    }
+    let manifest = Manifest::from_json(
+        r#"{"agents": {"a": {"name": "a", "description": "A", "initialSkills": ["s"], "skills": [], "prompt": "P"}},
+            "skills": {"s": {"name": "s", "description": "S", "toolsets": ["t"], "content": "C"}},
+            "toolsets": {"t": {"name": "t", "description": "T", "content": "", "tools": [{"name": "leak", "description": "Panics"}]}}}"#,
+    )
+    .unwrap();
+    let leak = ToolImpl::from_fn("leak", json!({"type": "object"}), |_| async move {
+        if true {
+            panic!("cannot open /srv/db with password hunter2");
+        }
+        Ok(json!(null))
+    });
+    let carnet = Carnet::builder(&manifest)
+        .toolsets([ToolsetImpl::new("t", [leak])])
+        .build()
+        .unwrap();
+    let mut session = carnet.session("a").unwrap();
+    let recorder = Recorder::default();
+    let events = Events::default();
+    let output =
+        tracing::subscriber::with_default(Registry::default().with(recorder.clone()).with(events.clone()), || {
+            block_on(session.call("leak", json!({})))
+        });
+    let seen_by_model = output.to_text();
+    assert!(
+        !seen_by_model.contains("hunter2") && !seen_by_model.contains("/srv/db"),
+        "{seen_by_model}"
+    );
+    let incident = output.value["incident"].as_str().unwrap().to_owned();
+    assert!(seen_by_model.contains(&incident), "{seen_by_model}");
+
+    let spans = recorder.0.lock().unwrap().clone();
+    let span = spans.iter().find(|s| s.name() == "execute_tool leak").unwrap();
+    assert_eq!(span.get("error.type"), Some("tool_panic"));
+    assert_eq!(span.get("carnet.incident"), Some(incident.as_str()));
+    assert!(
+        span.get("otel.status_description").unwrap().contains("hunter2"),
+        "{span:?}"
+    );
+    let events = events.0.lock().unwrap().clone();
+    let logged = events
+        .iter()
+        .find(|e| e.get("incident") == Some(&incident))
+        .expect("an error event");
+    assert!(logged["panic"].contains("password hunter2"), "{logged:?}");
+}

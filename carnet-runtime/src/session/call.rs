@@ -383,13 +383,18 @@ async fn run_domain(
     let (output, failure) = match CatchUnwind(future).await {
         Ok(Ok(output)) => (output, None),
         Ok(Err(e)) => (e.into_output(canonical), None),
-        Err(panic) => (
-            ToolOutput::error(
-                format!("tool `{canonical}` panicked: {panic}"),
-                json!({"tool": canonical}),
-            ),
-            Some(Failure::ToolPanic),
-        ),
+        Err(panic) => {
+            // The model gets an incident id, the operator the message (span and log).
+            let incident = telemetry::incident_id();
+            telemetry::record_panic(&tracing::Span::current(), canonical, &incident, &panic.to_string());
+            let output = ToolOutput::error(
+                format!(
+                    "tool `{canonical}` failed with an internal error (incident {incident}); the program's log has the details"
+                ),
+                json!({"tool": canonical, "code": "internal_error", "incident": incident}),
+            );
+            (output, Some(Failure::ToolPanic))
+        }
     };
     (call.after(&hooks, &arguments, output), failure)
 }
