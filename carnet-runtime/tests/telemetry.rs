@@ -417,9 +417,9 @@ fn a_panics_message_reaches_the_span_and_the_log_never_the_model() {
             "toolsets": {"t": {"name": "t", "description": "T", "content": "", "tools": [{"name": "leak", "description": "Panics"}]}}}"#,
     )
     .unwrap();
-    let leak = ToolImpl::from_fn("leak", json!({"type": "object"}), |_| async move {
-        if true {
-            panic!("cannot open /srv/db with password hunter2");
+    let leak = ToolImpl::from_fn("leak", json!({"type": "object"}), |arguments| async move {
+        if arguments.get("never").is_none() {
+            std::panic::panic_any(format!("cannot open /srv/db with password {}", "hunter2"));
         }
         Ok(json!(null))
     });

@@ -386,7 +386,7 @@ async fn run_domain(
         Err(panic) => {
             // The model gets an incident id, the operator the message (span and log).
             let incident = telemetry::incident_id();
-            telemetry::record_panic(&tracing::Span::current(), canonical, &incident, &panic.to_string());
+            telemetry::record_panic(&tracing::Span::current(), canonical, &incident, &panic);
             let output = ToolOutput::error(
                 format!(
                     "tool `{canonical}` failed with an internal error (incident {incident}); the program's log has the details"
