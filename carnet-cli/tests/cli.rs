@@ -1,35 +1,11 @@
 //! The `carnet` command end to end: exit codes, output formats, and the Agent Skills corpus.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
-fn carnet(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carnet"))
-        .args(args)
-        .arg("--color=never")
-        .output()
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn example() -> String {
-    repo()
-        .join("examples/research-agent/carnet")
-        .to_string_lossy()
-        .into_owned()
-}
+mod common;
+use common::{carnet, example, repo, stderr, stdout};
 
 fn broken() -> String {
     repo()

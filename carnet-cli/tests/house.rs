@@ -4,31 +4,11 @@
 //! requests in order and answering each before it exits.
 
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
-fn carnet(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carnet"))
-        .args(args)
-        .arg("--color=never")
-        .output()
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn example() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/research-agent/carnet")
-        .to_string_lossy()
-        .into_owned()
-}
+mod common;
+use common::{carnet, example, stderr, stdout};
 
 /// `carnet init`'s content plus two skills no agent reaches: two warnings (W0001).
 fn content_with_warnings() -> (tempfile::TempDir, PathBuf) {

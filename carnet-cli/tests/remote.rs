@@ -5,24 +5,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-fn carnet(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carnet"))
-        .args(args)
-        .arg("--color=never")
-        .output()
-        .unwrap()
-}
+mod common;
+use common::{carnet, repo};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 fn standin() -> String {

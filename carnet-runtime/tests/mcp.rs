@@ -912,22 +912,50 @@ async fn deferred_and_allowed_tools_modes_serve_a_fixed_full_list_and_refuse_unl
     }
 }
 
+/// Serves one connection whose input is `messages`, written at once and then closed; the
+/// server must answer and end within 10 s. Returns the responses by id, and the raw output.
+async fn serve_at_once(server: &Server, messages: &[Value]) -> (std::collections::HashMap<i64, Value>, String) {
+    use tokio::io::AsyncReadExt as _;
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(theirs);
+    let serving = tokio::spawn({
+        let server = server.clone();
+        async move { server.serve(read, write).await }
+    });
+    let (mut output, mut input) = tokio::io::split(ours);
+    let mut bytes = Vec::new();
+    for message in messages {
+        bytes.extend_from_slice(message.to_string().as_bytes());
+        bytes.push(b'\n');
+    }
+    input.write_all(&bytes).await.unwrap();
+    input.shutdown().await.unwrap();
+    let mut text = String::new();
+    tokio::time::timeout(Duration::from_secs(10), output.read_to_string(&mut text))
+        .await
+        .expect("the server answers and closes within 10 s")
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let responses = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter_map(|m| Some((m.get("id")?.as_i64()?, m)))
+        .collect();
+    (responses, text)
+}
+
 /// Requests written at once (as a host pipelines them) take effect in the order they were
 /// written: the tool of a skill loaded by the request before it is callable. And every
 /// request read is answered before the server stops at the end of its input.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipelined_requests_take_effect_in_order_and_are_all_answered_at_end_of_input() {
-    use tokio::io::AsyncReadExt as _;
     let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
     // Several rounds: a wrong order is a race, which one round might miss.
     for round in 0..20 {
-        let (ours, theirs) = tokio::io::duplex(1 << 20);
-        let (read, write) = tokio::io::split(theirs);
-        let serving = tokio::spawn({
-            let server = server.clone();
-            async move { server.serve(read, write).await }
-        });
-        let (mut their_output, mut our_input) = tokio::io::split(ours);
         let lines = [
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
                    "capabilities": {}, "clientInfo": {"name": "pipeline", "version": "0"}}}),
@@ -938,29 +966,7 @@ async fn pipelined_requests_take_effect_in_order_and_are_all_answered_at_end_of_
                    "params": {"name": "stats_mean", "arguments": {"values": [1, 2, 3]}}}),
             json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
         ];
-        let mut bytes = Vec::new();
-        for line in &lines {
-            bytes.extend_from_slice(line.to_string().as_bytes());
-            bytes.push(b'\n');
-        }
-        // All at once, then the end of the input.
-        our_input.write_all(&bytes).await.unwrap();
-        our_input.shutdown().await.unwrap();
-        let mut output = String::new();
-        tokio::time::timeout(Duration::from_secs(10), their_output.read_to_string(&mut output))
-            .await
-            .expect("the server answers and closes within 10 s")
-            .unwrap();
-        tokio::time::timeout(Duration::from_secs(10), serving)
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        let responses: std::collections::HashMap<i64, Value> = output
-            .lines()
-            .map(|line| serde_json::from_str::<Value>(line).unwrap())
-            .filter_map(|m| Some((m.get("id")?.as_i64()?, m)))
-            .collect();
+        let (responses, output) = serve_at_once(&server, &lines).await;
         for id in 1..=4 {
             assert!(
                 responses.contains_key(&id),
@@ -989,39 +995,15 @@ async fn pipelined_requests_take_effect_in_order_and_are_all_answered_at_end_of_
 /// `mcp`): the connection never ended.
 #[tokio::test]
 async fn the_end_of_input_does_not_wait_for_a_reused_request_id() {
-    use tokio::io::AsyncReadExt as _;
     let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
-    let (ours, theirs) = tokio::io::duplex(1 << 20);
-    let (read, write) = tokio::io::split(theirs);
-    let serving = tokio::spawn(async move { server.serve(read, write).await });
-    let (mut output, mut input) = tokio::io::split(ours);
-    let lines = concat!(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","id":5,"method":"resources/list"}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"x":1}}}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","id":5,"method":"resources/list"}"#,
-        "\n",
-    );
-    input.write_all(lines.as_bytes()).await.unwrap();
-    input.shutdown().await.unwrap();
-    let mut text = String::new();
-    tokio::time::timeout(Duration::from_secs(10), output.read_to_string(&mut text))
-        .await
-        .expect("the connection ends when its input does")
-        .unwrap();
-    tokio::time::timeout(Duration::from_secs(10), serving)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let ids: Vec<i64> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok()?.get("id")?.as_i64())
-        .collect();
-    assert!(ids.contains(&3) && ids.contains(&5), "{text}");
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+               "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"x": 1}}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list"}),
+    ];
+    let (responses, output) = serve_at_once(&server, &lines).await;
+    assert!(responses.contains_key(&3) && responses.contains_key(&5), "{output}");
 }

@@ -246,11 +246,11 @@ impl Inner {
     }
 
     pub(crate) fn skill_index(&self, name: &str) -> Option<SkillIx> {
-        position(&self.manifest.skills, name, |s| &s.name).map(SkillIx::new)
+        skill_ix(&self.manifest, name)
     }
 
     pub(crate) fn toolset_index(&self, name: &str) -> Option<ToolsetIx> {
-        position(&self.manifest.toolsets, name, |t| &t.name).map(ToolsetIx::new)
+        toolset_ix(&self.manifest, name)
     }
 
     pub(crate) fn agent(&self, agent: AgentIx) -> &Agent {
@@ -345,18 +345,12 @@ impl Inner {
     }
 }
 
+/// A toolset's index, before the engine's tables exist (the builder's lookups).
 pub(super) fn toolset_ix(manifest: &Manifest, name: &str) -> Option<ToolsetIx> {
-    manifest
-        .toolsets
-        .binary_search_by(|t| (*t.name).cmp(name))
-        .ok()
-        .map(ToolsetIx::new)
+    position(&manifest.toolsets, name, |t| &t.name).map(ToolsetIx::new)
 }
 
+/// A skill's index, before the engine's tables exist.
 pub(super) fn skill_ix(manifest: &Manifest, name: &str) -> Option<SkillIx> {
-    manifest
-        .skills
-        .binary_search_by(|s| (*s.name).cmp(name))
-        .ok()
-        .map(SkillIx::new)
+    position(&manifest.skills, name, |s| &s.name).map(SkillIx::new)
 }
