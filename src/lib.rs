@@ -81,8 +81,9 @@ pub mod engine {
     };
     pub use carnet_runtime::variables::{InvalidName, Placeholders, Variables};
     pub use carnet_runtime::{
-        BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions,
-        RemoteOptions, ResultFormat,
+        Bound, BuildError, Carnet, CarnetBuilder, CatalogFormat, Checked, CompiledManifest, CompiledToolsets,
+        DriftPolicy, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat, RuntimeManifest,
+        ToolsetOf,
     };
 }
 
@@ -129,8 +130,8 @@ pub mod __private {
     pub use carnet_runtime::binding::*;
     pub use carnet_runtime::manifest::{__remote_tool, __text, __tool};
     pub use carnet_runtime::{
-        Agent, AgentId, App, BoundToolset, BoxFuture, Context, Manifest, Skill, SkillFile, SkillId, Tool, ToolError,
-        ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl,
+        Agent, AgentId, App, BoundToolset, BoxFuture, CompiledManifest, CompiledToolsets, Context, Manifest, Skill,
+        SkillFile, SkillId, Tool, ToolError, ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl, ToolsetOf,
     };
     pub use std::borrow::Cow;
 }

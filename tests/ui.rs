@@ -12,7 +12,10 @@ use std::path::Path;
 #[test]
 fn ui() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("carnet-ui");
+    // Shaped like a build script's `OUT_DIR` (`<name>-<16 hex>/out`), which trybuild writes
+    // as `$OUT_DIR[carnet-ui]` in the expected output: rustc's notes may point into the
+    // generated module, and the checkout's path must not reach the `.stderr` files.
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("carnet-ui-0000000000000000/out");
     let mut config = carnet_codegen::Config::new();
     config.dir(root.join("tests/carnet")).crate_dir(root).out_dir(&out);
     config

@@ -105,7 +105,7 @@ fn main() {
     let json = generated::MANIFEST.to_json();
     let from_static = median_ns(21, 50, || {
         black_box(
-            Carnet::builder(&generated::MANIFEST)
+            Carnet::builder(generated::MANIFEST.manifest())
                 .allow_unimplemented()
                 .build()
                 .unwrap(),

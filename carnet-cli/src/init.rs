@@ -157,13 +157,12 @@ mod notes;
 carnet::include_manifest!();
 
 fn main() {
-    let carnet = carnet::Carnet::builder(&manifest::MANIFEST)
-        .toolsets(manifest::Toolsets { notes: notes::Notes::default().toolset() })
+    let toolsets = manifest::Toolsets { notes: notes::Notes::default().toolset() };
+    let carnet = carnet::Carnet::new(&manifest::MANIFEST, toolsets)
         .build()
         .expect("every toolset is bound");
     let mut session = carnet.session(manifest::agents::ASSISTANT);
-    println!("{}
-", session.system_prompt());
+    println!("{}\n", session.system_prompt());
 
     // What a model does: load the skill, then call its tools.
     for (tool, arguments) in [

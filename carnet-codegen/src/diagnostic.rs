@@ -162,6 +162,8 @@ codes! {
     /// A skill an MCP server serves is an initial skill (its instructions are only read on
     /// load).
     RemoteInitialSkill = "E0041", "remote-initial-skill", Error;
+    /// The frontmatter has no opening `---` line (a `---` line below it closes it).
+    UnopenedFrontmatter = "E0042", "unopened-frontmatter", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.
@@ -391,6 +393,26 @@ impl Diagnostics {
             .iter()
             .filter(|b| b.code.severity() == Severity::Error)
             .count()
+    }
+
+    /// Adds `note` to the first error about `file` (what keeps an entity from being read),
+    /// so a consequence elsewhere is told there instead of as an error of its own that
+    /// would be printed first. Returns whether `file` had an error to take the note.
+    pub(crate) fn note_on_error_in(&mut self, file: FileId, note: String) -> bool {
+        let first = self
+            .items
+            .iter_mut()
+            .filter(|b| b.code.severity() == Severity::Error && b.span.is_some_and(|s| s.file == file))
+            .min_by_key(|b| b.span.map(|s| s.start));
+        match first {
+            Some(builder) => {
+                if !builder.notes.contains(&note) {
+                    builder.notes.push(note);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     pub(crate) fn has_errors(&self) -> bool {

@@ -230,6 +230,236 @@ fn parse_full(text: &str, range: std::ops::Range<usize>, limits: &YamlLimits) ->
     Ok(builder.root.unwrap_or_else(empty))
 }
 
+/// A file whose frontmatter lacks its opening `---`: it starts with `key: value` lines and a
+/// `---` line ends them. gray-matter sees no frontmatter there (so TS Carnet would too: the
+/// file is an error either way), but the author meant one: this is the split the file would
+/// have with the line added, so the entity can still be read and the one error says what
+/// to add, instead of one error per required key. `None` for any other file (prose whose
+/// first line happens to hold a colon has lines that are not keys).
+pub(crate) fn unopened(text: &str) -> Option<Split> {
+    let base = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let mut offset = base;
+    let mut keys = 0;
+    for line in text[base..].split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        if content.trim_end() == "---" {
+            if keys == 0 {
+                return None;
+            }
+            // The frontmatter ends at the line break before `---` and the body starts after
+            // that line's break, as in `split`.
+            let mut body_start = start + 3;
+            if text[body_start..].starts_with('\r') {
+                body_start += 1;
+            }
+            if text[body_start..].starts_with('\n') {
+                body_start += 1;
+            }
+            return Some(Split {
+                matter: Some(base..start.saturating_sub(1).max(base)),
+                body_start,
+                unclosed: false,
+                language: None,
+            });
+        }
+        if content.trim().is_empty() {
+            continue;
+        }
+        let indented = content.starts_with([' ', '\t']);
+        if indented || content.starts_with('#') || (keys > 0 && content.starts_with('-')) {
+            if keys == 0 {
+                return None;
+            }
+            continue;
+        }
+        if !is_key_line(content) {
+            return None;
+        }
+        keys += 1;
+    }
+    None
+}
+
+/// `key:` or `key: value` with a plain key (letters, digits, `_`, `-`).
+fn is_key_line(line: &str) -> bool {
+    let Some((key, rest)) = line.split_once(':') else {
+        return false;
+    };
+    key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && (rest.is_empty() || rest.starts_with([' ', '\t']))
+}
+
+/// What a YAML error most likely comes from, when the text shows a plainer cause than the
+/// parser's message: the mistakes people make most in a frontmatter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// A `[` or `{` at byte `open` that nothing closes: the parser only stops at a later
+    /// line, where the next key's `:` is out of place in a list.
+    UnclosedFlow { open: usize, bracket: char },
+    /// The plain value of `key` holds `: ` (the colon at byte `colon`), which YAML reads as
+    /// a second key; `quoted` is the line with the value in quotes.
+    ColonInValue { key: String, colon: usize, quoted: String },
+}
+
+/// yaml-rust2's message for `key: a: b`.
+const MAPPING_VALUES_NOT_ALLOWED: &str = "mapping values are not allowed in this context";
+
+/// The likelier cause of `error`, in the frontmatter at `matter` of `text`.
+pub(crate) fn cause(text: &str, matter: std::ops::Range<usize>, error: &YamlError) -> Option<Cause> {
+    if error.limit.is_some() {
+        return None;
+    }
+    let yaml = &text[matter.clone()];
+    if let Some((open, bracket)) = unclosed_flow(yaml)
+        && matter.start + open < error.offset.max(matter.start + 1)
+    {
+        return Some(Cause::UnclosedFlow {
+            open: matter.start + open,
+            bracket,
+        });
+    }
+    if error.message == MAPPING_VALUES_NOT_ALLOWED {
+        return colon_in_value(text, error.offset);
+    }
+    None
+}
+
+/// The `key: value` line around the colon at `colon`, when that colon is inside a plain
+/// value: the value quoted.
+fn colon_in_value(text: &str, colon: usize) -> Option<Cause> {
+    let line_start = text[..colon].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[colon..].find('\n').map_or(text.len(), |i| colon + i);
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let indent = line.len() - line.trim_start_matches([' ', '-']).len();
+    let entry = &line[indent..];
+    let key_end = entry.find(": ")?;
+    let (key, value) = (&entry[..key_end], entry[key_end + 2..].trim());
+    let value_start = line_start + indent + key_end + 2;
+    if colon <= value_start || value.is_empty() || value.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!']) {
+        return None;
+    }
+    // A comment after the value stays outside the quotes.
+    let (value, comment) = match value.find(" #") {
+        Some(i) => (value[..i].trim_end(), &value[i..]),
+        None => (value, ""),
+    };
+    let quoted = if value.contains(['"', '\\']) {
+        format!("'{}'", value.replace('\'', "''"))
+    } else {
+        format!("\"{value}\"")
+    };
+    Some(Cause::ColonInValue {
+        key: key.trim_matches(['"', '\'']).to_owned(),
+        colon,
+        quoted: format!("{}{key}: {quoted}{comment}", &line[..indent])
+            .trim_start()
+            .to_owned(),
+    })
+}
+
+/// The innermost `[` or `{` of `yaml` that is still open at its end (or closed by the wrong
+/// bracket), as a byte offset into `yaml`. A flow collection may span lines, so only one
+/// still open when the frontmatter ends is unclosed. Only a value can open one: in a plain
+/// value (`description: see [1]`) or a block scalar's text, brackets are text.
+fn unclosed_flow(yaml: &str) -> Option<(usize, char)> {
+    let mut open: Vec<(usize, u8)> = Vec::new();
+    // The indentation of a key whose value is a block scalar (`|`, `>`): deeper lines are text.
+    let mut block_scalar: Option<usize> = None;
+    let mut offset = 0;
+    for line in yaml.split_inclusive('\n') {
+        let line_start = offset;
+        offset += line.len();
+        let bytes = line.trim_end_matches(['\n', '\r']).as_bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        let mut i = if open.is_empty() {
+            if let Some(key_indent) = block_scalar {
+                if indent == bytes.len() || indent > key_indent {
+                    continue;
+                }
+                block_scalar = None;
+            }
+            let Some(start) = value_start(bytes, indent) else {
+                continue;
+            };
+            match bytes.get(start) {
+                Some(b'[' | b'{') => start,
+                Some(b'|' | b'>') => {
+                    block_scalar = Some(indent);
+                    continue;
+                }
+                _ => continue,
+            }
+        } else {
+            0
+        };
+        while i < bytes.len() {
+            match bytes[i] {
+                b @ (b'[' | b'{') => open.push((line_start + i, b)),
+                b @ (b']' | b'}') => {
+                    let &(at, opener) = open.last()?;
+                    if (opener == b'[') != (b == b']') {
+                        return Some((at, opener as char));
+                    }
+                    open.pop();
+                    if open.is_empty() {
+                        break;
+                    }
+                }
+                quote @ (b'"' | b'\'') if i == 0 || matches!(bytes[i - 1], b' ' | b'[' | b'{' | b',' | b':') => {
+                    // A quoted scalar: skip to its end on this line (`\"` and `''` escape).
+                    i += 1;
+                    while i < bytes.len() {
+                        if quote == b'"' && bytes[i] == b'\\' {
+                            i += 1;
+                        } else if bytes[i] == quote {
+                            if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                                i += 1;
+                            } else {
+                                break;
+                            }
+                        }
+                        i += 1;
+                    }
+                }
+                b'#' if i == 0 || bytes[i - 1] == b' ' => break,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    open.last().map(|&(at, b)| (at, b as char))
+}
+
+/// Where the value of a block-context line starts: after its indentation and `- ` markers,
+/// after `key: ` if it has a key. `None` for a comment.
+fn value_start(bytes: &[u8], indent: usize) -> Option<usize> {
+    let mut i = indent;
+    while bytes.get(i) == Some(&b'-') && matches!(bytes.get(i + 1), None | Some(b' ')) {
+        i += 1;
+        while bytes.get(i) == Some(&b' ') {
+            i += 1;
+        }
+    }
+    match bytes.get(i) {
+        None | Some(b'#') => return None,
+        Some(b'[' | b'{' | b'"' | b'\'') => return Some(i),
+        _ => {}
+    }
+    let colon = (i..bytes.len()).find(|&j| bytes[j] == b':' && matches!(bytes.get(j + 1), None | Some(b' ')))?;
+    let mut start = colon + 1;
+    while bytes.get(start) == Some(&b' ') {
+        start += 1;
+    }
+    Some(start)
+}
+
 /// The frontmatter most files have, read without the YAML machinery (at a thousand skills
 /// the full parser was most of a build script's time at opt-level 0): top-level
 /// `key: value` lines whose values are plain words, flow lists of plain words
@@ -728,6 +958,61 @@ mod tests {
 
     fn body(text: &str) -> &str {
         &text[split(text).body_start..]
+    }
+
+    #[test]
+    fn unopened_frontmatter_only_for_key_lines_closed_by_dashes() {
+        let text = "name: a\ndescription: b\ntoolsets:\n  - x\n---\nBody\n";
+        let s = unopened(text).expect("key lines closed by ---");
+        assert_eq!(
+            &text[s.matter.clone().unwrap()],
+            "name: a\ndescription: b\ntoolsets:\n  - x"
+        );
+        assert_eq!(&text[s.body_start..], "Body\n");
+        // Prose whose first line holds a colon, a horizontal rule with nothing above it,
+        // a heading first: not a frontmatter. (A file of these kinds without a frontmatter
+        // is an error either way: this only chooses which error explains it.)
+        assert!(unopened("Read this first: the rules.\n---\nMore\n").is_none());
+        assert!(unopened("---\nname: a\n---\n").is_none());
+        assert!(unopened("# Title\nname: a\n---\n").is_none());
+        assert!(unopened("name: a\ndescription: b\n").is_none());
+    }
+
+    #[test]
+    fn unclosed_brackets_are_found_only_in_values() {
+        assert_eq!(
+            unclosed_flow("name: a\ntoolsets: [x, y\ndescription: d\n"),
+            Some((18, '['))
+        );
+        assert_eq!(unclosed_flow("m: {a: 1\n"), Some((3, '{')));
+        // Closed across lines, inside quotes, inside plain text or a block scalar: fine.
+        assert_eq!(unclosed_flow("toolsets: [x,\n  y]\n"), None);
+        assert_eq!(unclosed_flow("description: \"see [1\"\n"), None);
+        assert_eq!(unclosed_flow("description: see [1 and more\n"), None);
+        assert_eq!(unclosed_flow("description: |\n  a [ b\nname: a\n"), None);
+        assert_eq!(unclosed_flow("# a [ comment\nname: a\n"), None);
+        // The wrong closing bracket.
+        assert_eq!(unclosed_flow("t: [a}\n"), Some((3, '[')));
+    }
+
+    #[test]
+    fn a_colon_in_a_plain_value_is_quoted_in_the_hint() {
+        let text = "name: w\ndescription: Writes reports: weekly # note\n";
+        let colon = text.find("s: w").unwrap() + 1;
+        let Some(Cause::ColonInValue { key, quoted, .. }) = colon_in_value(text, colon) else {
+            panic!("no cause")
+        };
+        assert_eq!(key, "description");
+        assert_eq!(quoted, "description: \"Writes reports: weekly\" # note");
+        let text = "description: He said \"go\": now\n";
+        let colon = text.find("\": ").unwrap() + 1;
+        let Some(Cause::ColonInValue { quoted, .. }) = colon_in_value(text, colon) else {
+            panic!("no cause")
+        };
+        assert_eq!(quoted, "description: 'He said \"go\": now'");
+        // A quoted value is not the cause.
+        let text = "description: \"a: b\"\n";
+        assert!(colon_in_value(text, text.find("a:").unwrap() + 1).is_none());
     }
 
     #[test]

@@ -240,7 +240,9 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
         manifest.toolsets.len(),
         manifest.toolsets.iter().map(|t| t.tools.len()).sum::<usize>(),
     );
-    out.push_str("pub static MANIFEST: rt::Manifest = rt::Manifest::__new(\n");
+    out.push_str(
+        "pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__new(rt::Manifest::__new(\n",
+    );
     let _ = writeln!(out, "    {},", manifest.version);
     let _ = writeln!(
         out,
@@ -265,7 +267,7 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     }
     let _ = writeln!(out, "    {},", names(&manifest.env_prefixes));
     let _ = writeln!(out, "    0x{:016x},", manifest.fingerprint);
-    out.push_str(");\n");
+    out.push_str("));\n");
 
     let mut lists = Lists::default();
     table(&mut out, "AGENTS", "rt::Agent", "A", manifest.agents.len());
@@ -410,8 +412,11 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     }
 }
 
-/// `Toolsets`: one field per toolset that declares tools, each typed by the toolset's
+/// `Toolsets`: one field per toolset that declares tools, each bound to the toolset's
 /// identity, so forgetting a toolset is a missing field and swapping two is a type error.
+/// Each field's type is a parameter defaulting to the toolset's `BoundToolset` and bounded by
+/// `ToolsetOf<Name>`: a value built inline with another toolset's `toolset()` fails that
+/// bound, whose message is a sentence (`#[diagnostic::on_unimplemented]`).
 fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
@@ -422,43 +427,77 @@ fn toolsets_struct(out: &mut String, manifest: &Manifest) {
                 .is_some_and(|t| !t.tools.is_empty() && t.mcp.is_none())
         })
         .collect();
+    let params = typed_id::type_params(bound.iter().map(|(_, ident)| ident.as_str()));
     out.push_str(
         "
 // A toolset's name, one character a type (rustc's messages name `Letter` in full).
 use rt::Letter as L;
 
 /// The implementations of every toolset that declares tools, for
-/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`: each field takes what
+/// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset(\"name\")]` generates (`toolset()`). A missing field is a toolset
-/// without implementation; a field only accepts its own toolset's.
-pub struct Toolsets {
-",
+/// without implementation; a field only accepts its own toolset's. (The type parameters
+/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+pub struct Toolsets",
     );
-    for (name, ident) in &bound {
+    let name_of = |name: &str| typed_id::toolset_name_text(name);
+    if !params.is_empty() {
+        let defaults: Vec<String> = bound
+            .iter()
+            .zip(&params)
+            .map(|((name, _), param)| format!("{param} = {}", typed_id::toolset_type_text(name)))
+            .collect();
+        let _ = write!(out, "<\n    {},\n>", defaults.join(",\n    "));
+        out.push_str("\nwhere\n");
+        for ((name, _), param) in bound.iter().zip(&params) {
+            let _ = writeln!(out, "    {param}: rt::ToolsetOf<{}>,", name_of(name));
+        }
+    }
+    out.push_str("{\n");
+    for ((name, ident), param) in bound.iter().zip(&params) {
         let _ = writeln!(
             out,
-            "    /// `#[carnet::toolset(\"{name}\")]`\n    pub {ident}: {},",
-            typed_id::toolset_type_text(name)
+            "    /// `#[carnet::toolset(\"{name}\")]`\n    pub {ident}: {param},"
         );
     }
-    out.push_str(
-        "}
+    out.push_str("}\n\n");
+    let generics = if params.is_empty() {
+        String::new()
+    } else {
+        let bounds: Vec<String> = bound
+            .iter()
+            .zip(&params)
+            .map(|((name, _), param)| format!("{param}: rt::ToolsetOf<{}>", name_of(name)))
+            .collect();
+        format!("<{}>", bounds.join(", "))
+    };
+    let args = if params.is_empty() {
+        String::new()
+    } else {
+        format!("<{}>", params.join(", "))
+    };
+    let _ = write!(
+        out,
+        "impl{generics} rt::CompiledToolsets for Toolsets{args} {{
+    type Canonical = Toolsets;
 
-impl ::core::iter::IntoIterator for Toolsets {
-    type Item = rt::ToolsetImpl;
-    type IntoIter = ::std::vec::IntoIter<rt::ToolsetImpl>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        ::std::vec::Vec::from([",
+    fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {{
+        ::std::vec::Vec::from(["
     );
     let values: Vec<String> = bound
         .iter()
-        .map(|(_, ident)| format!("self.{ident}.into_impl()"))
+        .zip(&params)
+        .map(|((name, ident), param)| {
+            format!(
+                "<{param} as rt::ToolsetOf<{}>>::__into_impl(self.{ident})",
+                name_of(name)
+            )
+        })
         .collect();
     if !values.is_empty() {
         let _ = write!(out, "\n            {},\n        ", values.join(",\n            "));
     }
-    out.push_str("])\n        .into_iter()\n    }\n}\n");
+    out.push_str("])\n    }\n}\n");
 }
 
 /// The doc line of a typed id: its kind and name (the description is in the manifest; the

@@ -341,12 +341,8 @@ impl Config {
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
             .ok_or(Error::OutDir)?;
         let report = self.check();
-        println!("{}", output::rerun_if_changed(&self.dir));
-        for path in &report.project.read_files {
-            println!("{}", output::rerun_if_changed(path));
-        }
-        for warning in report.warnings() {
-            println!("{}", output::cargo_warning(&warning.to_string()));
+        for line in self.directives(&report) {
+            println!("{line}");
         }
         if report.has_errors() {
             return Err(Error::Content(Box::new(report)));
@@ -383,6 +379,33 @@ impl Config {
         let json_path = std::path::absolute(&json_path).unwrap_or(json_path);
         println!("cargo:rustc-env=CARNET_MANIFEST={}", json_path.display());
         Ok(())
+    }
+}
+
+impl Config {
+    /// The `cargo:` lines a build script prints before writing the output: what to rerun
+    /// on and each warning. None when the content has errors: Cargo shows a failed build
+    /// script's whole standard output above its errors (a line per file read), and runs a
+    /// failed script again whatever changed, so the diagnostics [`Error::exit`] prints are
+    /// all the author reads.
+    fn directives(&self, report: &Report) -> Vec<String> {
+        if report.has_errors() {
+            return Vec::new();
+        }
+        std::iter::once(output::rerun_if_changed(&self.dir))
+            .chain(
+                report
+                    .project
+                    .read_files
+                    .iter()
+                    .map(|path| output::rerun_if_changed(path)),
+            )
+            .chain(
+                report
+                    .warnings()
+                    .map(|warning| output::cargo_warning(&warning.to_string())),
+            )
+            .collect()
     }
 }
 
@@ -700,5 +723,55 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_failing_build_script_prints_its_diagnostics_only() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "agents/main/AGENT.md",
+            "---\nname: main\ndescription: d\nskills: [research]\n---\nHi\n",
+        );
+        write(
+            dir.path(),
+            "skills/research/SKILL.md",
+            "---\nname: research\ndescription: d\n---\nGo\n",
+        );
+        let mut config = Config::new();
+        config.dir(dir.path());
+        let report = config.check();
+        let lines = config.directives(&report);
+        assert_eq!(lines[0], format!("cargo:rerun-if-changed={}", dir.path().display()));
+        assert!(lines.iter().any(|l| l.ends_with("SKILL.md")), "{lines:?}");
+
+        write(
+            dir.path(),
+            "skills/research/SKILL.md",
+            "---\nname: research\ndescription: a: b\n---\n",
+        );
+        let report = config.check();
+        assert!(report.has_errors());
+        assert_eq!(config.directives(&report), Vec::<String>::new());
+        // What `Error::exit` prints ends with one line naming the content, not a crate.
+        let rendered = report.render(false);
+        assert!(
+            rendered.ends_with(&format!(
+                "error: the content in `{}` has 1 error\n",
+                dir.path().display()
+            )),
+            "{rendered}"
+        );
     }
 }

@@ -38,6 +38,47 @@ pub(crate) fn duplicated_mapping_key(key: &str) -> String {
     format!("duplicated mapping key `{key}`")
 }
 
+/// A `[` or `{` that nothing closes.
+pub(crate) fn unclosed_flow(bracket: char) -> String {
+    format!("invalid YAML: `{bracket}` is never closed")
+}
+
+/// Label on an unclosed `[` or `{`.
+pub(crate) fn never_closed(bracket: char) -> String {
+    format!("this `{bracket}` has no `{}`", closing(bracket))
+}
+
+/// Help for an unclosed `[` or `{`.
+pub(crate) fn close_flow(bracket: char) -> String {
+    if bracket == '[' {
+        "end the list with `]`, or write it as one `- item` line per entry".to_owned()
+    } else {
+        "end the mapping with `}`".to_owned()
+    }
+}
+
+fn closing(bracket: char) -> char {
+    if bracket == '[' { ']' } else { '}' }
+}
+
+/// Secondary label where the YAML parser gave up, with its words.
+pub(crate) fn parser_stopped_here(message: &str) -> String {
+    format!("the YAML parser stopped here: {message}")
+}
+
+/// A plain value holding `: `.
+pub(crate) fn colon_in_value(key: &str) -> String {
+    format!("invalid YAML: unquoted `: ` in the value of `{key}`")
+}
+
+/// Label on the `: ` inside a value.
+pub(crate) const COLON_STARTS_A_KEY: &str = "YAML reads `: ` as the start of another key";
+
+/// Help quoting a value: the whole line, quoted.
+pub(crate) fn quote_the_value(line: &str) -> String {
+    format!("quote the value: `{line}`")
+}
+
 /// Points at the first of two definitions (also E0005).
 pub(crate) const FIRST_DEFINED_HERE: &str = "first defined here";
 
@@ -58,10 +99,14 @@ pub(crate) fn field_is_required(key: &str) -> String {
     format!("`{key}` is required")
 }
 
-/// Help for a file without frontmatter.
-pub(crate) fn start_with_frontmatter(key: &str) -> String {
-    format!("start the file with a YAML frontmatter: `---`, `{key}: ...`, `---`")
+/// A file without frontmatter (one error for all its required keys).
+pub(crate) fn no_frontmatter(kind: &str) -> String {
+    format!("{kind} has no frontmatter")
 }
+
+/// Help for a file without frontmatter.
+pub(crate) const START_WITH_FRONTMATTER: &str =
+    "start the file with a YAML frontmatter: `---`, `name: ...`, `description: ...`, `---`";
 
 /// Help for a skill file entry without a description.
 pub(crate) const FILE_DESCRIPTION_PURPOSE: &str = "the description tells the model when to load the file";
@@ -158,6 +203,39 @@ pub(crate) fn unknown_skill(agent: &str, skill: &str) -> String {
 /// Label on a reference to a missing skill (also E0008).
 pub(crate) fn no_skill_named(skill: &str) -> String {
     format!("no skill named `{skill}`")
+}
+
+/// Secondary label on a skill whose folder has the name a reference used.
+pub(crate) fn folder_holds_skill(folder: &str, skill: &str) -> String {
+    format!("folder `{folder}` holds skill `{skill}`")
+}
+
+/// Help for a reference by folder name to a skill named otherwise.
+pub(crate) fn rename_skill_or_reference(folder: &str, skill: &str) -> String {
+    format!(
+        "rename the skill to `{folder}` (Agent Skills names a skill after its folder), or reference it as `{skill}`"
+    )
+}
+
+/// Note on the error of a file that could not be read, naming what references its entity
+/// by its folder's name (an agent, a skill, a key of `carnet.config.json`).
+pub(crate) fn referenced_as(referrer: &str, kind: &str, name: &str) -> String {
+    format!("{referrer} references this {kind} as `{name}`")
+}
+
+/// An agent, as the referrer of [`referenced_as`].
+pub(crate) fn agent(name: &str) -> String {
+    format!("agent `{name}`")
+}
+
+/// A skill, as the referrer of [`referenced_as`].
+pub(crate) fn skill(name: &str) -> String {
+    format!("skill `{name}`")
+}
+
+/// A key of `carnet.config.json`, as the referrer of [`referenced_as`].
+pub(crate) fn config_key(key: &str) -> String {
+    format!("`app.{key}`")
 }
 
 /// Note naming the agent's list the reference is in.
@@ -649,6 +727,19 @@ pub(crate) fn move_to_folder(from: &str, to: &str) -> String {
         "move it: `mkdir -p {} && git mv {from} {to}`",
         to.trim_end_matches("/SKILL.md")
     )
+}
+
+// E0042 unopened-frontmatter.
+
+/// `key: value` lines closed by `---` but never opened.
+pub(crate) const UNOPENED_FRONTMATTER: &str = "frontmatter has no opening `---`";
+/// Label on the frontmatter's first line.
+pub(crate) const FRONTMATTER_STARTS_HERE: &str = "the frontmatter starts here";
+
+/// Help for an unopened frontmatter: `first_line` is the frontmatter's first line.
+pub(crate) fn add_opening_line(first_line: &str) -> String {
+    let key = first_line.split(':').next().unwrap_or(first_line);
+    format!("add a line `---` above `{key}: ...`")
 }
 
 // W0001 unreachable-skill.

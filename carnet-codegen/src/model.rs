@@ -98,6 +98,8 @@ pub(crate) struct Document<'a> {
     whole: Span,
     sources: &'a Sources,
     has_frontmatter: bool,
+    /// Whether the file's missing frontmatter was reported (once for every missing key).
+    reported_no_frontmatter: bool,
 }
 
 /// Splits and parses a markdown file; reports YAML problems. `None` when the frontmatter
@@ -109,7 +111,22 @@ pub(crate) fn parse_document<'a>(
     diags: &mut Diagnostics,
 ) -> Option<Document<'a>> {
     let text = &sources.get(file).text;
-    let split = frontmatter::split(text);
+    let mut split = frontmatter::split(text);
+    if split.matter.is_none()
+        && let Some(unopened) = frontmatter::unopened(text)
+    {
+        // Read as the frontmatter it was meant to be: the entity is known and this is
+        // the file's one error, not one per required key.
+        let first = unopened.matter.clone().unwrap_or_default();
+        let first_line = text[first.clone()].lines().next().unwrap_or_default().trim_end();
+        diags.push(
+            Builder::new(Code::UnopenedFrontmatter, messages::UNOPENED_FRONTMATTER)
+                .at(Span::new(file, first.start, first.start + first_line.len()))
+                .label(messages::FRONTMATTER_STARTS_HERE)
+                .help(messages::add_opening_line(first_line)),
+        );
+        split = unopened;
+    }
     let body = text[split.body_start..].to_owned();
     let whole = Span::file_start(file);
     let Some(matter) = split.matter.clone() else {
@@ -121,6 +138,7 @@ pub(crate) fn parse_document<'a>(
             whole,
             sources,
             has_frontmatter: false,
+            reported_no_frontmatter: false,
         });
     };
     if let Some(lang) = split.language.clone() {
@@ -155,6 +173,7 @@ pub(crate) fn parse_document<'a>(
                     whole,
                     sources,
                     has_frontmatter: true,
+                    reported_no_frontmatter: false,
                 })
             }
             other => {
@@ -168,6 +187,10 @@ pub(crate) fn parse_document<'a>(
         },
         Err(e) => {
             let at = Span::new(file, e.offset, e.end.max(e.offset + 1).min(matter.end.max(e.offset)));
+            if let Some(cause) = frontmatter::cause(text, matter.clone(), &e) {
+                diags.push(explain_yaml_error(cause, file, at, &e.message));
+                return None;
+            }
             let mut b = match e.limit {
                 Some(key) => Builder::new(Code::LimitExceeded, e.message)
                     .at(at)
@@ -188,6 +211,26 @@ pub(crate) fn parse_document<'a>(
     }
 }
 
+/// The diagnostic for a YAML error whose likelier cause [`frontmatter::cause`] found: at
+/// the cause, with the parser's own position and words as a secondary label.
+fn explain_yaml_error(cause: frontmatter::Cause, file: FileId, parser_at: Span, parser_says: &str) -> Builder {
+    match cause {
+        frontmatter::Cause::UnclosedFlow { open, bracket } => {
+            Builder::new(Code::YamlSyntax, messages::unclosed_flow(bracket))
+                .at(Span::new(file, open, open + 1))
+                .label(messages::never_closed(bracket))
+                .related(parser_at, messages::parser_stopped_here(parser_says))
+                .help(messages::close_flow(bracket))
+        }
+        frontmatter::Cause::ColonInValue { key, colon, quoted } => {
+            Builder::new(Code::YamlSyntax, messages::colon_in_value(&key))
+                .at(Span::new(file, colon, colon + 1))
+                .label(messages::COLON_STARTS_A_KEY)
+                .help(messages::quote_the_value(&quoted))
+        }
+    }
+}
+
 impl Document<'_> {
     fn span(&self, node: &Node) -> Span {
         Span::new(self.file, node.start, node.end)
@@ -203,11 +246,20 @@ impl Document<'_> {
         Some((k.clone(), v.clone()))
     }
 
-    fn missing(&self, kind: &str, key: &str, diags: &mut Diagnostics) {
-        let mut b = Builder::new(Code::MissingField, messages::missing_field(kind, key)).at(self.whole);
+    fn missing(&mut self, kind: &str, key: &str, diags: &mut Diagnostics) {
         if !self.has_frontmatter {
-            b = b.help(messages::start_with_frontmatter(key));
-        } else if let Some((first, _)) = self.entries.first() {
+            // One error for the one cause, not one per required key.
+            if !std::mem::replace(&mut self.reported_no_frontmatter, true) {
+                diags.push(
+                    Builder::new(Code::MissingField, messages::no_frontmatter(kind))
+                        .at(self.whole)
+                        .help(messages::START_WITH_FRONTMATTER),
+                );
+            }
+            return;
+        }
+        let mut b = Builder::new(Code::MissingField, messages::missing_field(kind, key)).at(self.whole);
+        if let Some((first, _)) = self.entries.first() {
             b = b.at(self.span(first)).label(messages::field_is_required(key));
         }
         diags.push(b);

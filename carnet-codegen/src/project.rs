@@ -203,6 +203,28 @@ fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut Vec<PathBuf
         .collect();
 }
 
+/// A content file that gave no entity: it could not be read, or its frontmatter or its
+/// `name` could not. The entity is still known by its folder's name, so a reference to it
+/// is told on the file's error (the cause) instead of as an unknown name printed first.
+#[derive(Debug, Clone)]
+pub(crate) struct Broken {
+    /// The name of the folder holding the file (`forecast` for `skills/forecast/SKILL.md`).
+    pub(crate) folder: String,
+    pub(crate) file: FileId,
+}
+
+impl Broken {
+    /// `None` for a file directly in `agents/`, `skills/` or `toolsets/`: no folder names it.
+    fn new(relative: &str, file: FileId) -> Option<Self> {
+        let folder = parent_folder(relative);
+        let (parent, name) = folder.rsplit_once('/')?;
+        (!parent.is_empty() && !name.is_empty()).then(|| Broken {
+            folder: name.to_owned(),
+            file,
+        })
+    }
+}
+
 /// Everything read from a carnet directory.
 #[derive(Debug)]
 pub(crate) struct Project {
@@ -212,6 +234,10 @@ pub(crate) struct Project {
     pub(crate) agents: Vec<AgentDef>,
     pub(crate) skills: Vec<Skill>,
     pub(crate) toolsets: Vec<ToolsetDef>,
+    /// The skill and toolset files that gave no entity (nothing in the content references
+    /// an agent).
+    pub(crate) broken_skills: Vec<Broken>,
+    pub(crate) broken_toolsets: Vec<Broken>,
     /// Every file read, for `cargo:rerun-if-changed`.
     pub(crate) read_files: Vec<PathBuf>,
     /// How long each stage took (`Report::timings`).
@@ -448,6 +474,8 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
         agents: Vec::new(),
         skills: Vec::new(),
         toolsets: Vec::new(),
+        broken_skills: Vec::new(),
+        broken_toolsets: Vec::new(),
         read_files: Vec::new(),
         timings: Vec::new(),
     };
@@ -511,33 +539,41 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
             .map(String::from_utf8)
     });
     // A tool file's problem is reported only when its toolset parses (below).
-    let (ids, mut tool_problems): (Vec<Option<FileId>>, Vec<Option<Builder>>) = jobs
-        .iter()
-        .zip(read)
-        .map(|((job, entry), read)| {
-            project.read_files.push(entry.path.clone());
-            let display = project.root.join(&entry.relative);
-            let problem = match read {
-                Ok(Ok(text)) => return (Some(project.sources.add(display, text)), None),
-                Ok(Err(e)) => {
-                    let id = project.sources.add(display, String::new());
-                    Builder::new(Code::UnreadableSource, messages::not_utf8(&entry.relative))
-                        .at(Span::file_start(id))
-                        .note(messages::invalid_byte_at(e.utf8_error().valid_up_to()))
-                }
-                Err(e) => {
-                    let id = project.sources.add(display, String::new());
-                    read_error(&e, &entry.relative, Span::file_start(id))
-                }
-            };
-            if matches!(job, Job::Tool) {
-                (None, Some(problem))
-            } else {
-                diags.push(problem);
-                (None, None)
+    let mut ids: Vec<Option<FileId>> = Vec::with_capacity(jobs.len());
+    let mut files: Vec<FileId> = Vec::with_capacity(jobs.len());
+    let mut tool_problems: Vec<Option<Builder>> = Vec::with_capacity(jobs.len());
+    for ((job, entry), read) in jobs.iter().zip(read) {
+        project.read_files.push(entry.path.clone());
+        let display = project.root.join(&entry.relative);
+        let problem = match read {
+            Ok(Ok(text)) => {
+                let id = project.sources.add(display, text);
+                ids.push(Some(id));
+                files.push(id);
+                tool_problems.push(None);
+                continue;
             }
-        })
-        .unzip();
+            Ok(Err(e)) => {
+                let id = project.sources.add(display, String::new());
+                files.push(id);
+                Builder::new(Code::UnreadableSource, messages::not_utf8(&entry.relative))
+                    .at(Span::file_start(id))
+                    .note(messages::invalid_byte_at(e.utf8_error().valid_up_to()))
+            }
+            Err(e) => {
+                let id = project.sources.add(display, String::new());
+                files.push(id);
+                read_error(&e, &entry.relative, Span::file_start(id))
+            }
+        };
+        ids.push(None);
+        if matches!(job, Job::Tool) {
+            tool_problems.push(Some(problem));
+        } else {
+            diags.push(problem);
+            tool_problems.push(None);
+        }
+    }
     lap(&mut project, "read");
     let yaml = limits.yaml();
     let sources = &project.sources;
@@ -564,8 +600,9 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                 project.toolsets.push(toolset);
             }
         };
-    for (index, (job, _)) in jobs.iter().enumerate() {
+    for (index, (job, entry)) in jobs.iter().enumerate() {
         let (result, local) = parsed.next().expect("one result per job");
+        let broken = || Broken::new(&entry.relative, files[index]);
         match job {
             Job::Agent => {
                 diags.append(local);
@@ -576,25 +613,29 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
             Job::Skill(_) => {
                 diags.append(local);
                 let folder = skill_folders.next().expect("one folder per skill");
-                if let Some(Parsed::Skill(def)) = result {
-                    project.skills.push(Skill {
+                match result {
+                    Some(Parsed::Skill(def)) => project.skills.push(Skill {
                         def,
                         folder,
                         folder_files: Vec::new(),
                         listed_files: Vec::new(),
                         files: Vec::new(),
-                    });
+                    }),
+                    _ => project.broken_skills.extend(broken()),
                 }
             }
             Job::Toolset => {
                 diags.append(local);
                 finish_toolset(current.take(), &mut project, diags);
                 let dir = toolset_dirs.next().expect("one folder per toolset");
-                if let Some(Parsed::Toolset(mut toolset)) = result {
-                    if toolset.mcp.is_some() {
-                        read_pin(&mut project, &budget, &mut toolset, dir, diags);
+                match result {
+                    Some(Parsed::Toolset(mut toolset)) => {
+                        if toolset.mcp.is_some() {
+                            read_pin(&mut project, &budget, &mut toolset, dir, diags);
+                        }
+                        current = Some((toolset, dir));
                     }
-                    current = Some((toolset, dir));
+                    _ => project.broken_toolsets.extend(broken()),
                 }
             }
             Job::Tool => match &mut current {

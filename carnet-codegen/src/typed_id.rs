@@ -23,8 +23,50 @@ pub(crate) fn toolset_type(name: &str) -> TokenStream {
 
 /// [`toolset_type`] as the text the generated module holds (`L` is `Letter` there).
 pub(crate) fn toolset_type_text(name: &str) -> String {
+    format!("rt::BoundToolset<{}>", toolset_name_text(name))
+}
+
+/// A toolset's name as a type, `(L<'m'>, L<'a'>, L<'t'>, L<'h'>,)`.
+pub(crate) fn toolset_name_text(name: &str) -> String {
     let letters: Vec<String> = name.chars().map(|c| format!("L<{c:?}>, ")).collect();
-    format!("rt::BoundToolset<({})>", letters.concat().trim_end())
+    format!("({})", letters.concat().trim_end())
+}
+
+/// The generated `Toolsets`' type parameter for each field: the field's name in CamelCase
+/// (`search_tools` → `SearchTools`), `Toolset…` where that would not be a fresh type name
+/// (`Self`, `Toolsets`, `L`, a leading digit), numbered where two would be equal.
+pub(crate) fn type_params<'a>(fields: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    fields
+        .into_iter()
+        .map(|field| {
+            let field = field.strip_prefix("r#").unwrap_or(field);
+            let mut camel: String = field
+                .split('_')
+                .filter(|part| !part.is_empty())
+                .map(|part| {
+                    let mut chars = part.chars();
+                    chars
+                        .next()
+                        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                        .unwrap_or_default()
+                })
+                .collect();
+            if camel.is_empty()
+                || camel.starts_with(|c: char| c.is_ascii_digit())
+                || matches!(&*camel, "Self" | "Toolsets" | "L")
+            {
+                camel.insert_str(0, "Toolset");
+            }
+            let mut param = camel.clone();
+            let mut n = 2;
+            while !seen.insert(param.clone()) {
+                param = format!("{camel}{n}");
+                n += 1;
+            }
+            param
+        })
+        .collect()
 }
 
 /// The Rust constant name for a content name: `dataAnalysis` → `DATA_ANALYSIS`,

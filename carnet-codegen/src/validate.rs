@@ -9,7 +9,7 @@ use carnet_manifest::names;
 use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
 use crate::messages;
 use crate::model::Spanned;
-use crate::project::{FolderFile, ListedFile, ListedPath, Project, ResolvedFile, Skill, normalise};
+use crate::project::{Broken, FolderFile, ListedFile, ListedPath, Project, ResolvedFile, Skill, normalise};
 use crate::read::ReadError;
 use crate::source::Span;
 use crate::typed_id;
@@ -172,17 +172,22 @@ fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
         let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
         for (list, field) in [(&agent.initial_skills, "initialSkills"), (&agent.skills, "skills")] {
             for skill in list {
-                if !skills.contains(skill.as_str()) {
-                    diags.push(
-                        Builder::new(
-                            Code::UnknownSkill,
-                            messages::unknown_skill(&agent.name.value, &skill.value),
-                        )
-                        .at(skill.span)
-                        .label(messages::no_skill_named(&skill.value))
-                        .help_opt(suggest(&skill.value, &skills))
-                        .note(messages::in_field(field)),
-                    );
+                if !skills.contains(skill.as_str())
+                    && !fold_into_broken(
+                        &project.broken_skills,
+                        "skill",
+                        &skill.value,
+                        &messages::agent(&agent.name.value),
+                        diags,
+                    )
+                {
+                    let b = Builder::new(
+                        Code::UnknownSkill,
+                        messages::unknown_skill(&agent.name.value, &skill.value),
+                    )
+                    .at(skill.span)
+                    .label(messages::no_skill_named(&skill.value));
+                    diags.push(unknown_skill_help(project, b, &skill.value, &skills).note(messages::in_field(field)));
                 }
                 if let Some(first) = seen.get(skill.as_str()) {
                     diags.push(
@@ -211,18 +216,72 @@ fn check_global_skills(project: &Project, diags: &mut Diagnostics) {
         (&settings.global_skills, "globalSkills"),
     ] {
         for skill in list {
-            if !skills.contains(skill.as_str()) {
-                diags.push(
-                    Builder::new(
-                        Code::UnknownGlobalSkill,
-                        messages::unknown_global_skill(key, &skill.value),
-                    )
-                    .at(skill.span)
-                    .label(messages::no_skill_named(&skill.value))
-                    .help_opt(suggest(&skill.value, &skills)),
-                );
+            if !skills.contains(skill.as_str())
+                && !fold_into_broken(
+                    &project.broken_skills,
+                    "skill",
+                    &skill.value,
+                    &messages::config_key(key),
+                    diags,
+                )
+            {
+                let b = Builder::new(
+                    Code::UnknownGlobalSkill,
+                    messages::unknown_global_skill(key, &skill.value),
+                )
+                .at(skill.span)
+                .label(messages::no_skill_named(&skill.value));
+                diags.push(unknown_skill_help(project, b, &skill.value, &skills));
             }
         }
+    }
+}
+
+/// A reference to a name no entity has, where a file in a folder of that name gave no entity
+/// (its frontmatter or `name` could not be read): the reference becomes a note on that
+/// file's error, the cause, instead of an error of its own printed before it. Returns
+/// whether it did.
+fn fold_into_broken(broken: &[Broken], kind: &str, name: &str, referrer: &str, diags: &mut Diagnostics) -> bool {
+    broken
+        .iter()
+        .filter(|b| b.folder == name)
+        .any(|b| diags.note_on_error_in(b.file, messages::referenced_as(referrer, kind, name)))
+}
+
+/// The skill names that agents and `carnet.config.json` reference and no skill has.
+fn unknown_skill_references(project: &Project) -> impl Iterator<Item = &str> {
+    let names = skill_names(project);
+    let settings = &project.settings;
+    project
+        .agents
+        .iter()
+        .flat_map(|a| a.initial_skills.iter().chain(&a.skills))
+        .chain(&settings.global_initial_skills)
+        .chain(&settings.global_skills)
+        .map(Spanned::as_str)
+        .filter(move |s| !names.contains(s))
+}
+
+/// The skill in a folder named `folder` whose `name` says otherwise.
+fn skill_in_folder<'a>(project: &'a Project, folder: &str) -> Option<&'a Skill> {
+    project
+        .skills
+        .iter()
+        .find(|s| s.def.name.value != folder && s.def.dir.rsplit('/').next() == Some(folder) && s.def.dir != "skills")
+}
+
+/// The help of an unknown skill reference: when a skill's folder has the referenced name
+/// (W0005's case), the error points at that skill's `name` and is the one diagnostic for
+/// both; else a did-you-mean.
+fn unknown_skill_help(project: &Project, b: Builder, name: &str, skills: &BTreeSet<&str>) -> Builder {
+    match skill_in_folder(project, name) {
+        Some(held) => b
+            .related(
+                held.def.name.span,
+                messages::folder_holds_skill(name, &held.def.name.value),
+            )
+            .help(messages::rename_skill_or_reference(name, &held.def.name.value)),
+        None => b.help_opt(suggest(name, skills)),
     }
 }
 
@@ -230,7 +289,15 @@ fn check_skill_toolsets(project: &Project, diags: &mut Diagnostics) {
     let toolsets: BTreeSet<&str> = project.toolsets.iter().map(|t| t.name.as_str()).collect();
     for skill in &project.skills {
         for toolset in &skill.def.toolsets {
-            if !toolsets.contains(toolset.as_str()) {
+            if !toolsets.contains(toolset.as_str())
+                && !fold_into_broken(
+                    &project.broken_toolsets,
+                    "toolset",
+                    &toolset.value,
+                    &messages::skill(&skill.def.name.value),
+                    diags,
+                )
+            {
                 diags.push(
                     Builder::new(
                         Code::UnknownToolset,
@@ -563,17 +630,13 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
     for agent in &project.agents {
         reachable.extend(reachable_skills(project, agent));
     }
-    // A skill that an unknown reference was probably meant for is already reported there.
+    // A skill that an unknown reference was probably meant for (by its folder's name, or a
+    // typo) is already reported there.
     let names = skill_names(project);
-    let settings = &project.settings;
-    let references = project
-        .agents
-        .iter()
-        .flat_map(|a| a.initial_skills.iter().chain(&a.skills))
-        .chain(&settings.global_initial_skills)
-        .chain(&settings.global_skills);
-    for reference in references.filter(|r| !names.contains(r.as_str())) {
-        if let Some(meant) = did_you_mean(&reference.value, names.iter().copied()) {
+    for reference in unknown_skill_references(project) {
+        if let Some(held) = skill_in_folder(project, reference) {
+            reachable.insert(held.def.name.as_str());
+        } else if let Some(meant) = did_you_mean(reference, names.iter().copied()) {
             reachable.insert(meant);
         }
     }
@@ -609,6 +672,7 @@ fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
 }
 
 fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
+    let referenced: BTreeSet<&str> = unknown_skill_references(project).collect();
     for Skill { def, .. } in &project.skills {
         let name = def.name.as_str();
         let charset_ok = name
@@ -631,7 +695,8 @@ fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
             );
         }
         let folder = def.dir.rsplit('/').next().unwrap_or(&def.dir);
-        if folder != name && def.dir != "skills" {
+        // Referenced by its folder's name, the mismatch is already an error that points here.
+        if folder != name && def.dir != "skills" && !referenced.contains(folder) {
             diags.push(
                 Builder::new(Code::NameFolderMismatch, messages::name_folder_mismatch(name, folder))
                     .at(def.name.span)

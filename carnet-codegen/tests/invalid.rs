@@ -14,6 +14,9 @@
 //! written by hand from the rules; `CARNET_BLESS=1 cargo test -p carnet-codegen --test
 //! invalid` rewrites them from the actual output (review the diff before keeping it).
 //!
+//! An optional `<case>/rendered.txt` lists lines the rendered report must contain (a hint's
+//! words, a note), one per line.
+//!
 //! Every case runs even when an earlier one fails (a panic included); the test fails once at
 //! the end with a diff per failing case.
 
@@ -131,6 +134,7 @@ fn run_case(case: &Path, name: &str, bless: bool) -> Result<(), String> {
         problems.push(diff(&expected, &actual, &carnet, report.diagnostics()));
     }
     problems.extend(check_report(&report, &expected));
+    problems.extend(check_rendered(case, &report));
     if DID_YOU_MEAN.contains(&name) {
         let hinted = report
             .diagnostics()
@@ -145,6 +149,21 @@ fn run_case(case: &Path, name: &str, bless: bool) -> Result<(), String> {
     } else {
         Err(problems.join("\n"))
     }
+}
+
+/// `<case>/rendered.txt`, when there is one: lines (`#` comments aside) the rendered report
+/// must contain, for the words of a diagnostic (a hint, a note) and not only its code.
+fn check_rendered(case: &Path, report: &Report) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(case.join("rendered.txt")) else {
+        return Vec::new();
+    };
+    let rendered = report.render(false);
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter(|line| !rendered.contains(line))
+        .map(|line| format!("the rendered report lacks `{line}`:\n{rendered}"))
+        .collect()
 }
 
 /// The report-level promises: errors block the manifest, warnings alone do not, and the

@@ -440,7 +440,10 @@ impl<Name> BoundToolset<Name> {
         &self.0.toolset
     }
 
-    /// The implementations.
+    /// The implementations, unchecked: for binding a compiled toolset to a manifest read at
+    /// run time ([`CarnetBuilder::toolset`](crate::CarnetBuilder::toolset), checked when
+    /// the engine is built). There is deliberately no `From`: a compiled manifest's engine
+    /// takes its `Toolsets` whole ([`Carnet::new`](crate::Carnet::new)).
     #[must_use]
     pub fn into_impl(self) -> ToolsetImpl {
         self.0
@@ -450,12 +453,6 @@ impl<Name> BoundToolset<Name> {
 impl<Name> fmt::Debug for BoundToolset<Name> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("BoundToolset").field(&self.0).finish()
-    }
-}
-
-impl<Name> From<BoundToolset<Name>> for ToolsetImpl {
-    fn from(bound: BoundToolset<Name>) -> Self {
-        bound.0
     }
 }
 

@@ -35,8 +35,8 @@ pub use dispatch::{
     BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
 };
 pub use engine::{
-    BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions,
-    RemoteOptions, ResultFormat,
+    Bound, BuildError, Carnet, CarnetBuilder, CatalogFormat, Checked, CompiledManifest, CompiledToolsets, DriftPolicy,
+    ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat, RuntimeManifest, ToolsetOf,
 };
 pub use hook::{Before, CallInfo, Hook};
 // The data model lives in `carnet-manifest`, shared with the build-time side: its modules

@@ -83,8 +83,8 @@ fn error(out: &carnet::ToolOutput) -> &str {
 fn main() {
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
-        .toolset(math::toolset().into())
-        .toolset(search::toolset().into())
+        .toolset(math::toolset().into_impl())
+        .toolset(search::toolset().into_impl())
         .allow_unimplemented()
         .build()
         .unwrap();

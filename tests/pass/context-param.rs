@@ -37,7 +37,7 @@ pub mod math {
 fn main() {
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
-        .toolset(math::toolset().into())
+        .toolset(math::toolset().into_impl())
         .state(Offset(100))
         .allow_unimplemented()
         .build()
@@ -59,7 +59,7 @@ fn main() {
     assert!(out.is_error, "`ctx` is not an argument: {out:?}");
 
     // Without state, `state::<T>()` is `None`.
-    let bare = Carnet::builder(&manifest).toolset(math::toolset().into()).allow_unimplemented().build().unwrap();
+    let bare = Carnet::builder(&manifest).toolset(math::toolset().into_impl()).allow_unimplemented().build().unwrap();
     let mut session = bare.session("tester").unwrap();
     session.load_skill("testing").unwrap();
     assert_eq!(block_on(session.call("add", json!({"a": 1, "b": 2}))).value, json!(3));

@@ -116,8 +116,8 @@ impl Db {
 fn main() {
     let manifest = ::carnet::Manifest::from_json(::std::include_str!(::std::env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = ::carnet::Carnet::builder(&manifest)
-        .toolset(math::toolset().into())
-        .toolset(Db(::std::string::String::from("db")).toolset().into())
+        .toolset(math::toolset().into_impl())
+        .toolset(Db(::std::string::String::from("db")).toolset().into_impl())
         .allow_unimplemented()
         .build()
         .unwrap();

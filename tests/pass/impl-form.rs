@@ -47,7 +47,7 @@ fn main() {
     assert_eq!(db.matching("an"), ["banana"]);
 
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
-    let carnet = Carnet::builder(&manifest).toolset(db.toolset().into()).allow_unimplemented().build().unwrap();
+    let carnet = Carnet::builder(&manifest).toolset(db.toolset().into_impl()).allow_unimplemented().build().unwrap();
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();
 

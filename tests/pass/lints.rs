@@ -104,8 +104,8 @@ impl Db {
 fn main() {
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
-        .toolset(math::toolset().into())
-        .toolset(Db { rows: 3 }.toolset().into())
+        .toolset(math::toolset().into_impl())
+        .toolset(Db { rows: 3 }.toolset().into_impl())
         .allow_unimplemented()
         .build()
         .unwrap();

@@ -38,7 +38,7 @@ pub mod search {
 
 fn main() {
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
-    let carnet = Carnet::builder(&manifest).toolset(search::toolset().into()).allow_unimplemented().build().unwrap();
+    let carnet = Carnet::builder(&manifest).toolset(search::toolset().into_impl()).allow_unimplemented().build().unwrap();
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();
     let out = block_on(session.call("basicSearch", json!({"query": "rust", "limit": 3})));

@@ -69,7 +69,7 @@ pub mod search {
 fn main() {
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
-        .toolset(search::toolset().into())
+        .toolset(search::toolset().into_impl())
         .allow_unimplemented()
         .build()
         .unwrap();

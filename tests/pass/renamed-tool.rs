@@ -47,8 +47,8 @@ fn main() {
 
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
     let carnet = Carnet::builder(&manifest)
-        .toolset(search::toolset().into())
-        .toolset(files::toolset().into())
+        .toolset(search::toolset().into_impl())
+        .toolset(files::toolset().into_impl())
         .allow_unimplemented()
         .build()
         .unwrap();

@@ -90,12 +90,9 @@ fn main() {
     assert_eq!(toolsets.math.name(), "math");
     assert_eq!(toolsets.db_tools.name(), "db-tools");
 
-    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
-    let carnet = Carnet::builder(&manifest)
-        .toolsets(toolsets)
-        .toolset(empty::toolset().into())
-        .build()
-        .unwrap();
+    // The compiled manifest's engine, from its `Toolsets`: `build` cannot fail for a
+    // toolset (`empty-tools` declares none, so it has no field).
+    let carnet = Carnet::new(&manifest::MANIFEST, toolsets).build().unwrap();
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();
 
@@ -105,6 +102,21 @@ fn main() {
     assert_eq!(block_on(session.call("file-read", json!({"path": "p"}))).value, json!("P"));
     assert_eq!(block_on(session.call("file_read", json!({"path": "p"}))).value, json!("p"));
 
-    // The generated MANIFEST is the same content.
-    assert_eq!(manifest::MANIFEST.toolsets.len(), manifest.toolsets.len());
+    // The same content read at run time: implementations given one by one, explicitly
+    // unchecked (`into_impl`), checked by `build`.
+    let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
+    assert_eq!(manifest, *manifest::MANIFEST);
+    let checked = Carnet::builder(&manifest)
+        .toolset(search::toolset().into_impl())
+        .toolset(empty::toolset().into_impl())
+        .allow_unimplemented()
+        .build()
+        .unwrap();
+    let mut session = checked.session("tester").unwrap();
+    session.load_skill("testing").unwrap();
+    assert_eq!(block_on(session.call("basicSearch", json!({"query": "r"}))).value, json!(["r"]));
+    assert!(block_on(session.call("add", json!({"a": 2, "b": 3}))).is_error);
+    // Missing implementations are the run-time path's error, named.
+    let error = Carnet::builder(manifest::MANIFEST.manifest()).build().unwrap_err();
+    assert!(error.to_string().contains("math/add"), "{error}");
 }

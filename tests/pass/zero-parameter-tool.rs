@@ -26,7 +26,7 @@ pub mod math {
 
 fn main() {
     let manifest = Manifest::from_json(include_str!(env!("CARNET_UI_MANIFEST_JSON"))).unwrap();
-    let carnet = Carnet::builder(&manifest).toolset(math::toolset().into()).allow_unimplemented().build().unwrap();
+    let carnet = Carnet::builder(&manifest).toolset(math::toolset().into_impl()).allow_unimplemented().build().unwrap();
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();
 

@@ -25,7 +25,7 @@ fn any<T>() -> T {
 }
 
 fn main() {
-    let _toolsets = manifest::Toolsets {
+    let _toolsets: manifest::Toolsets = manifest::Toolsets {
         search_tools: any(),
         db_tools: any(),
         math: math::toolset(),

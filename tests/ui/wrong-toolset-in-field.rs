@@ -25,10 +25,25 @@ fn any<T>() -> T {
 }
 
 fn main() {
-    let _toolsets = manifest::Toolsets {
-        search_tools: math::toolset(),
+    // Inline, where the error is a sentence.
+    let _builder = carnet::Carnet::new(
+        &manifest::MANIFEST,
+        manifest::Toolsets {
+            search_tools: math::toolset(),
+            db_tools: any(),
+            math: any(),
+            files: any(),
+        },
+    );
+}
+
+// Where the type is written out, the default type parameters make it a mismatch that
+// spells both names.
+fn _toolsets() -> manifest::Toolsets {
+    manifest::Toolsets {
+        search_tools: any(),
         db_tools: any(),
-        math: any(),
-        files: any(),
-    };
+        math: math::toolset(),
+        files: math::toolset(),
+    }
 }

@@ -3,9 +3,11 @@
 
 use std::any::Any;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::carnet::{Carnet, HookScope, Inner, ScopedHook, StateCache, skill_ix, toolset_ix};
+use super::compiled::RuntimeManifest;
 use super::options::{BuildError, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat};
 use super::remote::{bind_remote, remote_skills};
 use super::tables::{agent_tables, bind, tool_tables};
@@ -17,8 +19,11 @@ use crate::meta_tool::MetaTool;
 use crate::suggest::closest;
 use crate::variables::Variables;
 
-/// Builds a [`Carnet`]; see [`Carnet::builder`].
-pub struct CarnetBuilder {
+/// Builds a [`Carnet`]: [`Carnet::new`] for a compiled manifest (the toolsets already
+/// bound, `CarnetBuilder<Bound>`), [`Carnet::builder`] for a manifest read at run time
+/// (implementations given by name and checked by [`CarnetBuilder::build`],
+/// `CarnetBuilder<Checked>`). Both take the same options.
+pub struct CarnetBuilder<Stage = Checked> {
     manifest: Manifest,
     toolsets: Vec<ToolsetImpl>,
     variables: Vec<(String, String)>,
@@ -35,7 +40,18 @@ pub struct CarnetBuilder {
     allow_unimplemented: bool,
     capture_content: Option<bool>,
     remote: RemoteOptions,
+    stage: PhantomData<fn() -> Stage>,
 }
+
+/// A [`CarnetBuilder`] whose toolsets are given at run time, by name: [`Carnet::builder`].
+/// [`CarnetBuilder::build`] checks them against the manifest.
+#[derive(Debug)]
+pub enum Checked {}
+
+/// A [`CarnetBuilder`] made from a compiled manifest's generated `Toolsets` by
+/// [`Carnet::new`]: every toolset is bound, checked by the compiler.
+#[derive(Debug)]
+pub enum Bound {}
 
 /// What a hook was registered for, by name, resolved by [`CarnetBuilder::build`].
 enum Target {
@@ -44,7 +60,7 @@ enum Target {
     Toolset(String),
 }
 
-impl fmt::Debug for CarnetBuilder {
+impl<Stage> fmt::Debug for CarnetBuilder<Stage> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CarnetBuilder")
             .field("toolsets", &self.toolsets.len())
@@ -54,7 +70,15 @@ impl fmt::Debug for CarnetBuilder {
     }
 }
 
-impl CarnetBuilder {
+impl CarnetBuilder<Bound> {
+    pub(super) fn bound(manifest: Manifest, toolsets: Vec<ToolsetImpl>) -> Self {
+        let mut builder = CarnetBuilder::<Checked>::new(manifest);
+        builder.toolsets = toolsets;
+        builder.stage()
+    }
+}
+
+impl CarnetBuilder<Checked> {
     pub(super) fn new(manifest: Manifest) -> Self {
         CarnetBuilder {
             manifest,
@@ -73,6 +97,29 @@ impl CarnetBuilder {
             allow_unimplemented: false,
             capture_content: None,
             remote: RemoteOptions::default(),
+            stage: PhantomData,
+        }
+    }
+
+    fn stage<T>(self) -> CarnetBuilder<T> {
+        CarnetBuilder {
+            manifest: self.manifest,
+            toolsets: self.toolsets,
+            variables: self.variables,
+            env_prefixes: self.env_prefixes,
+            preset: self.preset,
+            meta: self.meta,
+            naming: self.naming,
+            mode: self.mode,
+            skills_as_tools: self.skills_as_tools,
+            result_format: self.result_format,
+            prompt: self.prompt,
+            hooks: self.hooks,
+            state: self.state,
+            allow_unimplemented: self.allow_unimplemented,
+            capture_content: self.capture_content,
+            remote: self.remote,
+            stage: PhantomData,
         }
     }
 
@@ -90,6 +137,17 @@ impl CarnetBuilder {
         self
     }
 
+    /// Accepts declared tools without an implementation: they are offered with the schema
+    /// the manifest can give (any object) and calling them returns an error result. For
+    /// inspecting content (`carnet prompt`, `carnet tools`), not for serving a model.
+    #[must_use]
+    pub fn allow_unimplemented(mut self) -> Self {
+        self.allow_unimplemented = true;
+        self
+    }
+}
+
+impl<Stage> CarnetBuilder<Stage> {
     /// Variables for every injection, over the manifest's defaults and the environment.
     #[must_use]
     pub fn variables<K: Into<String>, V: Into<String>>(mut self, variables: impl IntoIterator<Item = (K, V)>) -> Self {
@@ -214,15 +272,6 @@ impl CarnetBuilder {
     #[must_use]
     pub fn state<T: Any + Send + Sync>(mut self, state: T) -> Self {
         self.state = Box::new(state);
-        self
-    }
-
-    /// Accepts declared tools without an implementation: they are offered with the schema
-    /// the manifest can give (any object) and calling them returns an error result. For
-    /// inspecting content (`carnet prompt`, `carnet tools`), not for serving a model.
-    #[must_use]
-    pub fn allow_unimplemented(mut self) -> Self {
-        self.allow_unimplemented = true;
         self
     }
 
@@ -361,10 +410,12 @@ impl CarnetBuilder {
 }
 
 impl Carnet {
-    /// Starts building an engine over `manifest` (cloning a generated `'static` manifest
-    /// copies a few pointers, nothing more).
+    /// Starts building an engine over a manifest read at run time ([`Manifest::from_json`],
+    /// `carnet::manifest::load_dir`), with implementations given by name
+    /// ([`CarnetBuilder::toolset`]) and checked by [`CarnetBuilder::build`]. A compiled
+    /// manifest's engine is made with [`Carnet::new`] instead, from its generated `Toolsets`.
     #[must_use]
-    pub fn builder(manifest: &Manifest) -> CarnetBuilder {
-        CarnetBuilder::new(manifest.clone())
+    pub fn builder<M: RuntimeManifest + ?Sized>(manifest: &M) -> CarnetBuilder<Checked> {
+        CarnetBuilder::new(manifest.manifest().clone())
     }
 }

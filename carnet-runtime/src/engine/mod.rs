@@ -4,13 +4,15 @@
 
 mod builder;
 pub(crate) mod carnet;
+mod compiled;
 pub(crate) mod options;
 mod remote;
 mod tables;
 
-pub use builder::CarnetBuilder;
+pub use builder::{Bound, CarnetBuilder, Checked};
 pub use carnet::Carnet;
 pub(crate) use carnet::Inner;
+pub use compiled::{CompiledManifest, CompiledToolsets, RuntimeManifest, ToolsetOf};
 pub use options::{
     BuildError, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat,
 };

@@ -24,12 +24,14 @@ fn main() {
         std::process::exit(2);
     }
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let carnet = Carnet::builder(&MANIFEST)
-        .toolsets(Toolsets {
+    let carnet = Carnet::new(
+        &MANIFEST,
+        Toolsets {
             notes: Notes::default().toolset(),
-        })
-        .build()
-        .expect("every toolset is bound; remote ones by the engine");
+        },
+    )
+    .build()
+    .expect("every toolset is bound; remote ones by the engine");
     let mut session = carnet.session(agents::DESK);
     let mut model = ScriptedDesk::new(&file);
     let mut messages = vec![question(&file)];

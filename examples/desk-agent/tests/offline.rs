@@ -11,12 +11,14 @@ use serde_json::json;
 
 fn carnet() -> Carnet {
     // `Toolsets` has a field for `notes` only: the remote toolsets need no Rust.
-    Carnet::builder(&MANIFEST)
-        .toolsets(Toolsets {
+    Carnet::new(
+        &MANIFEST,
+        Toolsets {
             notes: Notes::default().toolset(),
-        })
-        .build()
-        .unwrap()
+        },
+    )
+    .build()
+    .unwrap()
 }
 
 #[test]

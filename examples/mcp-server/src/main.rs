@@ -87,8 +87,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let carnet = Carnet::builder(&MANIFEST)
-        .toolsets(tools::toolsets())
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets())
         .hook(NoFileWrites)
         .mode(options.mode)
         .build()

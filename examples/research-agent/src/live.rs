@@ -133,8 +133,7 @@ pub(crate) fn run(options: &Options) -> i32 {
 
 async fn conversation(options: &Options) -> Result<(), String> {
     let mut model = options.client().map_err(|e| e.to_string())?;
-    let carnet = Carnet::builder(&MANIFEST)
-        .toolsets(tools::toolsets())
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets())
         .mode(options.mode)
         .build()
         .map_err(|e| e.to_string())?;

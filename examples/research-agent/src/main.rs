@@ -47,8 +47,7 @@ fn main() {
 
 /// The scripted conversation (no network).
 fn offline() {
-    let carnet = Carnet::builder(&MANIFEST)
-        .toolsets(tools::toolsets())
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets())
         .build()
         .expect("every toolset is bound");
     let mut session = carnet.session(agents::RESEARCHER);

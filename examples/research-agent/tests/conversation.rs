@@ -27,7 +27,7 @@ const SEARCH: [&str; 5] = [
 
 #[test]
 fn the_conversation_loads_skills_progressively() {
-    let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
     let mut session = carnet.session(agents::RESEARCHER);
     let chart = std::env::temp_dir().join(format!("carnet-conversation-{}.svg", std::process::id()));
     let mut model = ScriptedResearcher::new(chart.to_string_lossy());
@@ -101,7 +101,7 @@ fn the_conversation_loads_skills_progressively() {
 
 #[test]
 fn turn_zero_is_a_fraction_of_everything_up_front() {
-    let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
     let session = carnet.session(agents::RESEARCHER);
     let turn0 = carnet::tokens::context(session.system_prompt(), session.tools()).total();
     let baseline = carnet.everything_up_front(agents::RESEARCHER);

@@ -158,11 +158,7 @@ struct Run {
 }
 
 fn run(mode: ExposureMode) -> Run {
-    let carnet = Carnet::builder(&MANIFEST)
-        .toolsets(tools::toolsets())
-        .mode(mode)
-        .build()
-        .unwrap();
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).mode(mode).build().unwrap();
     let mut session = carnet.session(agents::RESEARCHER);
     let chart = std::env::temp_dir().join(format!("carnet-disclosure-{}-{}.svg", mode.name(), std::process::id()));
     let mut recorder = Recorder {

@@ -51,7 +51,7 @@ fn skill_files_are_embedded() {
 fn static_manifest_equals_its_json_round_trip() {
     let json = MANIFEST.to_json();
     let loaded = carnet::Manifest::from_json(&json).unwrap();
-    assert_eq!(loaded, MANIFEST);
+    assert_eq!(loaded, *MANIFEST);
     assert_eq!(loaded.fingerprint, MANIFEST.fingerprint);
     assert_eq!(MANIFEST.compute_fingerprint(), MANIFEST.fingerprint);
 }

@@ -8,7 +8,7 @@ use research_agent::tools;
 use serde_json::{Value, json};
 
 fn session() -> Session {
-    let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
     carnet.session(agents::RESEARCHER)
 }
 
@@ -195,7 +195,7 @@ fn argument_errors_name_the_field() {
 /// `tests/snapshots/schemas.json` (re-bless with `CARNET_BLESS=1`).
 #[test]
 fn schema_snapshots() {
-    let carnet = Carnet::builder(&MANIFEST).toolsets(tools::toolsets()).build().unwrap();
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
     let mut session = carnet.session(agents::RESEARCHER);
     for skill in ["dataAnalysis", "unitConversion", "reportWriting"] {
         session.load_skill(skill).unwrap();

@@ -41,11 +41,7 @@ impl ChatModel for Recorder {
 }
 
 fn engine(mode: ExposureMode) -> Carnet {
-    Carnet::builder(&MANIFEST)
-        .toolsets(tools::toolsets())
-        .mode(mode)
-        .build()
-        .unwrap()
+    Carnet::new(&MANIFEST, tools::toolsets()).mode(mode).build().unwrap()
 }
 
 /// The next request a session would send with these messages, as `chat::run` builds it.

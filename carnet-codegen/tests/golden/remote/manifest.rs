@@ -3,7 +3,7 @@
 use ::carnet::__private as rt;
 
 /// The manifest of the carnet directory: 1 agents, 2 skills, 3 toolsets, 7 tools.
-pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
+pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__new(rt::Manifest::__new(
     1,
     rt::App::__new(&[], &[]),
     AGENTS,
@@ -12,7 +12,7 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
     &[],
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
     0x6a17be79eb9843e3,
-);
+));
 
 const AGENTS: &[rt::Agent] = &[
     A0,
@@ -198,23 +198,27 @@ pub mod tools {
 use rt::Letter as L;
 
 /// The implementations of every toolset that declares tools, for
-/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`: each field takes what
+/// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
-/// without implementation; a field only accepts its own toolset's.
-pub struct Toolsets {
+/// without implementation; a field only accepts its own toolset's. (The type parameters
+/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+pub struct Toolsets<
+    Notes = rt::BoundToolset<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>,
+>
+where
+    Notes: rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>,
+{
     /// `#[carnet::toolset("notes")]`
-    pub notes: rt::BoundToolset<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>,
+    pub notes: Notes,
 }
 
-impl ::core::iter::IntoIterator for Toolsets {
-    type Item = rt::ToolsetImpl;
-    type IntoIter = ::std::vec::IntoIter<rt::ToolsetImpl>;
+impl<Notes: rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>> rt::CompiledToolsets for Toolsets<Notes> {
+    type Canonical = Toolsets;
 
-    fn into_iter(self) -> Self::IntoIter {
+    fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            self.notes.into_impl(),
+            <Notes as rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>>::__into_impl(self.notes),
         ])
-        .into_iter()
     }
 }
 

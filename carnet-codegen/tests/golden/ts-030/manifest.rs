@@ -3,7 +3,7 @@
 use ::carnet::__private as rt;
 
 /// The manifest of the carnet directory: 1 agents, 2 skills, 2 toolsets, 2 tools.
-pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
+pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__new(rt::Manifest::__new(
     1,
     rt::App::__new(&[], const { &[rt::Cow::Borrowed("nested-test-skill")] }),
     AGENTS,
@@ -16,7 +16,7 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
     },
     const { &[rt::Cow::Borrowed("APP_")] },
     0xdde11c5cdf3838b5,
-);
+));
 
 const AGENTS: &[rt::Agent] = &[
     A0,
@@ -174,23 +174,27 @@ pub mod tools {
 use rt::Letter as L;
 
 /// The implementations of every toolset that declares tools, for
-/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`: each field takes what
+/// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
-/// without implementation; a field only accepts its own toolset's.
-pub struct Toolsets {
+/// without implementation; a field only accepts its own toolset's. (The type parameters
+/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+pub struct Toolsets<
+    Foo = rt::BoundToolset<(L<'f'>, L<'o'>, L<'o'>,)>,
+>
+where
+    Foo: rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>,
+{
     /// `#[carnet::toolset("foo")]`
-    pub foo: rt::BoundToolset<(L<'f'>, L<'o'>, L<'o'>,)>,
+    pub foo: Foo,
 }
 
-impl ::core::iter::IntoIterator for Toolsets {
-    type Item = rt::ToolsetImpl;
-    type IntoIter = ::std::vec::IntoIter<rt::ToolsetImpl>;
+impl<Foo: rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>> rt::CompiledToolsets for Toolsets<Foo> {
+    type Canonical = Toolsets;
 
-    fn into_iter(self) -> Self::IntoIter {
+    fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            self.foo.into_impl(),
+            <Foo as rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>>::__into_impl(self.foo),
         ])
-        .into_iter()
     }
 }
 

@@ -3,7 +3,7 @@
 use ::carnet::__private as rt;
 
 /// The manifest of the carnet directory: 2 agents, 4 skills, 6 toolsets, 11 tools.
-pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
+pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__new(rt::Manifest::__new(
     1,
     rt::App::__new(&[], &[]),
     AGENTS,
@@ -16,7 +16,7 @@ pub static MANIFEST: rt::Manifest = rt::Manifest::__new(
     },
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
     0xe587f03247bd7ccd,
-);
+));
 
 const AGENTS: &[rt::Agent] = &[
     A0,
@@ -380,38 +380,52 @@ pub mod tools {
 use rt::Letter as L;
 
 /// The implementations of every toolset that declares tools, for
-/// `Carnet::builder(&MANIFEST).toolsets(Toolsets { .. })`: each field takes what
+/// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
-/// without implementation; a field only accepts its own toolset's.
-pub struct Toolsets {
+/// without implementation; a field only accepts its own toolset's. (The type parameters
+/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+pub struct Toolsets<
+    FilterTools = rt::BoundToolset<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    SearchTools = rt::BoundToolset<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    StatisticalAnalysis = rt::BoundToolset<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>,
+    Units = rt::BoundToolset<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>,
+    Visualization = rt::BoundToolset<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>,
+    WritingTools = rt::BoundToolset<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+>
+where
+    FilterTools: rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    SearchTools: rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    StatisticalAnalysis: rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>,
+    Units: rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>,
+    Visualization: rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>,
+    WritingTools: rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+{
     /// `#[carnet::toolset("filter-tools")]`
-    pub filter_tools: rt::BoundToolset<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    pub filter_tools: FilterTools,
     /// `#[carnet::toolset("search-tools")]`
-    pub search_tools: rt::BoundToolset<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    pub search_tools: SearchTools,
     /// `#[carnet::toolset("statistical-analysis")]`
-    pub statistical_analysis: rt::BoundToolset<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>,
+    pub statistical_analysis: StatisticalAnalysis,
     /// `#[carnet::toolset("units")]`
-    pub units: rt::BoundToolset<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>,
+    pub units: Units,
     /// `#[carnet::toolset("visualization")]`
-    pub visualization: rt::BoundToolset<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>,
+    pub visualization: Visualization,
     /// `#[carnet::toolset("writing-tools")]`
-    pub writing_tools: rt::BoundToolset<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    pub writing_tools: WritingTools,
 }
 
-impl ::core::iter::IntoIterator for Toolsets {
-    type Item = rt::ToolsetImpl;
-    type IntoIter = ::std::vec::IntoIter<rt::ToolsetImpl>;
+impl<FilterTools: rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>, SearchTools: rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>, StatisticalAnalysis: rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>, Units: rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>, Visualization: rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>, WritingTools: rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>> rt::CompiledToolsets for Toolsets<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, WritingTools> {
+    type Canonical = Toolsets;
 
-    fn into_iter(self) -> Self::IntoIter {
+    fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            self.filter_tools.into_impl(),
-            self.search_tools.into_impl(),
-            self.statistical_analysis.into_impl(),
-            self.units.into_impl(),
-            self.visualization.into_impl(),
-            self.writing_tools.into_impl(),
+            <FilterTools as rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::__into_impl(self.filter_tools),
+            <SearchTools as rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::__into_impl(self.search_tools),
+            <StatisticalAnalysis as rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>>::__into_impl(self.statistical_analysis),
+            <Units as rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>>::__into_impl(self.units),
+            <Visualization as rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>>::__into_impl(self.visualization),
+            <WritingTools as rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::__into_impl(self.writing_tools),
         ])
-        .into_iter()
     }
 }
 
