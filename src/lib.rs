@@ -44,6 +44,8 @@ pub use carnet_runtime::mcp;
 pub use carnet_runtime::models;
 #[cfg(feature = "remote")]
 pub use carnet_runtime::remote;
+#[cfg(feature = "testing")]
+pub use carnet_runtime::testing;
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
 pub use carnet_runtime::{chat, providers, telemetry};
@@ -77,7 +79,8 @@ pub mod engine {
 
     pub use carnet_runtime::extensions::Extensions;
     pub use carnet_runtime::session::{
-        Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState,
+        Baseline, Explanation, LoadError, MetaTool, Session, SessionAgent, SessionError, SessionState, SkillName,
+        ToolName, ToolsetName,
     };
     pub use carnet_runtime::variables::{InvalidName, Placeholders, Variables};
     pub use carnet_runtime::{

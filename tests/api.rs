@@ -35,6 +35,7 @@ const ROOT: &[&str] = &[
     "mcp",
     "remote",
     "models",
+    "testing",
     "__private",
 ];
 

@@ -63,7 +63,7 @@ fn add(a: i64, b: i64) -> i64 {
 fn loaded_session(carnet: &Carnet, skills: usize) -> Session {
     let mut session = carnet.session("agent").unwrap();
     for i in 1..=skills {
-        session.load_skill(&format!("skill-{i:05}")).unwrap();
+        session.load_skill(format!("skill-{i:05}")).unwrap();
     }
     session
 }

@@ -1,6 +1,6 @@
 //! `carnet prompt`: the system prompt an agent's model gets, after loading some skills.
 
-use carnet_runtime::{Carnet, CatalogFormat, Manifest, PromptOptions, Session, Variables};
+use carnet_runtime::{Carnet, CatalogFormat, LoadError, Manifest, PromptOptions, Session, Variables};
 use serde_json::json;
 
 use crate::{Failure, unknown};
@@ -19,19 +19,17 @@ pub(crate) fn session(
         .session(agent)
         .map_err(|_| unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
     for skill in load {
-        session.load_skill(skill).map_err(|output| {
-            let available: Vec<&str> = output.value["available"]
-                .as_array()
-                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-                .unwrap_or_default();
-            let hint = match carnet_runtime::suggest::closest(skill, available.iter().copied()) {
-                Some(best) => format!("\n  = help: did you mean `{best}`?"),
-                None => format!("\n  = note: agent `{agent}` can load: {}", available.join(", ")),
+        session.load_skill(skill).map_err(|error| {
+            // The error says the did-you-mean itself; without one, what the agent can load.
+            let hint = match &error {
+                LoadError::UnknownSkill {
+                    similar: None,
+                    available,
+                    ..
+                } => format!("\n  = note: agent `{agent}` can load: {}", available.join(", ")),
+                _ => String::new(),
             };
-            Failure::usage(format!(
-                "error: cannot load `{skill}`: {}{hint}",
-                output.error_message().unwrap_or("unknown skill")
-            ))
+            Failure::usage(format!("error: cannot load `{skill}`: {error}{hint}"))
         })?;
     }
     Ok(session)

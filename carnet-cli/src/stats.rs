@@ -71,7 +71,7 @@ pub(crate) fn run(
             .session(name)
             .map_err(|e| Failure::usage(format!("error: {e}")))?;
         let before_tools = tokens::tools(fresh.tools());
-        let mut skills: Vec<&str> = agent.all_skills().filter(|s| !fresh.is_loaded(s)).collect();
+        let mut skills: Vec<&str> = agent.all_skills().filter(|s| !fresh.is_loaded(*s)).collect();
         for global in manifest.app.global_skills.iter().map(|s| &**s) {
             if !skills.contains(&global) && !fresh.is_loaded(global) {
                 skills.push(global);

@@ -321,6 +321,14 @@ fn prompt_after_loading_skills_with_variables() {
         "{}",
         stderr(&bad)
     );
+    let typo = carnet(&["prompt", "researcher", "--load", "dataAnalysys", "--dir", &example()]);
+    assert_eq!(typo.status.code(), Some(2));
+    assert_eq!(
+        stderr(&typo).matches("did you mean `dataAnalysis`?").count(),
+        1,
+        "{}",
+        stderr(&typo)
+    );
     assert_eq!(
         carnet(&["prompt", "researcher", "--var", "bad name=x", "--dir", &example()])
             .status

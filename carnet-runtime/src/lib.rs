@@ -12,6 +12,8 @@ pub mod providers;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 pub mod tool;
@@ -45,6 +47,9 @@ pub use carnet_manifest::{ManifestError, manifest, media_type, names};
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };
-pub use session::{Baseline, Explanation, MetaTool, Session, SessionAgent, SessionError, SessionState};
+pub use session::{
+    Baseline, Explanation, LoadError, MetaTool, Session, SessionAgent, SessionError, SessionState, SkillName, ToolName,
+    ToolsetName,
+};
 pub use tool::{ToolCall, ToolKind, ToolSpec};
 pub use variables::Variables;

@@ -4,7 +4,6 @@ use std::cell::OnceCell;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::dispatch::ToolOutput;
 use crate::engine::{Carnet, ExposureMode, PromptOptions};
 use crate::extensions::Extensions;
 use crate::index::ToolIx;
@@ -12,9 +11,12 @@ use crate::prompt;
 use crate::tool::{ToolKind, ToolSpec};
 use crate::variables::Variables;
 
+use super::discovery;
+use super::explain;
 use super::explain::Explanation;
 use super::reach::Loaded;
-use super::{discovery, explain, meta};
+use super::types::{LoadError, SkillName, ToolName, ToolsetName};
+use crate::suggest::similar;
 
 /// One conversation: which skills are loaded, hence the system prompt and the tools the
 /// model gets, and the conversation's own values ([`Extensions`]: the user, their
@@ -40,6 +42,9 @@ impl fmt::Debug for Session {
     }
 }
 
+// Names are taken by value (`impl SkillName`, `impl ToolName`): typed ids are `Copy`, and a
+// `&str` is a reference already; `&impl` would make callers write `&skills::X`.
+#[allow(clippy::needless_pass_by_value)]
 impl Session {
     pub(super) fn new(carnet: Carnet, loaded: Loaded) -> Self {
         Session {
@@ -78,9 +83,10 @@ impl Session {
             .map(move |id| inner.tool(id).spec.name.as_str())
     }
 
-    /// Whether skill `name` is loaded.
+    /// Whether `skill` (a typed id or a name) is loaded.
     #[must_use]
-    pub fn is_loaded(&self, skill: &str) -> bool {
+    pub fn is_loaded(&self, skill: impl SkillName) -> bool {
+        let skill = skill.skill_name();
         self.carnet
             .inner
             .skill_index(skill)
@@ -110,16 +116,18 @@ impl Session {
             .collect()
     }
 
-    /// Whether domain tool `name` is exposed.
+    /// Whether domain tool `tool` (a typed id or a name) is exposed.
     #[must_use]
-    pub fn is_exposed(&self, tool: &str) -> bool {
-        self.loaded.exposed_named(&self.carnet.inner, tool).is_some()
+    pub fn is_exposed(&self, tool: impl ToolName) -> bool {
+        self.loaded
+            .exposed_named(&self.carnet.inner, tool.tool_name())
+            .is_some()
     }
 
-    /// Why tool `name` is or is not exposed.
+    /// Why `tool` (a typed id or a name) is or is not exposed.
     #[must_use]
-    pub fn explain(&self, tool: &str) -> Explanation {
-        explain::explain(&self.carnet.inner, &self.loaded, tool)
+    pub fn explain(&self, tool: impl ToolName) -> Explanation {
+        explain::explain(&self.carnet.inner, &self.loaded, tool.tool_name())
     }
 
     /// The conversation's values, which tools ([`crate::Context::extension`]) and hooks
@@ -160,15 +168,37 @@ impl Session {
         self.changed();
     }
 
-    /// Loads skill `name` as `loadSkill` would; returns the tools it exposed.
+    /// Loads `skill` (a typed id or a name) as `loadSkill` would; returns the tools it
+    /// exposed (none when it was loaded already).
     ///
     /// # Errors
     ///
-    /// The meta-tool's error result when the agent cannot load the skill.
-    pub fn load_skill(&mut self, name: &str) -> Result<Vec<String>, ToolOutput> {
+    /// [`LoadError`] when no skill has that name or the session's agent cannot load it.
+    pub fn load_skill(&mut self, skill: impl SkillName) -> Result<Vec<String>, LoadError> {
+        let name = skill.skill_name();
         let inner = &*self.carnet.inner;
         let Some(s) = self.loaded.reachable_skill(inner, name) else {
-            return Err(meta::skill_not_available(inner, &self.loaded, name));
+            let agent = inner.agent(self.loaded.agent).name.to_string();
+            return Err(if inner.skill_index(name).is_some() {
+                LoadError::NotAvailable {
+                    agent,
+                    skill: name.to_owned(),
+                }
+            } else {
+                let available: Vec<String> = self
+                    .loaded
+                    .reachable_skills(inner)
+                    .iter()
+                    .map(|&s| inner.skill(s).name.to_string())
+                    .collect();
+                LoadError::UnknownSkill {
+                    skill: name.to_owned(),
+                    similar: similar(name, available.iter().map(String::as_str), 1)
+                        .into_iter()
+                        .next(),
+                    available,
+                }
+            });
         };
         let before = self.loaded.exposed(inner);
         inner.warm_skill(s);
@@ -186,10 +216,10 @@ impl Session {
         Ok(added)
     }
 
-    /// Unloads skill `name`; its tools stay exposed only if another loaded skill (or a
-    /// direct load) brings them. Returns whether it was loaded.
-    pub fn unload_skill(&mut self, name: &str) -> bool {
-        let Some(s) = self.carnet.inner.skill_index(name) else {
+    /// Unloads `skill` (a typed id or a name); its tools stay exposed only if another
+    /// loaded skill (or a direct load) brings them. Returns whether it was loaded.
+    pub fn unload_skill(&mut self, skill: impl SkillName) -> bool {
+        let Some(s) = self.carnet.inner.skill_index(skill.skill_name()) else {
             return false;
         };
         let changed = self.loaded.unload_skill(s);
@@ -199,7 +229,7 @@ impl Session {
         changed
     }
 
-    /// Unloads toolset `name` loaded with `loadToolset`, and the tools of it loaded one by
+    /// Unloads `toolset` (a typed id or a name) loaded with `loadToolset`, and the tools of it loaded one by
     /// one with `loadTool` (TS Carnet's `unloadToolset`). Its tools stay exposed while a
     /// loaded skill brings the toolset: unload the skill for that. Returns whether anything
     /// was unloaded.
@@ -221,9 +251,9 @@ impl Session {
     /// assert!(!session.is_exposed("echo"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn unload_toolset(&mut self, name: &str) -> bool {
+    pub fn unload_toolset(&mut self, toolset: impl ToolsetName) -> bool {
         let inner = &*self.carnet.inner;
-        let Some(t) = inner.toolset_index(name) else {
+        let Some(t) = inner.toolset_index(toolset.toolset_name()) else {
             return false;
         };
         let changed = self.loaded.unload_toolset(inner, t);

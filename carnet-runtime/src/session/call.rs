@@ -11,6 +11,7 @@ use super::base::Session;
 use super::checks::{check_domain_call, invalid_arguments};
 use super::discovery;
 use super::meta;
+use super::types::ToolName;
 use crate::dispatch::{BoxFuture, CatchUnwind, Context, ToolOutput};
 use crate::engine::{Carnet, Inner};
 use crate::extensions::Extensions;
@@ -23,14 +24,15 @@ use crate::telemetry::{self, Failure, ToolKind};
 impl Session {
     /// Calls a tool (meta or domain) with JSON arguments given as text, as providers send
     /// them. Malformed JSON is an error result, not a failure.
-    pub async fn call_json(&mut self, name: &str, arguments: &str) -> ToolOutput {
+    pub async fn call_json(&mut self, tool: impl ToolName, arguments: &str) -> ToolOutput {
+        let name = tool.tool_name();
         let arguments = if arguments.trim().is_empty() {
             Ok(json!({}))
         } else {
             serde_json::from_str(arguments)
         };
         match arguments {
-            Ok(value) => self.call(name, value).await,
+            Ok(value) => self.call_named(name, value, None).await,
             Err(e) => ToolOutput::error(
                 format!("the arguments of `{name}` are not valid JSON: {e}"),
                 json!({"tool": name}),
@@ -42,13 +44,21 @@ impl Session {
     /// arguments not matching the schema (the field is named), a hook's refusal, the tool's
     /// `Err`, a panic — is a structured error result the model can read; the session stays
     /// consistent.
-    pub async fn call(&mut self, name: &str, arguments: Value) -> ToolOutput {
-        self.call_with_id(name, arguments, None).await
+    ///
+    /// `tool` is a typed id (`manifest::tools::BASIC_SEARCH`) or a name, a meta-tool's
+    /// (`"loadSkill"`) included.
+    pub async fn call(&mut self, tool: impl ToolName, arguments: Value) -> ToolOutput {
+        self.call_named(tool.tool_name(), arguments, None).await
     }
 
     /// Calls a tool as [`Session::call`] does, for the model's call `id`: the call's
     /// `execute_tool` span records it as `gen_ai.tool.call.id` (see [`crate::telemetry`]).
-    pub async fn call_with_id(&mut self, name: &str, arguments: Value, id: Option<&str>) -> ToolOutput {
+    pub async fn call_with_id(&mut self, tool: impl ToolName, arguments: Value, id: Option<&str>) -> ToolOutput {
+        self.call_named(tool.tool_name(), arguments, id).await
+    }
+
+    /// [`Session::call_with_id`] for a name: one body whatever names the tool.
+    async fn call_named(&mut self, name: &str, arguments: Value, id: Option<&str>) -> ToolOutput {
         match self.carnet.inner.meta_by_name(name) {
             Some(MetaTool::CallTool) => self.call_tool(&arguments, id).await,
             Some(meta) => {

@@ -17,4 +17,4 @@ mod types;
 pub use base::Session;
 pub use explain::{Baseline, Explanation};
 pub use meta::MetaTool;
-pub use types::{SessionAgent, SessionError, SessionState};
+pub use types::{LoadError, SessionAgent, SessionError, SessionState, SkillName, ToolName, ToolsetName};

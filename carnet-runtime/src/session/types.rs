@@ -1,10 +1,12 @@
 //! What names a session and what is kept of one: [`SessionAgent`] (a typed agent id or a
 //! name), [`SessionState`] (a session's state by names, to save and resume), and
-//! [`SessionError`].
+//! [`SessionError`]; what names a skill, a toolset or a tool in a session's methods
+//! ([`SkillName`], [`ToolsetName`], [`ToolName`]) and why a skill would not load
+//! ([`LoadError`]).
 
 use serde::{Deserialize, Serialize};
 
-use crate::manifest::AgentId;
+use crate::manifest::{AgentId, SkillId, ToolId, ToolsetId};
 
 /// Why a session could not be created or resumed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,6 +78,117 @@ mod sealed {
     impl Sealed for &str {}
     impl Sealed for &String {}
     impl Sealed for String {}
+
+    /// Per kind, so a tool's id is not taken where a skill is named.
+    pub trait Named<Kind> {}
+    impl<Kind> Named<Kind> for &str {}
+    impl<Kind> Named<Kind> for &String {}
+    impl<Kind> Named<Kind> for String {}
+    impl Named<super::OfSkill> for crate::manifest::SkillId {}
+    impl Named<super::OfToolset> for crate::manifest::ToolsetId {}
+    impl Named<super::OfTool> for crate::manifest::ToolId {}
+}
+
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum OfSkill {}
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum OfToolset {}
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum OfTool {}
+
+macro_rules! kind_name {
+    ($(#[$doc:meta])* $trait:ident, $kind:ident, $id:ty, $method:ident, $message:literal, $note:literal) => {
+        $(#[$doc])*
+        #[diagnostic::on_unimplemented(message = $message, note = $note)]
+        pub trait $trait: sealed::Named<$kind> {
+            #[doc(hidden)]
+            fn $method(&self) -> &str;
+        }
+
+        impl $trait for $id {
+            fn $method(&self) -> &str {
+                self.name()
+            }
+        }
+
+        impl $trait for &str {
+            fn $method(&self) -> &str {
+                self
+            }
+        }
+
+        impl $trait for &String {
+            fn $method(&self) -> &str {
+                self
+            }
+        }
+
+        impl $trait for String {
+            fn $method(&self) -> &str {
+                self
+            }
+        }
+    };
+}
+
+kind_name!(
+    /// A skill, in a [`Session`](crate::Session)'s methods: a typed id of the generated
+    /// manifest (`manifest::skills::FORECAST`) or a name.
+    SkillName,
+    OfSkill,
+    SkillId,
+    skill_name,
+    "`{Self}` does not name a skill",
+    "a skill is named by its typed id (`manifest::skills::...`) or by its name as a string"
+);
+kind_name!(
+    /// A toolset, in a [`Session`](crate::Session)'s methods: a typed id
+    /// (`manifest::toolsets::SEARCH_TOOLS`) or a name.
+    ToolsetName,
+    OfToolset,
+    ToolsetId,
+    toolset_name,
+    "`{Self}` does not name a toolset",
+    "a toolset is named by its typed id (`manifest::toolsets::...`) or by its name as a string"
+);
+kind_name!(
+    /// A tool, in a [`Session`](crate::Session)'s methods: a typed id
+    /// (`manifest::tools::BASIC_SEARCH`) or a name (a meta-tool's too, where calls take one).
+    ToolName,
+    OfTool,
+    ToolId,
+    tool_name,
+    "`{Self}` does not name a tool",
+    "a tool is named by its typed id (`manifest::tools::...`) or by its name as a string"
+);
+
+/// Why [`Session::load_skill`](crate::Session::load_skill) did not load a skill. (The
+/// `loadSkill` meta-tool tells the model the same as a result it can read.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// No skill has that name.
+    #[error("unknown skill `{skill}`{}", .similar.as_ref().map(|s| format!(": did you mean `{s}`?")).unwrap_or_default())]
+    UnknownSkill {
+        /// The name asked for.
+        skill: String,
+        /// The closest skill the agent can load.
+        similar: Option<String>,
+        /// Every skill the agent can load.
+        available: Vec<String>,
+    },
+    /// The skill exists, but the session's agent cannot load it (it is not among the
+    /// agent's skills, initial skills or the global ones).
+    #[error("skill `{skill}` is not available to agent `{agent}`")]
+    NotAvailable {
+        /// The session's agent.
+        agent: String,
+        /// The skill.
+        skill: String,
+    },
 }
 
 impl SessionAgent for AgentId {

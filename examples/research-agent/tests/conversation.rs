@@ -1,13 +1,13 @@
-//! The example's conversation, as `cargo run -p research-agent` runs it: the tools exposed
-//! at each turn, the refused call before `dataAnalysis` loads, and a final answer built
-//! from the tool results.
+//! The example's conversation, as `cargo run -p research-agent` runs it, through
+//! `carnet::testing`: the tools offered at each turn, the refused call before
+//! `dataAnalysis` loads, and a final answer built from the tool results.
 
 use carnet::Carnet;
-use carnet::chat;
-use carnet::tools::block_on;
-use research_agent::manifest::{MANIFEST, agents};
+use carnet::testing::{self, Scripted};
+use research_agent::manifest::{MANIFEST, agents, skills, tools as ids};
 use research_agent::policy::{ScriptedResearcher, question};
 use research_agent::tools;
+use serde_json::json;
 
 const META: [&str; 6] = [
     "listAvailableSkills",
@@ -25,24 +25,25 @@ const SEARCH: [&str; 5] = [
     "filterByDomain",
 ];
 
+fn question_text() -> String {
+    match question() {
+        carnet::chat::Message::User(text) => text,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn the_conversation_loads_skills_progressively() {
     let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
     let mut session = carnet.session(agents::RESEARCHER);
     let chart = std::env::temp_dir().join(format!("carnet-conversation-{}.svg", std::process::id()));
-    let mut model = ScriptedResearcher::new(chart.to_string_lossy());
-    let mut messages = vec![question()];
-    let outcome = block_on(chat::run(&mut session, &mut model, &mut messages, 12, |_| {})).unwrap();
+    let model = ScriptedResearcher::new(chart.to_string_lossy());
+    let run = testing::run(&mut session, model, &question_text()).unwrap();
 
-    let names = |i: usize| -> Vec<String> { outcome.steps[i].tools.iter().map(|t| t.name.clone()).collect() };
-    let expected = |extra: &[&str]| -> Vec<String> {
-        META.iter()
-            .chain(SEARCH.iter())
-            .chain(extra.iter())
-            .map(|s| (*s).to_owned())
-            .collect()
-    };
-    assert_eq!(outcome.steps.len(), 7);
+    let names = |i: usize| -> Vec<&str> { run.turn(i).offered().collect() };
+    let expected =
+        |extra: &[&'static str]| -> Vec<&str> { META.iter().chain(SEARCH.iter()).chain(extra).copied().collect() };
+    assert_eq!(run.turns.len(), 7);
     for turn in 0..=2 {
         assert_eq!(
             names(turn),
@@ -64,23 +65,22 @@ fn the_conversation_loads_skills_progressively() {
         );
     }
     // The unit conversion skill is never loaded, so its tools never cost context.
-    assert!(
-        outcome
-            .steps
-            .iter()
-            .all(|s| s.tools.iter().all(|t| t.name != "convertUnits"))
-    );
+    assert!(run.turns.iter().all(|turn| !turn.can_call(ids::CONVERT_UNITS)));
 
     // A domain tool of a skill not yet loaded is refused, and the error names the skill.
-    let (call, refused) = &outcome.steps[1].calls[0];
-    assert_eq!(call.name, "analyzeStatistics");
-    assert!(refused.is_error);
-    assert_eq!(refused.value["skills"], serde_json::json!(["dataAnalysis"]));
-    assert_eq!(outcome.steps[2].calls[0].0.name, "loadSkill");
+    let refusals: Vec<_> = run.refusals().collect();
+    assert_eq!(refusals.len(), 1, "{}", run.transcript());
+    let (turn, call, refused) = refusals[0];
+    assert_eq!((turn, call.name.as_str()), (1, "analyzeStatistics"));
+    assert_eq!(refused.value["skills"], json!(["dataAnalysis"]));
+    run.turn(1).assert_not_offered(ids::ANALYZE_STATISTICS);
+    assert!(run.turn(2).result("loadSkill").is_some_and(|loaded| !loaded.is_error));
+    run.turn(3).assert_offered(ids::ANALYZE_STATISTICS);
+    assert!(session.is_loaded(skills::DATA_ANALYSIS));
 
     // The answer uses the tool results.
-    let answer = outcome.answer.unwrap();
-    let stats = &outcome.steps[3].calls[0].1.value;
+    let answer = run.answer().unwrap();
+    let stats = &run.turn(3).result(ids::ANALYZE_STATISTICS).unwrap().value;
     assert!(
         answer.contains(&format!(
             "{:.2} units a month on average",
@@ -89,7 +89,13 @@ fn the_conversation_loads_skills_progressively() {
         "{answer}"
     );
     assert!(answer.contains("standard deviation 52.54"), "{answer}");
-    let citation = outcome.steps[5].calls[0].1.value.as_str().unwrap();
+    let citation = run
+        .turn(5)
+        .result(ids::FORMAT_CITATION)
+        .unwrap()
+        .value
+        .as_str()
+        .unwrap();
     assert!(answer.ends_with(&format!("Source: {citation}")), "{answer}");
     assert!(
         answer.contains("\"Battery storage costs keep falling\" (gridnews.net, 2024-12-02)"),
@@ -97,6 +103,45 @@ fn the_conversation_loads_skills_progressively() {
     );
     assert!(std::fs::read_to_string(&chart).unwrap().contains("<polyline"));
     std::fs::remove_file(chart).unwrap();
+}
+
+/// The testing kit's own scripted model, in a few lines: a model that tries a unit
+/// conversion before its skill is loaded, loads it, converts, answers. The first turn's
+/// system prompt is a snapshot (`tests/snapshots/`; review a change with `cargo insta
+/// review`, or accept it with `INSTA_UPDATE=always`).
+#[test]
+fn a_scripted_model_in_a_few_lines() {
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
+    let mut session = carnet.session(agents::RESEARCHER);
+    let arguments = json!({"value": 10, "from": "km", "to": "mi"});
+    let model = Scripted::new()
+        .call(ids::CONVERT_UNITS, arguments.clone())
+        .call("loadSkill", json!({"skillName": skills::UNIT_CONVERSION.name()}))
+        .call(ids::CONVERT_UNITS, arguments)
+        .answer("10 km is about 6.2 miles.");
+    let run = testing::run(&mut session, model, "How far is 10 km in miles?").unwrap();
+
+    assert_eq!(run.answer(), Some("10 km is about 6.2 miles."));
+    run.turn(0).assert_not_offered(ids::CONVERT_UNITS);
+    assert_eq!(run.refusals().map(|(turn, _, _)| turn).collect::<Vec<_>>(), [0]);
+    run.turn(2).assert_offered(ids::CONVERT_UNITS);
+    let converted = run.turn(2).result(ids::CONVERT_UNITS).unwrap();
+    assert!(!converted.is_error, "{}", converted.value);
+    insta::assert_snapshot!("turn-0-system-prompt", run.turn(0).system);
+    insta::assert_snapshot!("unit-conversion-run", run.transcript());
+}
+
+/// A script that runs out says so: the test fails on the model's error, not on a hang.
+#[test]
+fn a_script_that_runs_out_is_an_error() {
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
+    let mut session = carnet.session(agents::RESEARCHER);
+    let model = Scripted::new().call("listAvailableSkills", json!({}));
+    let error = testing::run(&mut session, model, "Hello").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the scripted model was called for step 2 but its script has 1 step"
+    );
 }
 
 #[test]
