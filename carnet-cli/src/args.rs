@@ -69,6 +69,20 @@ pub(crate) enum Command {
         /// Where to create it (default: the `--dir` directory).
         dir: Option<PathBuf>,
     },
+    /// Create a Cargo crate that builds, runs and tests at once: the content `init`
+    /// scaffolds, a build script, its toolset bound in Rust, a conversation with a scripted
+    /// model in `main`, a test with `carnet::testing`.
+    New {
+        /// The crate's name (its folder too, unless `--path`).
+        name: String,
+        /// Where to create it (default: `./NAME`); must not exist or be empty.
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+        /// Depend on this carnet checkout by path (default: the checkout this `carnet` was
+        /// built from, when it is still there, else crates.io).
+        #[arg(long, value_name = "CHECKOUT")]
+        carnet_path: Option<PathBuf>,
+    },
     /// Report every problem in the content, as source snippets (or JSON).
     Check,
     /// Write the manifest JSON (loadable by TS Carnet 0.3.0 and `Manifest::from_json`).

@@ -3,7 +3,8 @@
 use std::fs;
 use std::path::Path;
 
-const FILES: &[(&str, &str)] = &[
+/// The content, relative to the carnet directory (also `carnet new`'s `carnet/`).
+pub(crate) const FILES: &[(&str, &str)] = &[
     (
         "carnet.config.json",
         r#"{
@@ -88,20 +89,16 @@ Returns at most 20 notes, most recent first.
 /// `cargo new`'s `src/main.rs`, which `carnet init` may replace.
 const HELLO_WORLD: &str = "fn main() {\n    println!(\"Hello, world!\");\n}\n";
 
-/// The code of a Rust project using the scaffolded content (relative to the project root).
-const CODE: &[(&str, &str)] = &[
-    (
-        "build.rs",
-        "//! Compiles `carnet/` into the manifest `carnet::include_manifest!()` includes.
+/// The build script compiling `carnet/` (also `carnet new`'s).
+pub(crate) const BUILD_RS: &str = "//! Compiles `carnet/` into the manifest `carnet::include_manifest!()` includes.
 
 fn main() {
     carnet_codegen::compile(\"carnet\").unwrap_or_else(|e| e.exit());
 }
-",
-    ),
-    (
-        "src/notes.rs",
-        r#"//! The tools of toolset `notes` (carnet/toolsets/notes/TOOLSET.md), bound by
+";
+
+/// The tools of toolset `notes`, bound in Rust (also `carnet new`'s).
+pub(crate) const NOTES_RS: &str = r#"//! The tools of toolset `notes` (carnet/toolsets/notes/TOOLSET.md), bound by
 //! `#[carnet::toolset]`: a tool the toolset declares without a function here, or a function
 //! for a tool it does not declare, is a compile error.
 
@@ -145,8 +142,12 @@ impl Notes {
             .collect()
     }
 }
-"#,
-    ),
+"#;
+
+/// The code of a Rust project using the scaffolded content (relative to the project root).
+const CODE: &[(&str, &str)] = &[
+    ("build.rs", BUILD_RS),
+    ("src/notes.rs", NOTES_RS),
     (
         "src/main.rs",
         r##"//! A carnet agent: its content lives in `carnet/` (compiled by `build.rs`), its tools in

@@ -33,6 +33,7 @@ mod import;
 mod init;
 mod list;
 mod mcp;
+mod new;
 mod prompt;
 mod serve;
 mod show;
@@ -225,6 +226,11 @@ fn summary(manifest: &Manifest) -> String {
 fn run(cli: &Cli) -> Result<(), Failure> {
     match &cli.command {
         Command::Init { dir } => init::run(dir.as_deref().unwrap_or(&cli.dir)).map_err(Failure::usage),
+        Command::New {
+            name,
+            path,
+            carnet_path,
+        } => new::run(name, path.as_deref(), carnet_path.as_deref()).map_err(Failure::usage),
         Command::Check => {
             if cli.manifest.is_some() {
                 let (_, manifest) = checked(cli)?;

@@ -454,6 +454,84 @@ fn init_in_a_cargo_project_gives_a_program_that_runs() {
     assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));
 }
 
+/// `carnet new` writes a whole crate (built, run and tested by `tests/new/run.sh` in CI) and
+/// refuses a folder in use, a name Cargo or Rust would not take, and a path that is no
+/// checkout.
+#[test]
+fn new_writes_a_crate_and_refuses_what_it_cannot_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("desk");
+    let path_arg = path.to_string_lossy().into_owned();
+    let made = carnet(&["new", "weather-desk", "--path", &path_arg]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "src/lib.rs",
+        "src/main.rs",
+        "src/notes.rs",
+        "tests/agent.rs",
+        "carnet/agents/assistant/AGENT.md",
+        "carnet/toolsets/notes/TOOLSET.md",
+    ] {
+        assert!(path.join(file).is_file(), "{file}");
+    }
+    let manifest = fs::read_to_string(path.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"weather-desk\""), "{manifest}");
+    assert!(
+        manifest.contains(&format!(
+            "carnet = {{ path = {:?}, features = [\"testing\"] }}",
+            repo().to_string_lossy()
+        )),
+        "{manifest}"
+    );
+    assert!(
+        !manifest.contains("[workspace]"),
+        "a temporary folder is in no workspace: {manifest}"
+    );
+    assert!(
+        fs::read_to_string(path.join("tests/agent.rs"))
+            .unwrap()
+            .contains("use weather_desk::manifest")
+    );
+    let check = carnet(&["check", "--dir", &path.join("carnet").to_string_lossy()]);
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    let again = carnet(&["new", "weather-desk", "--path", &path_arg]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("exists and is not empty"), "{}", stderr(&again));
+    for bad in ["2desk", "weather desk", "carnet"] {
+        let refused = carnet(&["new", bad, "--path", &dir.path().join("x").to_string_lossy()]);
+        assert_eq!(refused.status.code(), Some(2), "{bad}");
+        assert!(!dir.path().join("x").exists(), "{bad}: nothing written");
+    }
+    let not_checkout = carnet(&[
+        "new",
+        "ok",
+        "--path",
+        &dir.path().join("y").to_string_lossy(),
+        "--carnet-path",
+        &path_arg,
+    ]);
+    assert_eq!(not_checkout.status.code(), Some(2));
+    assert!(
+        stderr(&not_checkout).contains("is not a carnet checkout"),
+        "{}",
+        stderr(&not_checkout)
+    );
+
+    // Inside a workspace (this checkout's), the crate is its own workspace.
+    let inside = repo()
+        .join("target")
+        .join(format!("carnet-new-test-{}", std::process::id()));
+    let made = carnet(&["new", "inner", "--path", &inside.to_string_lossy()]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let manifest = fs::read_to_string(inside.join("Cargo.toml")).unwrap();
+    fs::remove_dir_all(&inside).unwrap();
+    assert!(manifest.contains("\n[workspace]\n"), "{manifest}");
+}
+
 /// Reads JSON-RPC lines from `serve-mcp`'s stdout until the response with `id` arrives.
 fn response(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: u64) -> serde_json::Value {
     for line in lines {
