@@ -46,6 +46,33 @@ pub use carnet_runtime::models;
 pub use carnet_runtime::remote;
 #[cfg(feature = "testing")]
 pub use carnet_runtime::testing;
+
+#[cfg(feature = "cli")]
+pub mod cli {
+    //! Your program as the command line (feature `cli`): the `carnet` commands that show what
+    //! a model gets and does, over your engine, with your tools' implementations and schemas.
+    //!
+    //! ```no_run
+    //! # fn engine() -> carnet::Carnet { unimplemented!() }
+    //! fn main() -> std::process::ExitCode {
+    //!     let carnet = engine(); // Carnet::new(&MANIFEST, Toolsets { .. }).build()
+    //!     if std::env::args().len() > 1 {
+    //!         // my-agent tools researcher --provider anthropic
+    //!         // my-agent call researcher basicSearch '{"query": "x"}' --load webSearch
+    //!         // my-agent stats researcher --load dataAnalysis
+    //!         // my-agent serve-mcp researcher
+    //!         return carnet::cli::run(&carnet);
+    //!     }
+    //!     // ... what the program does otherwise
+    //!     std::process::ExitCode::SUCCESS
+    //! }
+    //! ```
+    //!
+    //! The engine is used as built (its mode, preset, hooks): what the commands show is what
+    //! your model gets.
+
+    pub use carnet_cli::program::{run, run_from};
+}
 #[cfg(feature = "tokens")]
 pub use carnet_runtime::tokens;
 pub use carnet_runtime::{chat, providers, telemetry};

@@ -36,6 +36,7 @@ const ROOT: &[&str] = &[
     "remote",
     "models",
     "testing",
+    "cli",
     "__private",
 ];
 

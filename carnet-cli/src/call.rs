@@ -1,6 +1,6 @@
 //! `carnet call`: a meta-tool's result exactly as the model receives it.
 
-use carnet_runtime::{ExposureMode, Manifest, ResultFormat, ToolKind};
+use carnet_runtime::{ExposureMode, Manifest, ResultFormat, Session, ToolKind};
 use clap::ValueEnum;
 
 use crate::{Failure, tools};
@@ -34,13 +34,20 @@ pub(crate) fn run(
             .preset(preset.into())
             .result_format(format)
     })?;
+    call_on(&mut session, tool, arguments, false)
+}
+
+/// Calls `tool` on `session` and prints its result as the model reads it; meta-tools only
+/// unless `domain` (a program with the tools' implementations). An error result is printed
+/// too, and exits with status 1.
+pub(crate) fn call_on(session: &mut Session, tool: &str, arguments: Option<&str>, domain: bool) -> Result<(), Failure> {
     let meta: Vec<&str> = session
         .tools()
         .iter()
         .filter(|t| t.kind == ToolKind::Meta)
         .map(|t| t.name.as_str())
         .collect();
-    if !meta.contains(&tool) {
+    if !domain && !meta.contains(&tool) {
         let mut failure = crate::unknown("meta-tool", tool, meta.iter());
         failure
             .message
@@ -52,7 +59,7 @@ pub(crate) fn run(
         }
         return Err(failure);
     }
-    // A remote skill is read from its server, which runs on tokio.
+    // A remote skill is read from its server, and async tools may need a reactor: tokio.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -15,9 +15,14 @@ pub(crate) fn session(
     let carnet = configure(Carnet::builder(manifest).allow_unimplemented())
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
+    session_on(&carnet, agent, load)
+}
+
+/// A session of `agent` with `load` loaded, on `carnet`.
+pub(crate) fn session_on(carnet: &Carnet, agent: &str, load: &[String]) -> Result<Session, Failure> {
     let mut session = carnet
         .session(agent)
-        .map_err(|_| unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
+        .map_err(|_| unknown("agent", agent, carnet.manifest().agents.iter().map(|a| &a.name)))?;
     for skill in load {
         session.load_skill(skill).map_err(|error| {
             // The error says the did-you-mean itself; without one, what the agent can load.

@@ -34,7 +34,6 @@ pub(crate) fn run(
     #[cfg(feature = "otel")]
     let _otel = carnet_runtime::telemetry::otlp::init_from_env("carnet-serve-mcp")
         .map_err(|e| Failure::usage(format!("error: {e}")))?;
-    let mode_name = mode.name();
     let mode = ExposureMode::from(mode);
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
@@ -43,9 +42,26 @@ pub(crate) fn run(
         .preset(preset.into())
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
+    let note = "remote toolsets' tools are called on their MCP servers; other domain tools have no Rust \
+                implementation here: they can be loaded, and calling one returns an error result; bind them \
+                with `#[carnet::toolset]` and `carnet::mcp` to run them";
+    serve_on(&carnet, agent, http, options, note)
+}
+
+/// Serves `agent` of `carnet` as [`run`] does, `note` said on stderr when it starts.
+pub(crate) fn serve_on(
+    carnet: &Carnet,
+    agent: &str,
+    http: Option<&str>,
+    options: &HttpOptions,
+    note: &str,
+) -> Result<(), Failure> {
+    let manifest = carnet.manifest();
+    let mode = carnet.mode();
+    let mode_name = mode.name();
     let keys = SessionKeys::from_env().map_err(|e| Failure::usage(format!("error: {SESSION_KEY_ENV}: {e}")))?;
     let shared_key = keys.is_some();
-    let mut server = Server::new(&carnet, agent)
+    let mut server = Server::new(carnet, agent)
         .map_err(|_| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?
         .named("carnet", env!("CARGO_PKG_VERSION"))
         .http_limits(options.limits());
@@ -56,9 +72,6 @@ pub(crate) fn run(
         .enable_all()
         .build()
         .map_err(|e| Failure::content(format!("error: cannot start the async runtime: {e}")))?;
-    let note = "remote toolsets' tools are called on their MCP servers; other domain tools have no Rust \
-                implementation here: they can be loaded, and calling one returns an error result; bind them \
-                with `#[carnet::toolset]` and `carnet::mcp` to run them";
     let outcome = runtime.block_on(async {
         match http {
             // stdout is the protocol's channel: everything else goes to stderr.

@@ -45,17 +45,31 @@ pub(crate) fn run(
     skill_costs: bool,
     as_json: bool,
 ) -> Result<(), Failure> {
-    let agents = crate::select_agents(manifest, agent)?;
     let carnet = Carnet::builder(manifest)
         .allow_unimplemented()
         .mode(mode)
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
+    report(&carnet, agent, load, skill_costs, as_json)
+}
+
+/// [`run`] over an engine as built (its mode, its tools' schemas): what `carnet stats` and
+/// a program's `stats` ([`crate::program`]) print.
+pub(crate) fn report(
+    carnet: &Carnet,
+    agent: Option<&str>,
+    load: &[String],
+    skill_costs: bool,
+    as_json: bool,
+) -> Result<(), Failure> {
+    let manifest = carnet.manifest();
+    let mode = carnet.mode();
+    let agents = crate::select_agents(manifest, agent)?;
     let mut reports = Vec::new();
     let mut text = String::new();
     for agent in agents {
         let name = &*agent.name;
-        let turns = conversation(manifest, name, load, mode)?;
+        let turns = conversation(carnet, name, load)?;
         let conversation: usize = turns.iter().map(Turn::total).sum();
         let stable: usize = turns.iter().map(|t| t.stable).sum();
         let baseline = carnet
@@ -101,8 +115,10 @@ pub(crate) fn run(
             });
         }
 
+        let advice = advice(turns[0].total(), up_front.total());
         if as_json {
             reports.push(json!({
+                "advice": advice,
                 "agent": name,
                 "encoding": "o200k_base",
                 "mode": mode.name(),
@@ -161,6 +177,9 @@ pub(crate) fn run(
                 share(conversation, up_front_conversation),
                 share(stable, conversation)
             ));
+            if let Some(advice) = &advice {
+                text.push_str(&format!("\nnote: {advice}\n"));
+            }
             if !costs.is_empty() {
                 text.push_str(&format!(
                     "\n{:<34} {:>9} {:>9} {:>9}\n",
@@ -234,7 +253,12 @@ pub(crate) fn svg(
     let mut series = Vec::new();
     let mut calls = Vec::new();
     for mode in ExposureMode::ALL {
-        let turns = conversation(manifest, name, load, mode)?;
+        let carnet = Carnet::builder(manifest)
+            .allow_unimplemented()
+            .mode(mode)
+            .build()
+            .map_err(|e| Failure::content(format!("error: {e}")))?;
+        let turns = conversation(&carnet, name, load)?;
         if calls.is_empty() {
             calls = turns
                 .iter()
@@ -264,15 +288,10 @@ pub(crate) fn svg(
     crate::chart::write(path, &title, &calls, &series)
 }
 
-/// The model calls of a conversation that loads `load` in turn, in `mode`: the first call,
-/// then one after each load.
-pub(crate) fn conversation(
-    manifest: &Manifest,
-    name: &str,
-    load: &[String],
-    mode: ExposureMode,
-) -> Result<Vec<Turn>, Failure> {
-    let mut session = crate::prompt::session(manifest, name, &[], |b| b.mode(mode))?;
+/// The model calls of a conversation on `carnet` that loads `load` in turn: the first
+/// call, then one after each load.
+pub(crate) fn conversation(carnet: &Carnet, name: &str, load: &[String]) -> Result<Vec<Turn>, Failure> {
+    let mut session = crate::prompt::session_on(carnet, name, &[])?;
     let initial: Vec<&str> = session.loaded_skills().collect();
     let label = if initial.is_empty() {
         "(none)".to_owned()
@@ -294,7 +313,7 @@ pub(crate) fn conversation(
     let mut previous = (session.system_prompt().to_owned(), session.tools().to_vec());
     let mut history = 0;
     for skill in load {
-        crate::prompt::session(manifest, name, std::slice::from_ref(skill), |b| b)?;
+        crate::prompt::session_on(carnet, name, std::slice::from_ref(skill))?;
         // The load as the model makes it: its result joins the history for good.
         let output = block_on(session.call(&load_skill, json!({"skillName": skill})));
         if output.is_error {
@@ -316,6 +335,19 @@ pub(crate) fn conversation(
         previous = (session.system_prompt().to_owned(), session.tools().to_vec());
     }
     Ok(turns)
+}
+
+/// When the first call of the progressive conversation costs at least what sending every
+/// skill and tool up front does (a small catalog: the meta-tools and the catalog outweigh
+/// what they hold back), the advice to send everything.
+fn advice(first_call: usize, up_front: usize) -> Option<String> {
+    (first_call >= up_front).then(|| {
+        format!(
+            "the first call costs {first_call} tokens, sending every skill and tool up front {up_front}: \
+             this catalog is small enough that progressive loading does not pay; load its skills \
+             from the start (`initialSkills`) until it grows"
+        )
+    })
 }
 
 fn share(part: usize, whole: usize) -> f64 {

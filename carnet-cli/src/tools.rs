@@ -2,7 +2,7 @@
 
 use carnet_runtime::chat::ChatRequest;
 use carnet_runtime::providers::{anthropic, gemini, mcp, openai};
-use carnet_runtime::{ExposureMode, Manifest, ToolKind};
+use carnet_runtime::{ExposureMode, Manifest, Session, ToolKind};
 use clap::ValueEnum;
 use serde_json::{Value, json};
 
@@ -32,18 +32,6 @@ pub(crate) enum Mode {
     Deferred,
     /// Every tool, restricted to the exposed ones by the provider's switch (OpenAI, Gemini).
     AllowedTools,
-}
-
-impl Mode {
-    /// The name `--mode` takes.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Mode::Dynamic => "dynamic",
-            Mode::Dispatcher => "dispatcher",
-            Mode::Deferred => "deferred",
-            Mode::AllowedTools => "allowed-tools",
-        }
-    }
 }
 
 /// Which meta-tools the model gets (`--preset`).
@@ -90,10 +78,16 @@ pub(crate) fn run(
 ) -> Result<(), Failure> {
     let mode = ExposureMode::from(mode);
     let session = crate::prompt::session(manifest, agent, load, |b| b.mode(mode).preset(preset.into()))?;
+    print_tools(&session, provider, strict)
+}
+
+/// The tools `session` gives its model, in `provider`'s format (carnet's own without one).
+pub(crate) fn print_tools(session: &Session, provider: Option<Provider>, strict: bool) -> Result<(), Failure> {
     let specs = session.tools();
     let options = openai::Options { strict };
-    if let Some(provider) = provider.filter(|&p| mode.keeps_prefix() && p != Provider::Mcp) {
-        print(&with_disclosure(manifest, &session, provider, strict)?);
+    let manifest = session.carnet().manifest();
+    if let Some(provider) = provider.filter(|&p| session.carnet().mode().keeps_prefix() && p != Provider::Mcp) {
+        print(&with_disclosure(manifest, session, provider, strict)?);
         return Ok(());
     }
     let rendered = match provider {

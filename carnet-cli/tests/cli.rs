@@ -230,6 +230,18 @@ fn init_scaffolds_content_that_checks_and_never_overwrites() {
         stdout(&check)
     );
 
+    // So small a catalog costs more with the meta-tools than sent whole: `stats` says so.
+    let stats = carnet(&["stats", "assistant", "--dir", &target_arg]);
+    assert!(stats.status.success(), "{}", stderr(&stats));
+    assert!(
+        stdout(&stats).contains("this catalog is small enough that progressive loading does not pay"),
+        "{}",
+        stdout(&stats)
+    );
+    let json = carnet(&["stats", "assistant", "--dir", &target_arg, "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert!(report[0]["advice"].as_str().is_some_and(|a| a.contains("initialSkills")), "{report}");
+
     let agent = target.join("agents/assistant/AGENT.md");
     fs::write(
         &agent,

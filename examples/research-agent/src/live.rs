@@ -21,6 +21,10 @@ pub(crate) const USAGE: &str = "\
 usage: research-agent                        the scripted conversation (offline)
        research-agent --model PROVIDER:NAME [--prompt TEXT] [--json] [--max-steps N] [--mode MODE]
                       [--save FILE] [--resume FILE]
+       research-agent prompt|tools|call|stats|serve-mcp ...
+                                             the agent seen through carnet's commands, with
+                                             these tools' real implementations (`carnet::cli`;
+                                             `research-agent help`)
 
   --model      openai:NAME (Chat Completions), openai-responses:NAME, or anthropic:NAME;
                keys and servers from OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY /

@@ -9,6 +9,8 @@
 // Token counts stay far below 2^52.
 #![allow(clippy::cast_precision_loss)]
 
+use std::process::ExitCode;
+
 use carnet::Carnet;
 use carnet::chat::{self, Step};
 use carnet::tokens;
@@ -28,19 +30,34 @@ fn short(text: &str, width: usize) -> String {
 
 mod live;
 
-fn main() {
+fn main() -> ExitCode {
     let telemetry = research_agent::telemetry::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() {
         offline();
-        return;
+        return ExitCode::SUCCESS;
+    }
+    // `research-agent tools researcher --provider anthropic`, `research-agent call researcher
+    // basicSearch '{"query": "battery"}' --load webSearch`, ...: carnet's commands over this
+    // program's engine, its tools' implementations and schemas.
+    if matches!(
+        args[0].as_str(),
+        "prompt" | "tools" | "call" | "stats" | "serve-mcp" | "help"
+    ) {
+        let carnet = Carnet::new(&MANIFEST, tools::toolsets())
+            .build()
+            .expect("every toolset is bound");
+        return carnet::cli::run(&carnet);
     }
     match live::Options::parse(&args) {
-        Ok(None) => println!("{}", live::USAGE),
+        Ok(None) => {
+            println!("{}", live::USAGE);
+            ExitCode::SUCCESS
+        }
         Ok(Some(options)) => telemetry.exit(live::run(&options)),
         Err(message) => {
             eprintln!("error: {message}\n\n{}", live::USAGE);
-            std::process::exit(2);
+            ExitCode::from(2)
         }
     }
 }

@@ -1,0 +1,196 @@
+//! An agent author's own program as the command line: the `carnet` commands that look at
+//! what a model gets and does, run over the program's engine, with its tools' real
+//! implementations and JSON Schemas (the `carnet` binary reads markdown only: it knows no
+//! Rust function, so its domain tools are "any object" that cannot be called).
+//!
+//! ```no_run
+//! # fn engine() -> carnet_runtime::Carnet { unimplemented!() }
+//! fn main() -> std::process::ExitCode {
+//!     let carnet = engine(); // Carnet::new(&MANIFEST, Toolsets { .. }).build()
+//!     if std::env::args().len() > 1 {
+//!         // `my-agent tools researcher --provider anthropic`, `my-agent call researcher
+//!         // basicSearch '{"query": "x"}' --load webSearch`, `my-agent stats`, ...
+//!         return carnet_cli::program::run(&carnet);
+//!     }
+//!     // ... the program's own work
+//!     std::process::ExitCode::SUCCESS
+//! }
+//! ```
+//!
+//! The engine is used as built: its exposure mode, preset, naming and hooks are the
+//! program's, so what these commands show is what its model gets.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use carnet_runtime::Carnet;
+use clap::Subcommand;
+
+use crate::Failure;
+use crate::serve::HttpOptions;
+use crate::tools::Provider;
+
+/// The commands of an author's program.
+#[derive(Debug, clap::Parser)]
+#[command(
+    about = "What this agent's model gets and does: its prompt, its tools with their real schemas, \
+             tool calls run by this program's implementations, token counts, an MCP server",
+    disable_version_flag = true
+)]
+struct Program {
+    #[command(subcommand)]
+    command: ProgramCommand,
+    /// Print data as JSON (`stats`).
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum ProgramCommand {
+    /// The system prompt, after loading some skills.
+    Prompt {
+        /// The agent.
+        agent: String,
+        /// A skill to load first (repeatable, in order).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+    },
+    /// The tool list as the model receives it, with the tools' real schemas.
+    Tools {
+        /// The agent.
+        agent: String,
+        /// A skill to load first (repeatable, in order).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+        /// Render for this provider (default: carnet's own spec).
+        #[arg(long, value_enum)]
+        provider: Option<Provider>,
+        /// OpenAI's strict schemas.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Calls a tool, meta-tool or domain tool, with this program's implementation; prints
+    /// the result as the model reads it (status 1 for an error result).
+    Call {
+        /// The agent.
+        agent: String,
+        /// The tool.
+        tool: String,
+        /// Its arguments, as JSON (default `{}`).
+        arguments: Option<String>,
+        /// A skill to load first (repeatable, in order), so its tools can be called.
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+    },
+    /// Tokens (o200k) per model call of a conversation loading some skills, against sending
+    /// everything up front, and what loading each skill costs.
+    Stats {
+        /// The agent (default: every agent).
+        agent: Option<String>,
+        /// A skill the conversation loads (repeatable, in order).
+        #[arg(long = "load", value_name = "SKILL")]
+        load: Vec<String>,
+        /// Leave out what loading each skill costs.
+        #[arg(long)]
+        no_skill_costs: bool,
+    },
+    /// Serves the agent over MCP on stdio, or over streamable HTTP at a loopback address.
+    ServeMcp {
+        /// The agent.
+        agent: String,
+        /// Serve over streamable HTTP at this address (`127.0.0.1:0` picks a port).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        #[command(flatten)]
+        http_options: HttpOptions,
+    },
+}
+
+/// Runs the command the process's arguments name over `carnet` and returns the exit
+/// status: 0 success, 1 an error result or output that cannot be made, 2 a wrong
+/// invocation (unknown agent, skill, flag).
+#[must_use]
+pub fn run(carnet: &Carnet) -> ExitCode {
+    run_from(carnet, std::env::args_os())
+}
+
+/// [`run`] with the given arguments, the first being the program's name.
+#[must_use]
+pub fn run_from<I, T>(carnet: &Carnet, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut args = args.into_iter().map(Into::into).peekable();
+    // Help and errors name the program as it was run.
+    let name = args
+        .peek()
+        .and_then(|arg| {
+            std::path::Path::new(arg)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "agent".to_owned());
+    let matches = match <Program as clap::CommandFactory>::command()
+        .bin_name(name)
+        .try_get_matches_from(args)
+    {
+        Ok(matches) => matches,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let program = match <Program as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(program) => program,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(2);
+        }
+    };
+    crate::exit_status(execute(carnet, &program))
+}
+
+fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
+    match &program.command {
+        ProgramCommand::Prompt { agent, load } => {
+            let session = crate::prompt::session_on(carnet, agent, load)?;
+            outln!("{}", session.system_prompt());
+            Ok(())
+        }
+        ProgramCommand::Tools {
+            agent,
+            load,
+            provider,
+            strict,
+        } => {
+            let session = crate::prompt::session_on(carnet, agent, load)?;
+            crate::tools::print_tools(&session, *provider, *strict)
+        }
+        ProgramCommand::Call {
+            agent,
+            tool,
+            arguments,
+            load,
+        } => {
+            let mut session = crate::prompt::session_on(carnet, agent, load)?;
+            crate::call::call_on(&mut session, tool, arguments.as_deref(), true)
+        }
+        ProgramCommand::Stats {
+            agent,
+            load,
+            no_skill_costs,
+        } => crate::stats::report(carnet, agent.as_deref(), load, !no_skill_costs, program.json),
+        ProgramCommand::ServeMcp {
+            agent,
+            http,
+            http_options,
+        } => crate::serve::serve_on(
+            carnet,
+            agent,
+            http.as_deref(),
+            http_options,
+            "tools run with this program's implementations",
+        ),
+    }
+}
