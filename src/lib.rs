@@ -127,7 +127,7 @@ pub mod tools {
     //! [`ToolImpl`] and [`ToolsetImpl`] are for content read at run time.
 
     pub use carnet_runtime::binding::Letter;
-    pub use carnet_runtime::hook::{Before, CallInfo, Hook};
+    pub use carnet_runtime::hook::{Before, CallInfo, Hook, confirm_destructive};
     pub use carnet_runtime::schema;
     pub use carnet_runtime::tool::*;
     pub use carnet_runtime::{
@@ -158,7 +158,7 @@ macro_rules! include_manifest {
 #[doc(hidden)]
 pub mod __private {
     pub use carnet_runtime::binding::*;
-    pub use carnet_runtime::manifest::{__remote_tool, __text, __tool};
+    pub use carnet_runtime::manifest::{__annotated_tool, __remote_tool, __text, __tool};
     pub use carnet_runtime::{
         Agent, AgentId, App, BoundToolset, BoxFuture, CompiledManifest, CompiledToolsets, Context, Manifest, Skill,
         SkillFile, SkillId, Tool, ToolError, ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl, ToolsetOf,

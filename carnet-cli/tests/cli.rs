@@ -240,7 +240,12 @@ fn init_scaffolds_content_that_checks_and_never_overwrites() {
     );
     let json = carnet(&["stats", "assistant", "--dir", &target_arg, "--format", "json"]);
     let report: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
-    assert!(report[0]["advice"].as_str().is_some_and(|a| a.contains("initialSkills")), "{report}");
+    assert!(
+        report[0]["advice"]
+            .as_str()
+            .is_some_and(|a| a.contains("initialSkills")),
+        "{report}"
+    );
 
     let agent = target.join("agents/assistant/AGENT.md");
     fs::write(

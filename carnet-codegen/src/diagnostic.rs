@@ -164,6 +164,8 @@ codes! {
     RemoteInitialSkill = "E0041", "remote-initial-skill", Error;
     /// The frontmatter has no opening `---` line (a `---` line below it closes it).
     UnopenedFrontmatter = "E0042", "unopened-frontmatter", Error;
+    /// A tool declared read-only and destructive: the hints contradict each other.
+    ContradictoryAnnotations = "E0043", "contradictory-annotations", Error;
     /// No agent reaches the skill.
     UnreachableSkill = "W0001", "unreachable-skill", Warning;
     /// No skill uses the toolset.
@@ -194,6 +196,9 @@ codes! {
     ControlCharacterInText = "W0014", "control-character-in-text", Warning;
     /// A skill's `compatibility` is longer than Agent Skills allows (500 characters).
     LongCompatibility = "W0015", "long-compatibility", Warning;
+    /// A key of a tool entry in `TOOLSET.md` that carnet does not read (a misspelt
+    /// annotation would silently be lost).
+    UnknownToolKey = "W0016", "unknown-tool-key", Warning;
 }
 
 impl fmt::Display for Code {

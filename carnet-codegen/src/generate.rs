@@ -371,6 +371,27 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             .tools
             .iter()
             .map(|tool| match &tool.remote {
+                _ if tool.title.is_some() || !tool.annotations.is_empty() => {
+                    let a = tool.annotations;
+                    let hints: Vec<String> = [a.read_only, a.destructive, a.idempotent, a.open_world]
+                        .iter()
+                        .map(|h| match h {
+                            Some(b) => format!("Some({b})"),
+                            None => "None".to_owned(),
+                        })
+                        .collect();
+                    format!(
+                        "rt::__annotated_tool({}, {}, {}, {}, {}, [{}])",
+                        literal(&tool.name),
+                        content.text(&tool.description),
+                        content.text(&tool.content),
+                        tool.remote
+                            .as_deref()
+                            .map_or_else(|| "None".to_owned(), |r| format!("Some({})", content.text(r))),
+                        opt_literal(tool.title.as_deref()),
+                        hints.join(", ")
+                    )
+                }
                 None => format!(
                     "tool({}, {}, {})",
                     literal(&tool.name),

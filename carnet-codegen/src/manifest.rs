@@ -82,6 +82,8 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
                     text(&d.content),
                 );
                 tool.remote = d.remote.as_deref().map(text);
+                tool.title = d.title.as_deref().map(text);
+                tool.annotations = d.annotations;
                 tool
             });
             let mut toolset = Toolset::__from_parts(

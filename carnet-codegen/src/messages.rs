@@ -729,6 +729,33 @@ pub(crate) fn move_to_folder(from: &str, to: &str) -> String {
     )
 }
 
+// E0043 contradictory-annotations.
+
+/// A tool both read-only and destructive.
+pub(crate) fn contradictory_annotations(tool: &str) -> String {
+    format!("tool `{tool}` is declared read-only and destructive")
+}
+
+/// Label on `destructive: true` beside `readOnly: true`.
+pub(crate) const READ_ONLY_CANNOT_DESTROY: &str = "a read-only tool changes nothing, so it cannot destroy anything";
+
+/// Secondary label on `readOnly: true`.
+pub(crate) const READ_ONLY_HERE: &str = "declared read-only here";
+
+/// Help for contradictory annotations.
+pub(crate) const DROP_ONE_HINT: &str = "keep `readOnly: true` or `destructive: true`, not both";
+
+// W0016 unknown-tool-key.
+
+/// A key of a tool entry carnet does not read.
+pub(crate) fn unknown_tool_key(key: &str, tool: &str) -> String {
+    format!("unknown key `{key}` in the entry of tool `{tool}`")
+}
+
+/// Note listing the keys a tool entry takes.
+pub(crate) const TOOL_KEYS: &str =
+    "a tool entry takes `name`, `description`, `title`, `readOnly`, `destructive`, `idempotent` and `openWorld`";
+
 // E0042 unopened-frontmatter.
 
 /// `key: value` lines closed by `---` but never opened.

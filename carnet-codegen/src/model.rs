@@ -70,6 +70,10 @@ pub(crate) struct ToolDecl {
     pub(crate) remote: Option<String>,
     /// Whether `description` was written in TOOLSET.md (not taken from a pin).
     pub(crate) description_written: bool,
+    /// `title` (MCP's human-readable name).
+    pub(crate) title: Option<String>,
+    /// `readOnly`, `destructive`, `idempotent`, `openWorld`.
+    pub(crate) annotations: carnet_manifest::Annotations,
 }
 
 #[derive(Debug, Clone)]
@@ -664,6 +668,8 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     content: String::new(),
                     remote: None,
                     description_written: false,
+                    title: None,
+                    annotations: carnet_manifest::Annotations::NONE,
                 });
             }
             Value::Map(entries) => {
@@ -743,6 +749,8 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                         Some(String::new())
                     }
                 };
+                let tool_name = name.as_ref().map_or("", |n| n.value.as_str());
+                let (title, annotations) = parse_tool_hints(doc, &entries, i, tool_name, diags);
                 if let Some(name) = name {
                     decls.push(ToolDecl {
                         name,
@@ -750,6 +758,8 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                         description,
                         content: String::new(),
                         remote: None,
+                        title,
+                        annotations,
                     });
                 }
             }
@@ -769,6 +779,85 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
         }
     }
     decls
+}
+
+/// The keys a tool entry of `TOOLSET.md` takes.
+const TOOL_KEYS: [&str; 7] = [
+    "name",
+    "description",
+    "title",
+    "readOnly",
+    "destructive",
+    "idempotent",
+    "openWorld",
+];
+
+/// A tool entry's `title` and annotations (`readOnly`, `destructive`, `idempotent`,
+/// `openWorld`): strings and booleans, not contradicting each other; other keys are
+/// warnings (a misspelt hint would be lost).
+fn parse_tool_hints(
+    doc: &Document<'_>,
+    entries: &[(Node, Node)],
+    i: usize,
+    tool: &str,
+    diags: &mut Diagnostics,
+) -> (Option<String>, carnet_manifest::Annotations) {
+    let mut title = None;
+    let mut hints: [Option<(bool, Span)>; 4] = [None; 4];
+    for (key, value) in entries {
+        let Value::String(key_name) = &key.value else {
+            continue;
+        };
+        let field = messages::item_field("tools", i, key_name);
+        let slot = match key_name.as_str() {
+            "name" | "description" => continue,
+            "title" => {
+                match &value.value {
+                    Value::String(s) if !s.trim().is_empty() => title = Some(s.clone()),
+                    Value::String(_) | Value::Null => diags.push(
+                        Builder::new(Code::EmptyField, messages::empty_field(&field))
+                            .at(doc.span(value).max_with(doc.span(key))),
+                    ),
+                    other => diags.push(wrong_type(&field, messages::A_STRING, other, doc.span(value))),
+                }
+                continue;
+            }
+            "readOnly" => 0,
+            "destructive" => 1,
+            "idempotent" => 2,
+            "openWorld" => 3,
+            other => {
+                diags.push(
+                    Builder::new(Code::UnknownToolKey, messages::unknown_tool_key(other, tool))
+                        .at(doc.span(key))
+                        .help_opt(crate::diagnostic::did_you_mean(other, TOOL_KEYS).map(messages::did_you_mean))
+                        .note(messages::TOOL_KEYS),
+                );
+                continue;
+            }
+        };
+        match &value.value {
+            Value::Bool(b) => hints[slot] = Some((*b, doc.span(value))),
+            other => diags.push(wrong_type(&field, messages::A_BOOLEAN, other, doc.span(value))),
+        }
+    }
+    if let (Some((true, read_only)), Some((true, destructive))) = (hints[0], hints[1]) {
+        diags.push(
+            Builder::new(
+                Code::ContradictoryAnnotations,
+                messages::contradictory_annotations(tool),
+            )
+            .at(destructive)
+            .label(messages::READ_ONLY_CANNOT_DESTROY)
+            .related(read_only, messages::READ_ONLY_HERE)
+            .help(messages::DROP_ONE_HINT),
+        );
+    }
+    let [read_only, destructive, idempotent, open_world] = hints.map(|h| h.map(|(b, _)| b));
+    (
+        title,
+        carnet_manifest::Annotations::__new(read_only, destructive, idempotent, open_world),
+    )
 }
 
 pub(crate) fn parse_tool_file(

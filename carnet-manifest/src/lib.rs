@@ -21,5 +21,6 @@ pub mod names;
 
 pub use json::ManifestError;
 pub use manifest::{
-    Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
+    Agent, AgentId, Annotations, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset,
+    ToolsetId,
 };

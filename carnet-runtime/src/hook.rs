@@ -11,10 +11,11 @@
 
 use std::any::Any;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::dispatch::ToolOutput;
 use crate::extensions::Extensions;
+use crate::manifest::Annotations;
 
 /// What a hook decides before a call.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +44,9 @@ pub struct CallInfo<'a> {
     pub arguments: &'a Value,
     /// Whether it is a meta-tool.
     pub meta: bool,
+    /// What the tool does to the world (`TOOLSET.md`'s `readOnly`, `destructive`, ..., or a
+    /// remote tool's pin): what [`confirm_destructive`] reads.
+    pub annotations: Annotations,
     /// The conversation's values (see [`crate::Session::insert`]).
     pub extensions: &'a Extensions,
 }
@@ -89,5 +93,53 @@ pub trait Hook: Send + Sync + 'static {
     /// refused before the hooks.
     fn after(&self, call: &CallInfo<'_>, output: &mut ToolOutput) {
         let _ = (call, output);
+    }
+}
+
+/// A hook that lets a call to a destructive tool run only when `confirm` says yes: the
+/// tools whose annotations do not say they are read-only or non-destructive
+/// ([`Annotations::is_destructive`]; a tool without annotations counts as destructive, as MCP
+/// reads it). `confirm` sees the call (its tool, arguments and the conversation's values:
+/// ask the user, check a permission, read a flag the user set); a refused call gives the
+/// model an error result (`"code": "confirmation_required"`) saying the user did not
+/// confirm it, and the tool does not run. Meta-tools never ask.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::hook::confirm_destructive;
+///
+/// /// What the user allowed in this conversation.
+/// struct AllowWrites(bool);
+///
+/// let hook = confirm_destructive(|call| call.extension::<AllowWrites>().is_some_and(|a| a.0));
+/// # let _ = hook;
+/// // Carnet::new(&MANIFEST, toolsets).hook(hook).build()?;
+/// // session.insert(AllowWrites(true)) once the user said yes.
+/// ```
+pub fn confirm_destructive<F>(confirm: F) -> impl Hook
+where
+    F: Fn(&CallInfo<'_>) -> bool + Send + Sync + 'static,
+{
+    ConfirmDestructive(confirm)
+}
+
+struct ConfirmDestructive<F>(F);
+
+impl<F> Hook for ConfirmDestructive<F>
+where
+    F: Fn(&CallInfo<'_>) -> bool + Send + Sync + 'static,
+{
+    fn before(&self, call: &CallInfo<'_>) -> Before {
+        if call.meta || !call.annotations.is_destructive() || (self.0)(call) {
+            return Before::Continue;
+        }
+        Before::Respond(ToolOutput::error(
+            format!(
+                "tool `{}` may change or delete data and the user has not confirmed it: ask the user first",
+                call.tool
+            ),
+            json!({"tool": call.tool, "code": "confirmation_required"}),
+        ))
     }
 }

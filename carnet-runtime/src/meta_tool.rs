@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::manifest::Annotations;
 use crate::tool::{ToolKind, ToolSpec};
 
 /// How meta-tools and their parameters are named.
@@ -100,6 +101,19 @@ impl MetaTool {
             kind: ToolKind::Meta,
             toolset: None,
             output_schema: None,
+            title: None,
+            annotations: self.annotations(),
+        }
+    }
+
+    /// What the meta-tool does to the world: the loading and browsing ones read content and
+    /// change only the conversation's own state, so hosts need not ask before them;
+    /// `callTool` runs domain tools of any kind, so it says nothing.
+    #[must_use]
+    pub const fn annotations(self) -> Annotations {
+        match self {
+            MetaTool::CallTool => Annotations::NONE,
+            _ => Annotations::__new(Some(true), Some(false), Some(true), Some(false)),
         }
     }
 

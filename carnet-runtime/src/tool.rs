@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::manifest::Annotations;
+
 /// Whether a tool is one of carnet's meta-tools or a domain tool of a toolset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ToolKind {
@@ -33,6 +35,11 @@ pub struct ToolSpec {
     /// `#[carnet::tool]` function whose success type implements `schemars::JsonSchema`).
     /// MCP sends it as `outputSchema` when it is an object schema.
     pub output_schema: Option<Arc<Value>>,
+    /// A human-readable name (MCP's `title`), when the content gives one.
+    pub title: Option<String>,
+    /// What calling it does to the world (MCP's tool annotations): from `TOOLSET.md` or a
+    /// remote toolset's pin for domain tools; meta-tools only read.
+    pub annotations: Annotations,
 }
 
 /// A tool call parsed back from a provider's response, with the canonical tool name.

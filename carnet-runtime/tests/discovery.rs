@@ -21,7 +21,8 @@ const MANIFEST: &str = r#"{
       { "name": "note.add", "description": "Adds a note. The note is kept for the session.", "content": "" } ] },
     "files": { "name": "files", "description": "Files", "content": "", "tools": [
       { "name": "file.read", "description": "Reads a file!\nSecond line.", "content": "Example: `file.read {\"path\": \"a.txt\"}`" },
-      { "name": "listDir", "description": "Lists a folder", "content": "" } ] }
+      { "name": "listDir", "description": "Lists a folder", "content": "", "title": "List a folder",
+        "annotations": {"readOnlyHint": true} } ] }
   }
 }"#;
 
@@ -79,7 +80,8 @@ fn list_tools_and_describe_tool_only_browse() {
         listed.value["tools"],
         json!([
             {"name": "file.read", "summary": "Reads a file!", "namespace": "file"},
-            {"name": "listDir", "summary": "Lists a folder", "namespace": "files"},
+            {"name": "listDir", "summary": "Lists a folder", "namespace": "files",
+             "title": "List a folder", "annotations": {"readOnlyHint": true}},
             {"name": "note.add", "summary": "Adds a note.", "namespace": "note"},
         ])
     );
@@ -102,6 +104,10 @@ fn list_tools_and_describe_tool_only_browse() {
             .unwrap()
             .starts_with("Example:")
     );
+    let dir = call(&mut session, "describeTool", json!({"name": "listDir"}));
+    assert_eq!(dir.value["title"], "List a folder");
+    assert_eq!(dir.value["annotations"], json!({"readOnlyHint": true}));
+    assert!(described.value.get("annotations").is_none(), "none declared");
     let unknown = call(&mut session, "describeTool", json!({"name": "file.reed"}));
     assert_eq!(unknown.value["similar"][0], "file.read");
 

@@ -446,3 +446,92 @@ fn a_typed_agent_id_opens_a_session_without_a_result_a_name_is_checked() {
         "unknown agent `researcher` (the typed id comes from another manifest than this engine's)"
     );
 }
+
+/// `confirm_destructive`: a tool not said to be read-only or non-destructive runs only once
+/// the conversation says the user confirmed; read-only tools and meta-tools never ask. The
+/// annotations reach hooks, `tools/list`'s rendering and `describeTool`.
+#[test]
+fn destructive_tools_wait_for_confirmation() {
+    struct Confirmed;
+    let annotated = MANIFEST
+        .replace(
+            r#"{ "name": "deleteFile", "description": "Deletes a file" }"#,
+            r#"{ "name": "deleteFile", "description": "Deletes a file", "title": "Delete a file",
+                 "annotations": {"destructiveHint": true, "idempotentHint": true} }"#,
+        )
+        .replace(
+            r#"{ "name": "readFile", "description": "Reads a file" }"#,
+            r#"{ "name": "readFile", "description": "Reads a file", "annotations": {"readOnlyHint": true} }"#,
+        );
+    let manifest = Manifest::from_json(&annotated).unwrap();
+    let seen = Log::default();
+    let log = seen.clone();
+    let carnet = Carnet::builder(&manifest)
+        .toolsets(toolsets())
+        .hook(carnet_runtime::hook::confirm_destructive(move |call| {
+            log.0
+                .lock()
+                .unwrap()
+                .push(format!("asked {} {:?}", call.tool, call.annotations.destructive));
+            call.extension::<Confirmed>().is_some()
+        }))
+        .build()
+        .unwrap();
+    let mut session = carnet.session("assistant").unwrap();
+    assert!(!call(&mut session, "loadSkill", json!({"skillName": "files"})).is_error);
+
+    let refused = call(&mut session, "deleteFile", json!({"path": "a"}));
+    assert!(refused.is_error);
+    assert_eq!(refused.value["code"], "confirmation_required");
+    // Read-only: runs (and fails on its own), never asks.
+    assert_eq!(
+        call(&mut session, "readFile", json!({"path": "a"})).value["code"],
+        "not_found"
+    );
+    // No hints at all: MCP reads that as destructive.
+    assert_eq!(
+        call(&mut session, "note.add", json!({"text": "x"})).value["code"],
+        "confirmation_required"
+    );
+    session.insert(Confirmed);
+    assert_eq!(
+        call(&mut session, "deleteFile", json!({"path": "a"})).value,
+        json!({"deleted": "a"})
+    );
+    assert_eq!(
+        seen.take(),
+        [
+            "asked deleteFile Some(true)",
+            "asked note.add None",
+            "asked deleteFile Some(true)"
+        ]
+    );
+
+    // What hosts and the model see.
+    let listed = carnet_runtime::providers::mcp::tools(session.tools()).unwrap();
+    let delete = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "deleteFile")
+        .unwrap();
+    assert_eq!(delete["title"], "Delete a file");
+    assert_eq!(
+        delete["annotations"],
+        json!({"destructiveHint": true, "idempotentHint": true, "title": "Delete a file"})
+    );
+    let load = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "loadSkill")
+        .unwrap();
+    assert_eq!(load["annotations"]["readOnlyHint"], true, "meta-tools only read");
+    let plain = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "whoami")
+        .unwrap();
+    assert!(plain.get("annotations").is_none());
+}

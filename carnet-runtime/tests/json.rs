@@ -406,3 +406,43 @@ fn never_panics_on_hostile_shapes() {
     );
     assert!(matches!(Manifest::from_json(&deep), Err(ManifestError::Syntax(_))));
 }
+
+/// A tool's title and annotations (MCP's names) round-trip, count in the fingerprint, and a
+/// hint that is not a boolean is refused where it is.
+#[test]
+fn tool_annotations_round_trip() {
+    let annotated = TS_030.replace(
+        r#""description": "List notes", "content": """#,
+        r#""description": "List notes", "content": "", "title": "Notes list",
+           "annotations": {"readOnlyHint": true, "openWorldHint": false}"#,
+    );
+    let m = Manifest::from_json(&annotated).unwrap();
+    let tool = m.toolset("note-tools").unwrap().tool("listNotes").unwrap();
+    assert_eq!(tool.title.as_deref(), Some("Notes list"));
+    assert_eq!(tool.annotations.read_only, Some(true));
+    assert_eq!(tool.annotations.open_world, Some(false));
+    assert_eq!(tool.annotations.destructive, None);
+    assert!(!tool.annotations.is_destructive());
+    let plain = m.toolset("note-tools").unwrap().tool("addNote").unwrap();
+    assert!(
+        plain.annotations.is_empty() && plain.annotations.is_destructive(),
+        "no hint: MCP's defaults"
+    );
+
+    let json = m.to_json_pretty();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value["tools"]["listNotes"]["annotations"],
+        serde_json::json!({"openWorldHint": false, "readOnlyHint": true})
+    );
+    assert!(
+        value["tools"]["addNote"].get("annotations").is_none(),
+        "absent when empty"
+    );
+    assert_eq!(Manifest::from_json(&json).unwrap(), m);
+    assert_ne!(m.fingerprint, Manifest::from_json(TS_030).unwrap().fingerprint);
+
+    let (path, message) = invalid_at(&annotated.replace(r#""readOnlyHint": true"#, r#""readOnlyHint": "yes""#));
+    assert_eq!(path, "/tools/listNotes/annotations/readOnlyHint");
+    assert!(message.contains("a boolean"), "{message}");
+}

@@ -21,6 +21,8 @@ fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
         },
         toolset: (name != "loadSkill").then(|| "fixtures".to_owned()),
         output_schema: None,
+        title: None,
+        annotations: carnet_runtime::manifest::Annotations::NONE,
     }
 }
 

@@ -20,6 +20,8 @@ fn aliases() -> Aliases {
         kind: ToolKind::Domain,
         toolset: None,
         output_schema: None,
+        title: None,
+        annotations: carnet_runtime::manifest::Annotations::NONE,
     };
     Aliases::new(&[spec("loadSkill"), spec("math.add")]).unwrap()
 }

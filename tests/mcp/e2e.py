@@ -537,6 +537,22 @@ async def session_scenario(target: Any, mode: str, connect: str = "auto") -> Non
             check_eq(names(after), expected + data_tools, "tools/list after loading adds analyzeStatistics and visualizeData")
             stats_schema = next(t for t in after.tools if t.name == "analyzeStatistics").input_schema
             check_eq(sorted(stats_schema.get("required", [])), ["column", "dataset"], "analyzeStatistics requires dataset and column")
+            # Annotations from TOOLSET.md, read through the SDK's own types.
+            stats = next(t for t in after.tools if t.name == "analyzeStatistics")
+            check_eq(stats.title, "Descriptive statistics", "analyzeStatistics' title")
+            hints = stats.annotations
+            check(
+                hints is not None and hints.read_only_hint is True and hints.idempotent_hint is True
+                and hints.open_world_hint is False and hints.destructive_hint is None,
+                "analyzeStatistics' annotations: readOnly, idempotent, not open world (destructive not said)",
+                repr(hints),
+            )
+            chart = next(t for t in after.tools if t.name == "visualizeData").annotations
+            check(chart is not None and chart.destructive_hint is True and chart.read_only_hint is None, "visualizeData is destructive", repr(chart))
+            load = next(t for t in after.tools if t.name == "loadSkill").annotations
+            check(load is not None and load.read_only_hint is True and load.destructive_hint is False, "meta-tools are read-only", repr(load))
+            plain = next(t for t in after.tools if t.name == "basicSearch")
+            check(plain.annotations is None and plain.title is None, "a tool without hints has no annotations", repr(plain))
         else:
             await anyio.sleep(0.5)  # time for a stray notification to arrive
             check_eq(watcher.list_changed_count, 0, "dispatcher: no list_changed after loadSkill")

@@ -122,7 +122,7 @@ pub(crate) fn apply_pin(
     for decl in subset {
         match names.iter().position(|n| *n == decl.name.value) {
             Some(i) => match pool[i].take() {
-                Some(tool) => toolset.tools.push(tool.into_decl(decl.name.span, decl.description)),
+                Some(tool) => toolset.tools.push(tool.into_decl(decl.name.span, Some(decl))),
                 // Named twice: the duplicate check of the toolset's tools reports it.
                 None => toolset.tools.push(decl),
             },

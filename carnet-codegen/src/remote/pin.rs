@@ -1,5 +1,6 @@
 //! Reading a pin (`mcp.lock.json`): its shape, its digest, its tools and skills.
 
+use carnet_manifest::Annotations;
 use serde_json::{Map, Value, json};
 
 use super::PIN_VERSION;
@@ -31,7 +32,34 @@ pub(super) struct PinnedTool {
 }
 
 impl PinnedTool {
-    pub(super) fn into_decl(self, span: Span, description: Option<String>) -> ToolDecl {
+    /// The declaration of the pinned tool; `written` is the author's entry in `TOOLSET.md`
+    /// naming it, whose description, title and annotations win over the server's, hint by hint.
+    pub(super) fn into_decl(self, span: Span, written: Option<ToolDecl>) -> ToolDecl {
+        let listed = &self.remote;
+        let hint = |key: &str| listed["annotations"][key].as_bool();
+        let pinned = Annotations::__new(
+            hint("readOnlyHint"),
+            hint("destructiveHint"),
+            hint("idempotentHint"),
+            hint("openWorldHint"),
+        );
+        let pinned_title = listed["title"]
+            .as_str()
+            .or_else(|| listed["annotations"]["title"].as_str())
+            .map(str::to_owned);
+        let (description, title, annotations) = match written {
+            Some(decl) => {
+                let a = decl.annotations;
+                let annotations = Annotations::__new(
+                    a.read_only.or(pinned.read_only),
+                    a.destructive.or(pinned.destructive),
+                    a.idempotent.or(pinned.idempotent),
+                    a.open_world.or(pinned.open_world),
+                );
+                (decl.description, decl.title.or(pinned_title), annotations)
+            }
+            None => (None, pinned_title, pinned),
+        };
         ToolDecl {
             name: Spanned { value: self.name, span },
             // The author's description (`- {name: x, description: ...}`) wins over the server's.
@@ -39,6 +67,8 @@ impl PinnedTool {
             description: Some(description.unwrap_or(self.description)),
             content: String::new(),
             remote: Some(self.remote.to_string()),
+            title,
+            annotations,
         }
     }
 }

@@ -85,6 +85,19 @@ impl Manifest {
                     h.bytes(b"remote");
                     text(&mut h, remote);
                 }
+                // Hashed only when present, as `remote`: fingerprints of manifests without
+                // them are unchanged.
+                if let Some(title) = &tool.title {
+                    h.bytes(b"title");
+                    text(&mut h, title);
+                }
+                if !tool.annotations.is_empty() {
+                    h.bytes(b"annotations");
+                    for (key, value) in tool.annotations.hints() {
+                        h.bytes(key.as_bytes());
+                        h.bytes(&[u8::from(value)]);
+                    }
+                }
             }
         }
         h.bytes(&(self.variables.len() as u64).to_le_bytes());

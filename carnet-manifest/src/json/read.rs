@@ -22,7 +22,8 @@ use super::references::check_references;
 use super::strict::{Bool, Map, Named, Obj, Seq, Str, ToolEntry};
 use super::{ManifestError, child, invalid};
 use crate::manifest::{
-    Agent, App, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, Skill, SkillFile, Text, Tool, Toolset,
+    Agent, Annotations, App, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, Skill, SkillFile, Text, Tool,
+    Toolset,
 };
 
 /// The manifest as read. `version` is read beforehand by [`version`].
@@ -104,6 +105,19 @@ struct WireTool {
     description: Option<Str>,
     content: Option<Str>,
     remote: Option<Obj<JsonObject>>,
+    title: Option<Str>,
+    annotations: Option<Obj<WireAnnotations>>,
+}
+
+/// MCP's names for the hints.
+#[derive(Deserialize, Clone)]
+#[serde(rename_all = "camelCase")]
+#[allow(clippy::struct_field_names)] // MCP's names
+struct WireAnnotations {
+    read_only_hint: Option<Bool>,
+    destructive_hint: Option<Bool>,
+    idempotent_hint: Option<Bool>,
+    open_world_hint: Option<Bool>,
 }
 
 type JsonObject = serde_json::Map<String, Value>;
@@ -394,6 +408,16 @@ impl WireTool {
             remote: self
                 .remote
                 .map(|Obj(object)| Cow::Owned(Value::Object(object).to_string())),
+            title: self.title.map(text),
+            annotations: self.annotations.map_or(Annotations::NONE, |Obj(a)| {
+                let hint = |b: Option<Bool>| b.map(|Bool(b)| b);
+                Annotations::__new(
+                    hint(a.read_only_hint),
+                    hint(a.destructive_hint),
+                    hint(a.idempotent_hint),
+                    hint(a.open_world_hint),
+                )
+            }),
         })
     }
 }

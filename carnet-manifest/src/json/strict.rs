@@ -105,6 +105,7 @@ impl<'de> Deserialize<'de> for Str {
 }
 
 /// A JSON boolean.
+#[derive(Clone, Copy)]
 pub(super) struct Bool(pub(super) bool);
 
 impl<'de> Deserialize<'de> for Bool {

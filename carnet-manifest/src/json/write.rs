@@ -105,6 +105,12 @@ struct WireTool<'a> {
     /// A remote tool's pinned listing ([`Tool::remote`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     remote: Option<Value>,
+    /// [`Tool::title`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    /// [`Tool::annotations`], with MCP's names, when any is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<serde_json::Map<String, Value>>,
 }
 
 #[allow(clippy::ref_option_ref, clippy::trivially_copy_pass_by_ref)] // serde passes a reference
@@ -234,6 +240,13 @@ impl<'a> From<&'a Tool> for WireTool<'a> {
             description: &t.description,
             content: &t.content,
             remote: t.remote.as_deref().map(json_value),
+            title: t.title.as_deref(),
+            annotations: (!t.annotations.is_empty()).then(|| {
+                t.annotations
+                    .hints()
+                    .map(|(k, v)| (k.to_owned(), Value::Bool(v)))
+                    .collect()
+            }),
         }
     }
 }

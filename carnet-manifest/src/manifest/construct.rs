@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{Agent, App, Bytes, List, Manifest, Skill, SkillFile, Text, Tool, Toolset};
+use super::{Agent, Annotations, App, Bytes, List, Manifest, Skill, SkillFile, Text, Tool, Toolset};
 
 impl Manifest {
     #[doc(hidden)]
@@ -307,6 +307,8 @@ impl Tool {
             description,
             content,
             remote: None,
+            title: None,
+            annotations: Annotations::NONE,
         }
     }
 }
@@ -333,6 +335,31 @@ pub const fn __remote_tool(
         description: Cow::Borrowed(description),
         content: Cow::Borrowed(content),
         remote: Some(Cow::Borrowed(remote)),
+        title: None,
+        annotations: Annotations::NONE,
+    }
+}
+
+/// A tool with a title or annotations (a remote one when `remote` is given), as the
+/// generated code writes it; `hints` are read-only, destructive, idempotent, open world.
+#[doc(hidden)]
+#[must_use]
+pub const fn __annotated_tool(
+    name: &'static str,
+    description: &'static str,
+    content: &'static str,
+    remote: Option<&'static str>,
+    title: Option<&'static str>,
+    hints: [Option<bool>; 4],
+) -> Tool {
+    let [read_only, destructive, idempotent, open_world] = hints;
+    Tool {
+        name: Cow::Borrowed(name),
+        description: Cow::Borrowed(description),
+        content: Cow::Borrowed(content),
+        remote: borrowed(remote),
+        title: borrowed(title),
+        annotations: Annotations::__new(read_only, destructive, idempotent, open_world),
     }
 }
 

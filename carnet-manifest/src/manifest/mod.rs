@@ -185,6 +185,83 @@ pub struct Tool {
     /// when it was pinned, a JSON object with `inputSchema` and, when the server gave them,
     /// `title`, `outputSchema` and `annotations`. `None` for tools implemented in Rust.
     pub remote: Option<Text>,
+    /// A human-readable name for hosts to show (MCP's `title`), from `TOOLSET.md` or the pin.
+    pub title: Option<Text>,
+    /// What the tool does to the world, as hints (MCP's tool annotations).
+    pub annotations: Annotations,
+}
+
+/// What a tool does to the world, as MCP's tool annotations say it: hints for hosts (which
+/// ask before a destructive call) and for the author's own policies, declared per tool in
+/// `TOOLSET.md` (`readOnly`, `destructive`, `idempotent`, `openWorld`) or taken from a
+/// remote toolset's pin. `None` is "not said": MCP's defaults then apply (not read-only,
+/// destructive, not idempotent, open world), which [`Annotations::is_destructive`] follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Annotations {
+    /// The tool does not change its environment (`readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// A change it makes may destroy something (`destructiveHint`; meaningful when not
+    /// read-only).
+    pub destructive: Option<bool>,
+    /// Calling it again with the same arguments changes nothing more (`idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// It reaches an open world of entities, such as the web (`openWorldHint`).
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// No hint given.
+    pub const NONE: Annotations = Annotations {
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    };
+
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(
+        read_only: Option<bool>,
+        destructive: Option<bool>,
+        idempotent: Option<bool>,
+        open_world: Option<bool>,
+    ) -> Self {
+        Annotations {
+            read_only,
+            destructive,
+            idempotent,
+            open_world,
+        }
+    }
+
+    /// Whether no hint is given.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.read_only.is_none() && self.destructive.is_none() && self.idempotent.is_none() && self.open_world.is_none()
+    }
+
+    /// Whether a call may destroy something, read as MCP reads the hints: a tool that is not
+    /// said to be read-only may change things, and a change is destructive unless said not
+    /// to be. A tool without hints is destructive.
+    #[must_use]
+    pub const fn is_destructive(&self) -> bool {
+        !matches!(self.read_only, Some(true)) && !matches!(self.destructive, Some(false))
+    }
+
+    /// The hints as MCP's `annotations` object names them (`readOnlyHint`, ...), the ones
+    /// given only, in the order of their names (so a JSON object has the same bytes whether
+    /// or not `serde_json` keeps insertion order).
+    pub fn hints(&self) -> impl Iterator<Item = (&'static str, bool)> {
+        [
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+            ("readOnlyHint", self.read_only),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| value.map(|v| (key, v)))
+    }
 }
 
 // Hidden constructors, so code outside this crate never names the fields: the structs are
@@ -196,5 +273,5 @@ mod construct;
 mod ids;
 mod lookup;
 
-pub use construct::{__remote_tool, __text, __tool};
+pub use construct::{__annotated_tool, __remote_tool, __text, __tool};
 pub use ids::{AgentId, SkillId, ToolId, ToolsetId};

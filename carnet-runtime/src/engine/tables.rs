@@ -114,6 +114,8 @@ pub(super) fn tool_tables(manifest: &Manifest, implementations: Vec<Vec<Option<T
                     kind: ToolKind::Domain,
                     toolset: Some(toolset.name.to_string()),
                     output_schema: implementation.as_ref().and_then(|i| i.output_schema.clone()),
+                    title: tool.title.as_deref().map(str::to_owned),
+                    annotations: tool.annotations,
                 },
                 implementation,
             });

@@ -117,7 +117,8 @@ pub(super) fn describe_call(id: Option<&str>, name: &str) -> String {
 /// # use carnet_runtime::{ToolKind, ToolSpec};
 /// use carnet_runtime::providers::Aliases;
 /// # let spec = |name: &str| ToolSpec { name: name.into(), description: String::new(),
-/// #     input_schema: Arc::new(serde_json::json!({"type": "object"})), kind: ToolKind::Domain, toolset: None, output_schema: None };
+/// #     input_schema: Arc::new(serde_json::json!({"type": "object"})), kind: ToolKind::Domain, toolset: None, output_schema: None,
+///     title: None, annotations: Default::default() };
 ///
 /// let aliases = Aliases::new(&[spec("file.read"), spec("loadSkill")])?;
 /// assert_eq!(aliases.alias("file.read"), Some("file_read"));

@@ -358,6 +358,8 @@ mod tests {
             kind,
             toolset: (kind == ToolKind::Domain).then(|| "files".to_owned()),
             output_schema: None,
+            title: None,
+            annotations: crate::manifest::Annotations::NONE,
         }
     }
 

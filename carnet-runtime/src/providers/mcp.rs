@@ -31,7 +31,8 @@ use crate::tool::{ToolCall, ToolSpec};
 ///
 /// let schema = json!({ "type": "object", "properties": {} });
 /// let spec = ToolSpec { name: "notes.list".into(), description: "List notes".into(),
-///     input_schema: Arc::new(schema.clone()), kind: ToolKind::Domain, toolset: None, output_schema: None };
+///     input_schema: Arc::new(schema.clone()), kind: ToolKind::Domain, toolset: None, output_schema: None,
+///     title: None, annotations: Default::default() };
 /// assert_eq!(mcp::tools(&[spec])?, json!({ "tools": [
 ///     { "name": "notes_list", "description": "List notes", "inputSchema": schema },
 /// ]}));
@@ -46,6 +47,18 @@ pub fn tools(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
                 && schema.get("type").and_then(Value::as_str) == Some("object")
             {
                 tool["outputSchema"] = schema.clone();
+            }
+            if let Some(title) = &spec.title {
+                tool["title"] = json!(title);
+            }
+            if !spec.annotations.is_empty() || spec.title.is_some() {
+                let mut annotations: Map<String, Value> =
+                    spec.annotations.hints().map(|(k, v)| (k.to_owned(), Value::Bool(v))).collect();
+                // Hosts of revisions before 2025-06-18 read the title from here.
+                if let Some(title) = &spec.title {
+                    annotations.insert("title".to_owned(), json!(title));
+                }
+                tool["annotations"] = Value::Object(annotations);
             }
             tool
         })

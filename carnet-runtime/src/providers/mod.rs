@@ -83,6 +83,8 @@
 //!     kind: ToolKind::Domain,
 //!     toolset: Some("files".into()),
 //!     output_schema: None,
+//!     title: None,
+//!     annotations: Default::default(),
 //! }];
 //! let tools = openai::chat_tools(&specs, &openai::Options::default())?;
 //! assert_eq!(tools[0]["function"]["name"], "file_read");

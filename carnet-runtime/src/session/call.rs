@@ -17,6 +17,7 @@ use crate::engine::{Carnet, Inner};
 use crate::extensions::Extensions;
 use crate::hook::{Before, CallInfo, Hook};
 use crate::index::{SkillIx, ToolIx};
+use crate::manifest::Annotations;
 use crate::meta_tool::{MetaTool, param};
 use crate::schema;
 use crate::telemetry::{self, Failure, ToolKind};
@@ -199,6 +200,7 @@ impl Session {
             tool: name,
             toolset: None,
             meta: true,
+            annotations: meta.annotations(),
             extensions: &self.extensions,
         };
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
@@ -250,6 +252,7 @@ impl Session {
             tool: &canonical,
             toolset: None,
             meta: true,
+            annotations: discovery::task_spec(inner, skill).annotations,
             extensions: &self.extensions,
         };
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
@@ -368,6 +371,7 @@ async fn run_domain(
         tool: canonical,
         toolset: toolset.map(|t| &*inner.toolset(t).name),
         meta: false,
+        annotations: id.map_or(Annotations::NONE, |id| inner.tool(id).spec.annotations),
         extensions,
     };
     let id = match checked {
@@ -438,6 +442,7 @@ struct Call<'a> {
     tool: &'a str,
     toolset: Option<&'a str>,
     meta: bool,
+    annotations: Annotations,
     extensions: &'a Extensions,
 }
 
@@ -449,6 +454,7 @@ impl Call<'_> {
             toolset: self.toolset,
             arguments,
             meta: self.meta,
+            annotations: self.annotations,
             extensions: self.extensions,
         }
     }

@@ -10,6 +10,7 @@ use super::reach::Loaded;
 use crate::dispatch::ToolOutput;
 use crate::engine::Inner;
 use crate::index::{SkillIx, ToolIx};
+use crate::manifest::Annotations;
 use crate::names;
 use crate::suggest::similar;
 use crate::tool::{ToolKind, ToolSpec};
@@ -51,6 +52,9 @@ pub(crate) fn task_spec(inner: &Inner, s: SkillIx) -> ToolSpec {
         kind: ToolKind::Meta,
         toolset: None,
         output_schema: None,
+        title: None,
+        // Loading a skill reads content; it changes the conversation only.
+        annotations: Annotations::__new(Some(true), Some(false), Some(true), Some(false)),
     }
 }
 
@@ -83,14 +87,36 @@ fn browsable(inner: &Inner, loaded: &Loaded) -> Vec<(ToolSpec, Option<ToolIx>)> 
     tools
 }
 
+/// A domain tool's `title` and annotations (MCP's names), where the content gives them: what
+/// the tool does to the world, for a model choosing between tools. Meta-tools' are left out
+/// (they are the same for each).
+fn annotate(entry: &mut Value, spec: &ToolSpec) {
+    if spec.kind == ToolKind::Meta {
+        return;
+    }
+    if let Some(title) = &spec.title {
+        entry["title"] = json!(title);
+    }
+    if !spec.annotations.is_empty() {
+        entry["annotations"] = spec
+            .annotations
+            .hints()
+            .map(|(k, v)| (k.to_owned(), Value::Bool(v)))
+            .collect();
+    }
+}
+
 pub(crate) fn list_tools(inner: &Inner, loaded: &Loaded, wanted: &str) -> ToolOutput {
     let tools = browsable(inner, loaded);
     let listed: Vec<Value> = tools
         .iter()
         .filter(|(spec, _)| wanted.is_empty() || namespace(spec) == wanted)
-        .map(
-            |(spec, _)| json!({"name": spec.name, "summary": summary(&spec.description), "namespace": namespace(spec)}),
-        )
+        .map(|(spec, _)| {
+            let mut entry =
+                json!({"name": spec.name, "summary": summary(&spec.description), "namespace": namespace(spec)});
+            annotate(&mut entry, spec);
+            entry
+        })
         .collect();
     if listed.is_empty() && !wanted.is_empty() {
         let mut namespaces: Vec<&str> = tools.iter().map(|(spec, _)| namespace(spec)).collect();
@@ -126,6 +152,7 @@ pub(crate) fn describe_tool(inner: &Inner, loaded: &Loaded, name: &str) -> ToolO
     if let Some(schema) = &spec.output_schema {
         value["outputSchema"] = Value::clone(schema);
     }
+    annotate(&mut value, spec);
     match id {
         Some(id) => {
             let toolset = inner.toolset(inner.tool(*id).toolset);

@@ -11,7 +11,7 @@ pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__ne
     TOOLSETS,
     &[],
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
-    0x6a17be79eb9843e3,
+    0xd6fcae0671ccd35a,
 ));
 
 const AGENTS: &[rt::Agent] = &[
@@ -90,10 +90,10 @@ const T0: rt::Toolset = rt::Toolset::__remote(
 );
 
 const T0_TOOLS: &[rt::Tool] = &[
-    remote_tool("read_text_file", text(TEXT2, 0, 457), "", text(TEXT2, 457, 1058)),
-    remote_tool("list_directory", text(TEXT2, 1058, 1367), "", text(TEXT2, 1367, 1775)),
-    remote_tool("get_file_info", text(TEXT2, 1775, 2071), "", text(TEXT2, 2071, 2478)),
-    remote_tool("list_allowed_directories", text(TEXT2, 2478, 2726), "", text(TEXT2, 2726, 3100)),
+    rt::__annotated_tool("read_text_file", text(TEXT2, 0, 457), "", Some(text(TEXT2, 457, 1058)), Some("Read Text File"), [Some(true), None, None, Some(false)]),
+    rt::__annotated_tool("list_directory", text(TEXT2, 1058, 1367), "", Some(text(TEXT2, 1367, 1775)), Some("List Directory"), [Some(true), None, None, Some(false)]),
+    rt::__annotated_tool("get_file_info", text(TEXT2, 1775, 2071), "", Some(text(TEXT2, 2071, 2478)), Some("Get File Info"), [Some(true), None, None, Some(false)]),
+    rt::__annotated_tool("list_allowed_directories", text(TEXT2, 2478, 2726), "", Some(text(TEXT2, 2726, 3100)), Some("List Allowed Directories"), [Some(true), None, None, Some(false)]),
 ];
 
 const T1: rt::Toolset = rt::Toolset::__new(
@@ -116,8 +116,8 @@ const T2: rt::Toolset = rt::Toolset::__remote(
 );
 
 const T2_TOOLS: &[rt::Tool] = &[
-    remote_tool("convert_time", "Convert time between timezones", "", text(TEXT3, 80, 1460)),
-    remote_tool("get_current_time", text(TEXT3, 1460, 1548), "Pass an IANA zone name.\n", text(TEXT3, 1548, 2275)),
+    rt::__annotated_tool("convert_time", "Convert time between timezones", "", Some(text(TEXT3, 80, 1460)), None, [Some(true), Some(false), Some(true), Some(false)]),
+    rt::__annotated_tool("get_current_time", text(TEXT3, 1460, 1548), "Pass an IANA zone name.\n", Some(text(TEXT3, 1548, 2275)), None, [Some(true), Some(false), Some(true), Some(false)]),
 ];
 
 /// Typed ids of the agents.

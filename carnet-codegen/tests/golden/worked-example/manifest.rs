@@ -15,7 +15,7 @@ pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__ne
         ]
     },
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
-    0xe587f03247bd7ccd,
+    0x850272f8555a52d2,
 ));
 
 const AGENTS: &[rt::Agent] = &[
@@ -212,7 +212,7 @@ const T1: rt::Toolset = rt::Toolset::__new(
 
 const T1_TOOLS: &[rt::Tool] = &[
     tool("basicSearch", "Search the collection for documents matching the query words", text(TEXT5, 2239, 2612)),
-    tool("advancedSearch", "Search with operators (\"phrase\", -word, site:domain)", ""),
+    rt::__annotated_tool("advancedSearch", "Search with operators (\"phrase\", -word, site:domain)", "", None, None, [Some(true), None, None, None]),
     tool("filterResults", "Keep the hits whose title or snippet mentions a term", ""),
 ];
 
@@ -224,7 +224,7 @@ const T2: rt::Toolset = rt::Toolset::__new(
 );
 
 const T2_TOOLS: &[rt::Tool] = &[
-    tool("analyzeStatistics", text(TEXT5, 4554, 4655), ""),
+    rt::__annotated_tool("analyzeStatistics", text(TEXT5, 4554, 4655), "", None, Some("Descriptive statistics"), [Some(true), None, Some(true), Some(false)]),
 ];
 
 const T3: rt::Toolset = rt::Toolset::__new(
@@ -236,7 +236,7 @@ const T3: rt::Toolset = rt::Toolset::__new(
 
 const T3_TOOLS: &[rt::Tool] = &[
     tool("convertUnits", text(TEXT5, 5967, 6073), ""),
-    tool("listUnits", "List the supported unit symbols, of one dimension or of all", ""),
+    rt::__annotated_tool("listUnits", "List the supported unit symbols, of one dimension or of all", "", None, Some("Supported units"), [Some(true), None, None, Some(false)]),
 ];
 
 const T4: rt::Toolset = rt::Toolset::__new(
@@ -247,7 +247,7 @@ const T4: rt::Toolset = rt::Toolset::__new(
 );
 
 const T4_TOOLS: &[rt::Tool] = &[
-    tool("visualizeData", text(TEXT5, 7751, 7833), ""),
+    rt::__annotated_tool("visualizeData", text(TEXT5, 7751, 7833), "", None, Some("Chart a dataset"), [None, Some(true), Some(true), Some(false)]),
 ];
 
 const T5: rt::Toolset = rt::Toolset::__new(

@@ -24,7 +24,8 @@ use crate::tool::{ToolCall, ToolSpec};
 ///
 /// let schema = json!({ "type": "object", "properties": { "path": { "type": "string" } } });
 /// let spec = ToolSpec { name: "file.read".into(), description: "Read a file".into(),
-///     input_schema: Arc::new(schema.clone()), kind: ToolKind::Domain, toolset: None, output_schema: None };
+///     input_schema: Arc::new(schema.clone()), kind: ToolKind::Domain, toolset: None, output_schema: None,
+///     title: None, annotations: Default::default() };
 /// assert_eq!(anthropic::tools(&[spec])?, json!([
 ///     { "name": "file_read", "description": "Read a file", "input_schema": schema },
 /// ]));

@@ -126,7 +126,8 @@ fn wrap(declarations: Vec<Value>) -> Value {
 ///     "additionalProperties": false,
 /// });
 /// let spec = ToolSpec { name: "notes.list".into(), description: String::new(),
-///     input_schema: Arc::new(schema), kind: ToolKind::Domain, toolset: None, output_schema: None };
+///     input_schema: Arc::new(schema), kind: ToolKind::Domain, toolset: None, output_schema: None,
+///     title: None, annotations: Default::default() };
 /// assert_eq!(gemini::parameters(&spec)?, Some(json!({
 ///     "type": "object",
 ///     "properties": { "limit": { "type": "integer", "nullable": true } },
