@@ -42,7 +42,8 @@ pub(crate) enum PresetArg {
     Full,
     /// `loadSkill` and `loadSkillFile` only.
     Minimal,
-    /// The six, and `listTools` and `describeTool` to browse tools without loading them.
+    /// The six, and `listTools`, `describeTool` and `searchTools` to browse and rank tools
+    /// without loading them.
     Discovery,
 }
 

@@ -5,7 +5,7 @@
 //! digit, Gemini does not), so each name gets an alias in that set and calls map back.
 
 /// Names of carnet's meta-tools, camelCase (the default naming), in the order of the runtime's `MetaTool::ALL`.
-pub const META_TOOLS: [&str; 9] = [
+pub const META_TOOLS: [&str; 10] = [
     "listAvailableSkills",
     "loadSkill",
     "listSkillToolsets",
@@ -14,11 +14,12 @@ pub const META_TOOLS: [&str; 9] = [
     "loadSkillFile",
     "listTools",
     "describeTool",
+    "searchTools",
     "callTool",
 ];
 
 /// Names of carnet's meta-tools, `snake_case` (the snake naming option).
-pub const META_TOOLS_SNAKE: [&str; 9] = [
+pub const META_TOOLS_SNAKE: [&str; 10] = [
     "list_available_skills",
     "load_skill",
     "list_skill_toolsets",
@@ -27,6 +28,7 @@ pub const META_TOOLS_SNAKE: [&str; 9] = [
     "load_skill_file",
     "list_tools",
     "describe_tool",
+    "search_tools",
     "call_tool",
 ];
 

@@ -29,6 +29,7 @@ pub mod hook;
 mod index;
 mod meta_tool;
 mod prompt;
+mod search;
 pub mod session;
 pub mod suggest;
 pub mod telemetry;

@@ -41,13 +41,17 @@ pub enum MetaTool {
     ListTools,
     /// `describeTool {name}`: one tool's full spec; never exposes anything.
     DescribeTool,
+    /// `searchTools {query, limit?}`: the tools the agent can reach, ranked for a query
+    /// (BM25 over names, descriptions, parameters, toolsets and skills); never exposes
+    /// anything.
+    SearchTools,
     /// `callTool {name, arguments}` (dispatcher mode only).
     CallTool,
 }
 
 impl MetaTool {
     /// Every meta-tool, in the order they are offered.
-    pub const ALL: [MetaTool; 9] = [
+    pub const ALL: [MetaTool; 10] = [
         MetaTool::ListAvailableSkills,
         MetaTool::LoadSkill,
         MetaTool::ListSkillToolsets,
@@ -56,6 +60,7 @@ impl MetaTool {
         MetaTool::LoadSkillFile,
         MetaTool::ListTools,
         MetaTool::DescribeTool,
+        MetaTool::SearchTools,
         MetaTool::CallTool,
     ];
 
@@ -86,6 +91,9 @@ impl MetaTool {
             }
             MetaTool::DescribeTool => {
                 "Describe one tool in full (description, input and output schemas) without making it callable"
+            }
+            MetaTool::SearchTools => {
+                "Find the tools for a task: describe what you need in a few words; returns the best matches, each with the skill that brings it. Changes nothing"
             }
             MetaTool::CallTool => "Call a loaded domain tool by name with its arguments",
         }
@@ -163,6 +171,19 @@ impl MetaTool {
             MetaTool::DescribeTool => (
                 vec![(p("name"), string("The name of the tool to describe"))],
                 vec![p("name")],
+            ),
+            MetaTool::SearchTools => (
+                vec![
+                    (
+                        p("query"),
+                        json!({"type": "string", "description": "What the tool should do, in a few words", "maxLength": 1024}),
+                    ),
+                    (
+                        p("limit"),
+                        json!({"type": "integer", "description": "The most tools to return (default 8)", "minimum": 1, "maximum": 50}),
+                    ),
+                ],
+                vec![p("query")],
             ),
             MetaTool::CallTool => (
                 vec![

@@ -198,6 +198,7 @@ fn instructions(inner: &Inner) -> String {
             MetaTool::LoadSkillFile => "Load a specific file from a loaded skill",
             MetaTool::ListTools => "Browse the tools, a one-line summary each",
             MetaTool::DescribeTool => "Read one tool's full description and schemas",
+            MetaTool::SearchTools => "Find the tools for a task, ranked, with the skill that brings each",
             MetaTool::CallTool => "Call a loaded tool by name with its arguments",
         };
         let _ = writeln!(out, "- `{}()` - {text}", name(*meta));

@@ -204,3 +204,105 @@ fn tools_only_filters_the_offered_list_for_one_call() {
     assert_eq!(only, ["file.read"]);
     assert!(names(&session).len() > 3, "the session's own list is untouched");
 }
+
+/// `searchTools` ranks what the agent can reach (loaded or not) and exposes nothing; its
+/// hits name the skill that brings each tool and whether it is callable; hostile queries
+/// give clear answers, never a panic or a scan of a megabyte.
+#[test]
+fn search_tools_ranks_without_exposing() {
+    let engine = carnet(|b| b);
+    let mut session = engine.session("assistant").unwrap();
+    assert!(
+        names(&session).contains(&"searchTools".to_owned()),
+        "in the discovery preset"
+    );
+    let before = (names(&session), session.system_prompt().to_owned(), session.state());
+
+    let hits = |session: &mut Session, query: &str| -> Vec<Value> {
+        let out = call(session, "searchTools", json!({"query": query}));
+        assert!(!out.is_error, "{}", out.value);
+        out.value["hits"].as_array().unwrap().clone()
+    };
+    // By meaning: the description and the skill's words count, not only the name.
+    let found = hits(&mut session, "show what is in a folder");
+    assert_eq!(found[0]["name"], "listDir", "{found:?}");
+    assert_eq!(found[0]["skill"], "files");
+    assert_eq!(found[0]["loaded"], false);
+    assert_eq!(found[0]["annotations"], json!({"readOnlyHint": true}));
+    assert!(found[0]["score"].as_f64().unwrap() > 0.0);
+    // Names split at dots, camelCase and snake_case; an exact name wins.
+    assert_eq!(hits(&mut session, "file_read")[0]["name"], "file.read");
+    assert_eq!(hits(&mut session, "read files")[0]["name"], "file.read");
+    assert_eq!(hits(&mut session, "add a note")[0]["name"], "note.add");
+    assert_eq!(
+        hits(&mut session, "add a note")[0]["loaded"],
+        true,
+        "notes is an initial skill"
+    );
+    assert!(hits(&mut session, "zebra quantum").is_empty());
+    let limited = call(
+        &mut session,
+        "searchTools",
+        json!({"query": "files folder note read", "limit": 1}),
+    );
+    assert_eq!(limited.value["hits"].as_array().unwrap().len(), 1);
+
+    // Hostile queries: empty, out of range, huge, only stop words, control characters.
+    let empty = call(&mut session, "searchTools", json!({"query": "  "}));
+    assert!(empty.is_error && empty.error_message().unwrap().contains("empty"));
+    assert!(call(&mut session, "searchTools", json!({"query": "x", "limit": 0})).is_error);
+    assert!(call(&mut session, "searchTools", json!({"query": "x", "limit": 51})).is_error);
+    assert!(call(&mut session, "searchTools", json!({})).is_error);
+    let huge = call(&mut session, "searchTools", json!({"query": "folder ".repeat(150_000)}));
+    assert!(huge.is_error, "longer than the schema's maxLength");
+    assert!(hits(&mut session, "the of and to").is_empty());
+    let _ = hits(&mut session, "文件 📁 \u{202e}\u{0}folder");
+
+    // Nothing changed: the tools, prompt and state are the same; the tool is still refused.
+    assert_eq!(
+        (names(&session), session.system_prompt().to_owned(), session.state()),
+        before
+    );
+    assert!(call(&mut session, "listDir", json!({})).is_error);
+
+    // Snake-case naming.
+    let snake = carnet(|b| b.naming(Naming::SnakeCase));
+    let mut session = snake.session("assistant").unwrap();
+    let out = call(&mut session, "search_tools", json!({"query": "folder", "limit": 3}));
+    assert_eq!(out.value["hits"][0]["name"], "listDir", "{}", out.value);
+}
+
+/// An agent's search sees only the tools it can reach: another agent's skills stay hidden.
+#[test]
+fn search_tools_sees_only_what_the_agent_can_reach() {
+    let manifest = Manifest::from_json(&MANIFEST.replace(
+        r#""skills": ["files"], "prompt": "You help." }"#,
+        r#""skills": [], "prompt": "You help." },
+    "reader": { "name": "reader", "description": "Reads", "skills": ["files"], "prompt": "" }"#,
+    ))
+    .unwrap();
+    let carnet = Carnet::builder(&manifest)
+        .allow_unimplemented()
+        .preset(Preset::Discovery)
+        .build()
+        .unwrap();
+    let mut assistant = carnet.session("assistant").unwrap();
+    let out = call(
+        &mut assistant,
+        "searchTools",
+        json!({"query": "read a file in a folder"}),
+    );
+    let names: Vec<&str> = out.value["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"file.read") && !names.contains(&"listDir"),
+        "{names:?}"
+    );
+    let mut reader = carnet.session("reader").unwrap();
+    let out = call(&mut reader, "searchTools", json!({"query": "read a file"}));
+    assert_eq!(out.value["hits"][0]["name"], "file.read");
+}

@@ -10,7 +10,7 @@ use super::carnet::{Carnet, HookScope, Inner, ScopedHook, StateCache, skill_ix, 
 use super::compiled::RuntimeManifest;
 use super::options::{BuildError, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat};
 use super::remote::{bind_remote, remote_skills};
-use super::tables::{agent_tables, bind, tool_tables};
+use super::tables::{agent_tables, bind, search_index, tool_tables};
 use crate::dispatch::ToolsetImpl;
 use crate::hook::Hook;
 use crate::index::ToolsetIx;
@@ -316,6 +316,7 @@ impl<Stage> CarnetBuilder<Stage> {
             .map(|s| s.toolsets.iter().filter_map(|t| toolset_ix(&manifest, t)).collect())
             .collect();
         let agents = agent_tables(&manifest);
+        let search = search_index(&manifest, &tools, &skill_toolsets);
 
         let mut meta = self.meta.unwrap_or_else(|| self.preset.meta_tools().to_vec());
         meta.retain(|m| *m != MetaTool::CallTool);
@@ -404,6 +405,7 @@ impl<Stage> CarnetBuilder<Stage> {
                 state_cache: StateCache::default(),
                 remote,
                 remote_skills,
+                search,
             }),
         })
     }

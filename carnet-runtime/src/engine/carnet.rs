@@ -11,6 +11,7 @@ use crate::hook::Hook;
 use crate::index::{AgentIx, SkillIx, ToolIx, ToolsetIx};
 use crate::manifest::{Agent, Manifest, Skill, Toolset};
 use crate::meta_tool::MetaTool;
+use crate::search::SearchIndex;
 use crate::tool::ToolSpec;
 use crate::variables::Variables;
 
@@ -108,6 +109,8 @@ pub(crate) struct Inner {
     pub(crate) remote: Vec<Option<Arc<dyn RemoteServer>>>,
     /// Skill → where to read it, for skills MCP servers serve.
     pub(crate) remote_skills: Vec<Option<RemoteSkill>>,
+    /// Every domain tool, ranked by `searchTools`.
+    pub(crate) search: SearchIndex,
 }
 
 /// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool

@@ -13,8 +13,9 @@ pub enum Preset {
     Full,
     /// `loadSkill` and `loadSkillFile` only (TS Carnet's set).
     Minimal,
-    /// The six of [`Preset::Full`] and the browse-only discovery tools `listTools` and
-    /// `describeTool` (the two-level disclosure of the tool-discovery design).
+    /// The six of [`Preset::Full`] and the discovery tools `listTools`, `describeTool` and
+    /// `searchTools`, which browse and rank tools without exposing any (the two-level
+    /// disclosure of the tool-discovery design).
     Discovery,
 }
 
@@ -25,7 +26,7 @@ impl Preset {
         match self {
             Preset::Full => &MetaTool::ALL[..6],
             Preset::Minimal => &[MetaTool::LoadSkill, MetaTool::LoadSkillFile],
-            Preset::Discovery => &MetaTool::ALL[..8],
+            Preset::Discovery => &MetaTool::ALL[..9],
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::dispatch::{ToolImpl, ToolsetImpl};
 use crate::index::{SkillIx, ToolIx, ToolsetIx};
 use crate::manifest::Manifest;
 use crate::names;
+use crate::search::{Fields, SearchIndex};
 use crate::suggest::closest;
 use crate::tool::{ToolKind, ToolSpec};
 
@@ -165,4 +166,45 @@ pub(super) fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
 /// The input schema of a declared tool without an implementation: any object.
 fn open_schema() -> Value {
     json!({"type": "object", "additionalProperties": true})
+}
+
+/// The search index over every domain tool (numbered as `tools`): its name, description,
+/// title, parameters' names and descriptions (from its input schema, top-level
+/// properties), and its toolset's and skills' names and descriptions.
+pub(super) fn search_index(
+    manifest: &Manifest,
+    tools: &[DomainTool],
+    skill_toolsets: &[Vec<ToolsetIx>],
+) -> SearchIndex {
+    // Toolset → the skills that bring it.
+    let mut skills_of: Vec<Vec<usize>> = vec![Vec::new(); manifest.toolsets.len()];
+    for (skill, toolsets) in skill_toolsets.iter().enumerate() {
+        for t in toolsets {
+            skills_of[t.get()].push(skill);
+        }
+    }
+    SearchIndex::build(tools.iter().map(|tool| {
+        let spec = &tool.spec;
+        let mut parameters: Vec<&str> = spec.title.as_deref().into_iter().collect();
+        if let Some(properties) = spec.input_schema.get("properties").and_then(Value::as_object) {
+            for (name, schema) in properties {
+                parameters.push(name);
+                if let Some(description) = schema.get("description").and_then(Value::as_str) {
+                    parameters.push(description);
+                }
+            }
+        }
+        let toolset = &manifest.toolsets[tool.toolset.get()];
+        let mut context: Vec<&str> = vec![&toolset.name, &toolset.description];
+        for &skill in &skills_of[tool.toolset.get()] {
+            let skill = &manifest.skills[skill];
+            context.extend([&*skill.name, &*skill.description]);
+        }
+        Fields {
+            name: &spec.name,
+            description: &spec.description,
+            parameters,
+            context,
+        }
+    }))
 }

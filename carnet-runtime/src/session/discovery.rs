@@ -175,3 +175,74 @@ pub(crate) fn describe_tool(inner: &Inner, loaded: &Loaded, name: &str) -> ToolO
     }
     ToolOutput::ok(value)
 }
+
+/// The most hits `searchTools` returns, and how many without a `limit`.
+const MAX_HITS: u64 = 50;
+const DEFAULT_HITS: u64 = 8;
+/// The longest query, as the input schema's `maxLength` says.
+const MAX_QUERY_CHARS: usize = 1024;
+
+/// `searchTools {query, limit?}`: the domain tools the agent can reach, ranked for `query`
+/// (see [`crate::search`]). Never exposes a tool: each hit says whether it is callable now
+/// and which skill brings it.
+pub(crate) fn search_tools(inner: &Inner, loaded: &Loaded, query: &str, limit: Option<u64>) -> ToolOutput {
+    if query.trim().is_empty() {
+        return ToolOutput::error(
+            "the query is empty: describe what the tool should do in a few words",
+            json!({"field": "query"}),
+        );
+    }
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return ToolOutput::error(
+            format!(
+                "the query is longer than {MAX_QUERY_CHARS} characters: describe what the tool should do in a few words"
+            ),
+            json!({"field": "query"}),
+        );
+    }
+    let limit = match limit {
+        None => DEFAULT_HITS,
+        Some(limit) if (1..=MAX_HITS).contains(&limit) => limit,
+        Some(limit) => {
+            return ToolOutput::error(
+                format!("`limit` must be between 1 and {MAX_HITS}, not {limit}"),
+                json!({"field": "limit"}),
+            );
+        }
+    };
+    let limit = usize::try_from(limit).unwrap_or(8);
+    let reachable = loaded.reachable_toolsets(inner);
+    let mut allowed = vec![false; inner.toolset_first_tool.len().saturating_sub(1)];
+    for t in &reachable {
+        allowed[t.get()] = true;
+    }
+    let hits = inner.search.search(query, limit, |tool| {
+        let id = ToolIx::new(tool as usize);
+        allowed[inner.tool(id).toolset.get()]
+    });
+    let hits: Vec<Value> = hits
+        .iter()
+        .map(|hit| {
+            let id = ToolIx::new(hit.tool as usize);
+            let tool = inner.tool(id);
+            let skills = loaded.skills_with_toolset(inner, tool.toolset);
+            let mut entry = json!({
+                "name": tool.spec.name,
+                "summary": summary(&tool.spec.description),
+                "skill": skills.first().map(|&s| &*inner.skill(s).name),
+                "loaded": loaded.is_exposed(inner, id),
+                "score": (f64::from(hit.score) * 1000.0).round() / 1000.0,
+            });
+            annotate(&mut entry, &tool.spec);
+            entry
+        })
+        .collect();
+    if hits.is_empty() {
+        return ToolOutput::ok(json!({
+            "success": true,
+            "hits": [],
+            "note": "no tool matches: try other words, or list the skills with their descriptions",
+        }));
+    }
+    ToolOutput::ok(json!({"success": true, "hits": hits}))
+}

@@ -50,6 +50,13 @@ pub(crate) fn run(
         MetaTool::LoadSkillFile => (load_skill_file(inner, loaded, arg("skillName"), arg("path")), false),
         MetaTool::ListTools => (super::discovery::list_tools(inner, loaded, arg("namespace")), false),
         MetaTool::DescribeTool => (super::discovery::describe_tool(inner, loaded, arg("name")), false),
+        MetaTool::SearchTools => {
+            let limit = arguments.get(param(inner.naming, "limit")).and_then(Value::as_u64);
+            (
+                super::discovery::search_tools(inner, loaded, arg("query"), limit),
+                false,
+            )
+        }
         MetaTool::CallTool => unreachable!("callTool is dispatched as a domain call"),
     }
 }
