@@ -84,26 +84,24 @@ mod sealed {
     impl<Kind> Named<Kind> for &str {}
     impl<Kind> Named<Kind> for &String {}
     impl<Kind> Named<Kind> for String {}
-    impl Named<super::OfSkill> for crate::manifest::SkillId {}
-    impl Named<super::OfToolset> for crate::manifest::ToolsetId {}
-    impl Named<super::OfTool> for crate::manifest::ToolId {}
+    impl Named<OfSkill> for crate::manifest::SkillId {}
+    impl Named<OfToolset> for crate::manifest::ToolsetId {}
+    impl Named<OfTool> for crate::manifest::ToolId {}
+
+    #[derive(Debug)]
+    pub enum OfSkill {}
+    #[derive(Debug)]
+    pub enum OfToolset {}
+    #[derive(Debug)]
+    pub enum OfTool {}
 }
 
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum OfSkill {}
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum OfToolset {}
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum OfTool {}
 
 macro_rules! kind_name {
     ($(#[$doc:meta])* $trait:ident, $kind:ident, $id:ty, $method:ident, $message:literal, $note:literal) => {
         $(#[$doc])*
         #[diagnostic::on_unimplemented(message = $message, note = $note)]
-        pub trait $trait: sealed::Named<$kind> {
+        pub trait $trait: sealed::Named<sealed::$kind> {
             #[doc(hidden)]
             fn $method(&self) -> &str;
         }
