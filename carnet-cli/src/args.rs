@@ -164,9 +164,22 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = call::Results::Json)]
         results: call::Results,
         /// Which meta-tools the model gets: `full` (the six loading ones), `minimal`
-        /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`).
+        /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`,
+        /// `searchTools`).
         #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
         preset: tools::PresetArg,
+    },
+    /// The tools AGENT can reach, ranked for QUERY as the `searchTools` meta-tool ranks them:
+    /// name, score, the skill that brings each, and a one-line summary (`--format json`: the
+    /// meta-tool's result).
+    Search {
+        /// The agent.
+        agent: String,
+        /// What the tool should do, in a few words.
+        query: String,
+        /// The most tools to print (1 to 50).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=50))]
+        limit: u64,
     },
     /// Context tokens (o200k_base) per turn, progressive against everything up front, and
     /// the cost of loading each skill.

@@ -72,3 +72,44 @@ pub(crate) fn call_on(session: &mut Session, tool: &str, arguments: Option<&str>
     }
     Ok(())
 }
+
+/// `carnet search`: `searchTools` on a session of `agent` (the discovery preset), printed as
+/// a table (or the meta-tool's JSON).
+pub(crate) fn search(manifest: &Manifest, agent: &str, query: &str, limit: u64, as_json: bool) -> Result<(), Failure> {
+    let mut session = crate::prompt::session(manifest, agent, &[], |b| b.preset(carnet_runtime::Preset::Discovery))?;
+    let output =
+        carnet_runtime::block_on(session.call("searchTools", serde_json::json!({"query": query, "limit": limit})));
+    if output.is_error {
+        return Err(Failure::usage(format!(
+            "error: {}",
+            output.error_message().unwrap_or_default()
+        )));
+    }
+    if as_json {
+        outln!("{}", output.to_text());
+        return Ok(());
+    }
+    let hits = output.value["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if hits.is_empty() {
+        outln!("no tool of agent `{agent}` matches `{query}`");
+        return Ok(());
+    }
+    let width = hits
+        .iter()
+        .filter_map(|h| h["name"].as_str())
+        .map(str::len)
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    outln!("{:<width$}  {:>6}  {:<20}  summary", "tool", "score", "skill");
+    for hit in hits {
+        outln!(
+            "{:<width$}  {:>6.2}  {:<20}  {}",
+            hit["name"].as_str().unwrap_or_default(),
+            hit["score"].as_f64().unwrap_or_default(),
+            hit["skill"].as_str().unwrap_or("-"),
+            hit["summary"].as_str().unwrap_or_default()
+        );
+    }
+    Ok(())
+}

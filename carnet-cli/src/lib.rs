@@ -394,6 +394,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 cli.format == Format::Json,
             )
         }
+        Command::Search { agent, query, limit } => {
+            let (_, manifest) = checked(cli)?;
+            call::search(&manifest, agent, query, *limit, cli.format == Format::Json)
+        }
         Command::ServeMcp {
             agent,
             mode,

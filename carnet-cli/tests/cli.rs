@@ -1126,3 +1126,59 @@ fn stats_svg_draws_every_mode_and_everything_up_front() {
     let bad = carnet(&["--dir", &example(), "stats", "nobody", "--svg", svg.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `carnet search`: the ranked tools as `searchTools` gives them, as a table or JSON.
+#[test]
+fn search_ranks_the_tools_an_agent_can_reach() {
+    let table = carnet(&[
+        "search",
+        "researcher",
+        "convert miles to kilometres",
+        "--dir",
+        &example(),
+    ]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let text = stdout(&table);
+    let first = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        first.starts_with("convertUnits ") && first.contains("unitConversion"),
+        "{text}"
+    );
+
+    let json = carnet(&[
+        "search",
+        "researcher",
+        "chart a dataset",
+        "--limit",
+        "2",
+        "--format",
+        "json",
+        "--dir",
+        &example(),
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    let hits = value["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 2);
+    assert_eq!(hits[0]["name"], "visualizeData");
+    assert_eq!(hits[0]["loaded"], false);
+
+    // Another agent's tools are not found; mistakes are usage errors.
+    let analyst = carnet(&["search", "analyst", "search the web", "--dir", &example()]);
+    assert!(!stdout(&analyst).contains("basicSearch"), "{}", stdout(&analyst));
+    assert_eq!(
+        carnet(&["search", "researcher", " ", "--dir", &example()])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        carnet(&["search", "nobody", "x", "--dir", &example()]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        carnet(&["search", "researcher", "x", "--limit", "0", "--dir", &example()])
+            .status
+            .code(),
+        Some(2)
+    );
+}
