@@ -306,3 +306,28 @@ fn search_tools_sees_only_what_the_agent_can_reach() {
     let out = call(&mut reader, "searchTools", json!({"query": "read a file"}));
     assert_eq!(out.value["hits"][0]["name"], "file.read");
 }
+
+/// Tool-level loading (`search_loads_tools(true)`): the hits are loaded as `loadTool` loads
+/// a tool (schemas in the result, callable next), and only tools the agent can reach.
+#[test]
+fn search_can_load_what_it_finds() {
+    let engine = carnet(|b| b.search_loads_tools(true));
+    let mut session = engine.session("assistant").unwrap();
+    assert!(!session.is_exposed("listDir"));
+    let out = call(
+        &mut session,
+        "searchTools",
+        json!({"query": "folder listing", "limit": 1}),
+    );
+    assert_eq!(out.value["hits"][0]["name"], "listDir", "{}", out.value);
+    assert_eq!(out.value["hits"][0]["loaded"], true);
+    assert_eq!(out.value["hits"][0]["inputSchema"]["type"], "object");
+    assert_eq!(out.exposes, ["listDir"]);
+    assert!(session.is_exposed("listDir") && !session.is_exposed("file.read"));
+    assert!(names(&session).contains(&"listDir".to_owned()), "in the tool list now");
+    assert!(!call(&mut session, "listDir", json!({})).is_error);
+    assert!(
+        call(&mut session, "file.read", json!({})).is_error,
+        "not a hit: still refused"
+    );
+}

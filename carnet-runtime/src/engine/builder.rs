@@ -33,6 +33,7 @@ pub struct CarnetBuilder<Stage = Checked> {
     naming: Naming,
     mode: ExposureMode,
     skills_as_tools: bool,
+    search_loads_tools: bool,
     result_format: ResultFormat,
     prompt: PromptOptions,
     hooks: Vec<(Target, Arc<dyn Hook>)>,
@@ -90,6 +91,7 @@ impl CarnetBuilder<Checked> {
             naming: Naming::CamelCase,
             mode: ExposureMode::Dynamic,
             skills_as_tools: false,
+            search_loads_tools: false,
             result_format: ResultFormat::Json,
             prompt: PromptOptions::default(),
             hooks: Vec::new(),
@@ -112,6 +114,7 @@ impl CarnetBuilder<Checked> {
             naming: self.naming,
             mode: self.mode,
             skills_as_tools: self.skills_as_tools,
+            search_loads_tools: self.search_loads_tools,
             result_format: self.result_format,
             prompt: self.prompt,
             hooks: self.hooks,
@@ -201,6 +204,16 @@ impl<Stage> CarnetBuilder<Stage> {
     #[must_use]
     pub fn skills_as_tools(mut self, on: bool) -> Self {
         self.skills_as_tools = on;
+        self
+    }
+
+    /// Tool-level loading: `searchTools` loads the tools it finds, as `loadTool` would
+    /// (their schemas in the result, callable from the next turn), instead of only listing
+    /// them, so a model need not load a whole skill for one tool. The session's rules stay
+    /// `loadTool`'s: only tools the agent can reach. Off by default (search only lists).
+    #[must_use]
+    pub fn search_loads_tools(mut self, on: bool) -> Self {
+        self.search_loads_tools = on;
         self
     }
 
@@ -390,6 +403,7 @@ impl<Stage> CarnetBuilder<Stage> {
                 naming: self.naming,
                 mode: self.mode,
                 skills_as_tools: self.skills_as_tools,
+                search_loads_tools: self.search_loads_tools,
                 result_format: self.result_format,
                 prompt: self.prompt,
                 hooks,

@@ -88,6 +88,8 @@ pub(crate) struct Inner {
     pub(crate) mode: ExposureMode,
     /// Whether each skill the agent can load is also a tool `task.<skill>`.
     pub(crate) skills_as_tools: bool,
+    /// Whether `searchTools` loads the tools it finds.
+    pub(crate) search_loads_tools: bool,
     pub(crate) result_format: ResultFormat,
     pub(crate) prompt: PromptOptions,
     pub(crate) hooks: Vec<ScopedHook>,

@@ -183,66 +183,78 @@ const DEFAULT_HITS: u64 = 8;
 const MAX_QUERY_CHARS: usize = 1024;
 
 /// `searchTools {query, limit?}`: the domain tools the agent can reach, ranked for `query`
-/// (see [`crate::search`]). Never exposes a tool: each hit says whether it is callable now
-/// and which skill brings it.
-pub(crate) fn search_tools(inner: &Inner, loaded: &Loaded, query: &str, limit: Option<u64>) -> ToolOutput {
+/// (see [`crate::search`]); each hit says whether it is callable and which skill brings it.
+/// Exposes nothing, unless the engine loads what search finds (tool-level loading): then the
+/// hits are loaded as `loadTool` loads a tool, their input schemas in the result. Returns
+/// whether the session changed.
+pub(crate) fn search_tools(inner: &Inner, loaded: &mut Loaded, query: &str, limit: Option<u64>) -> (ToolOutput, bool) {
+    let refuse = |message: String, field: &str| (ToolOutput::error(message, json!({"field": field})), false);
     if query.trim().is_empty() {
-        return ToolOutput::error(
-            "the query is empty: describe what the tool should do in a few words",
-            json!({"field": "query"}),
+        return refuse(
+            "the query is empty: describe what the tool should do in a few words".to_owned(),
+            "query",
         );
     }
     if query.chars().count() > MAX_QUERY_CHARS {
-        return ToolOutput::error(
+        return refuse(
             format!(
                 "the query is longer than {MAX_QUERY_CHARS} characters: describe what the tool should do in a few words"
             ),
-            json!({"field": "query"}),
+            "query",
         );
     }
     let limit = match limit {
         None => DEFAULT_HITS,
         Some(limit) if (1..=MAX_HITS).contains(&limit) => limit,
         Some(limit) => {
-            return ToolOutput::error(
+            return refuse(
                 format!("`limit` must be between 1 and {MAX_HITS}, not {limit}"),
-                json!({"field": "limit"}),
+                "limit",
             );
         }
     };
     let limit = usize::try_from(limit).unwrap_or(8);
-    let reachable = loaded.reachable_toolsets(inner);
     let mut allowed = vec![false; inner.toolset_first_tool.len().saturating_sub(1)];
-    for t in &reachable {
+    for t in loaded.reachable_toolsets(inner) {
         allowed[t.get()] = true;
     }
-    let hits = inner.search.search(query, limit, |tool| {
-        let id = ToolIx::new(tool as usize);
-        allowed[inner.tool(id).toolset.get()]
+    let found = inner.search.search(query, limit, |tool| {
+        allowed[inner.tool(ToolIx::new(tool as usize)).toolset.get()]
     });
-    let hits: Vec<Value> = hits
-        .iter()
-        .map(|hit| {
-            let id = ToolIx::new(hit.tool as usize);
-            let tool = inner.tool(id);
-            let skills = loaded.skills_with_toolset(inner, tool.toolset);
-            let mut entry = json!({
-                "name": tool.spec.name,
-                "summary": summary(&tool.spec.description),
-                "skill": skills.first().map(|&s| &*inner.skill(s).name),
-                "loaded": loaded.is_exposed(inner, id),
-                "score": (f64::from(hit.score) * 1000.0).round() / 1000.0,
-            });
-            annotate(&mut entry, &tool.spec);
-            entry
-        })
-        .collect();
-    if hits.is_empty() {
-        return ToolOutput::ok(json!({
+    if found.is_empty() {
+        let output = ToolOutput::ok(json!({
             "success": true,
             "hits": [],
             "note": "no tool matches: try other words, or list the skills with their descriptions",
         }));
+        return (output, false);
     }
-    ToolOutput::ok(json!({"success": true, "hits": hits}))
+    let mut changed = false;
+    let mut exposed = Vec::new();
+    let mut hits = Vec::with_capacity(found.len());
+    for hit in &found {
+        let id = ToolIx::new(hit.tool as usize);
+        let tool = inner.tool(id);
+        if inner.search_loads_tools {
+            changed |= loaded.load_tool(inner, id);
+            exposed.push(tool.spec.name.clone());
+        }
+        let skills = loaded.skills_with_toolset(inner, tool.toolset);
+        let mut entry = json!({
+            "name": tool.spec.name,
+            "summary": summary(&tool.spec.description),
+            "skill": skills.first().map(|&s| &*inner.skill(s).name),
+            "loaded": loaded.is_exposed(inner, id),
+            "score": (f64::from(hit.score) * 1000.0).round() / 1000.0,
+        });
+        annotate(&mut entry, &tool.spec);
+        if inner.search_loads_tools {
+            entry["inputSchema"] = Value::clone(&tool.spec.input_schema);
+        }
+        hits.push(entry);
+    }
+    (
+        ToolOutput::ok(json!({"success": true, "hits": hits})).exposing(exposed),
+        changed,
+    )
 }

@@ -52,10 +52,7 @@ pub(crate) fn run(
         MetaTool::DescribeTool => (super::discovery::describe_tool(inner, loaded, arg("name")), false),
         MetaTool::SearchTools => {
             let limit = arguments.get(param(inner.naming, "limit")).and_then(Value::as_u64);
-            (
-                super::discovery::search_tools(inner, loaded, arg("query"), limit),
-                false,
-            )
+            super::discovery::search_tools(inner, loaded, arg("query"), limit)
         }
         MetaTool::CallTool => unreachable!("callTool is dispatched as a domain call"),
     }
