@@ -195,6 +195,10 @@ pub(crate) enum Command {
         /// How domain tools are exposed.
         #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
         mode: tools::Mode,
+        /// The price of a cached input token as a share of an uncached one, for the
+        /// effective cost with prompt caching (0.1 on Anthropic, 0.5 or less on OpenAI).
+        #[arg(long, value_name = "RATIO", default_value_t = 0.1, value_parser = crate::stats::parse_ratio)]
+        cached_price: f64,
         /// Also draw the tokens of each model call, every exposure mode against everything
         /// up front, with the cache-stable prefix apart, into this SVG file (needs AGENT
         /// when there are several).

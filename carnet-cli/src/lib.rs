@@ -379,6 +379,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             load,
             no_skill_costs,
             mode,
+            cached_price,
             svg,
         } => {
             let (_, manifest) = checked(cli)?;
@@ -391,6 +392,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 load,
                 (*mode).into(),
                 !no_skill_costs,
+                *cached_price,
                 cli.format == Format::Json,
             )
         }

@@ -180,7 +180,7 @@ fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
             agent,
             load,
             no_skill_costs,
-        } => crate::stats::report(carnet, agent.as_deref(), load, !no_skill_costs, program.json),
+        } => crate::stats::report(carnet, agent.as_deref(), load, !no_skill_costs, 0.1, program.json),
         ProgramCommand::ServeMcp {
             agent,
             http,

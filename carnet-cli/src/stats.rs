@@ -43,6 +43,7 @@ pub(crate) fn run(
     load: &[String],
     mode: ExposureMode,
     skill_costs: bool,
+    cached_price: f64,
     as_json: bool,
 ) -> Result<(), Failure> {
     let carnet = Carnet::builder(manifest)
@@ -50,7 +51,26 @@ pub(crate) fn run(
         .mode(mode)
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
-    report(&carnet, agent, load, skill_costs, as_json)
+    report(&carnet, agent, load, skill_costs, cached_price, as_json)
+}
+
+/// `--cached-price`: a share of the uncached price, from 0 to 1.
+pub(crate) fn parse_ratio(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(ratio) if (0.0..=1.0).contains(&ratio) => Ok(ratio),
+        _ => Err(format!(
+            "`{text}` is not a share between 0 and 1 (0.1 is a tenth of the price)"
+        )),
+    }
+}
+
+/// What the input of a conversation costs with prompt caching, in tokens at the full
+/// price: each call's cacheable prefix at `cached_price`, the rest in full.
+fn effective(turns: &[Turn], cached_price: f64) -> f64 {
+    turns
+        .iter()
+        .map(|t| t.stable as f64 * cached_price + (t.total() - t.stable) as f64)
+        .sum()
 }
 
 /// [`run`] over an engine as built (its mode, its tools' schemas): what `carnet stats` and
@@ -60,6 +80,7 @@ pub(crate) fn report(
     agent: Option<&str>,
     load: &[String],
     skill_costs: bool,
+    cached_price: f64,
     as_json: bool,
 ) -> Result<(), Failure> {
     let manifest = carnet.manifest();
@@ -116,6 +137,9 @@ pub(crate) fn report(
         }
 
         let advice = advice(turns[0].total(), up_front.total());
+        // With prompt caching: every call after the first sends the up-front context unchanged.
+        let progressive_cost = effective(&turns, cached_price);
+        let up_front_cost = up_front.total() as f64 * (1.0 + cached_price * (turns.len() - 1) as f64);
         if as_json {
             reports.push(json!({
                 "advice": advice,
@@ -134,6 +158,12 @@ pub(crate) fn report(
                     "cacheStable": stable, "cacheStableShare": share(stable, conversation),
                 },
                 "everythingUpFront": {"system": up_front.system, "tools": up_front.tools, "total": up_front.total(), "toolCount": baseline.tools.len()},
+                "withCaching": {
+                    "cachedPrice": cached_price,
+                    "progressive": progressive_cost.round(),
+                    "upFront": up_front_cost.round(),
+                    "shareOfUpFront": share_of(progressive_cost, up_front_cost),
+                },
                 "skills": costs.iter().map(|c| json!({"skill": c.skill, "content": c.content, "context": c.context, "total": c.content as i64 + c.context})).collect::<Vec<_>>(),
             }));
         } else {
@@ -176,6 +206,12 @@ pub(crate) fn report(
                 turns.len(),
                 share(conversation, up_front_conversation),
                 share(stable, conversation)
+            ));
+            text.push_str(&format!(
+                "with prompt caching (a cached token at {cached_price}× the price): {:.0} tokens' worth against {:.0} up front ({:.1}%)\n",
+                progressive_cost,
+                up_front_cost,
+                share_of(progressive_cost, up_front_cost)
             ));
             if let Some(advice) = &advice {
                 text.push_str(&format!("\nnote: {advice}\n"));
@@ -348,6 +384,15 @@ fn advice(first_call: usize, up_front: usize) -> Option<String> {
              from the start (`initialSkills`) until it grows"
         )
     })
+}
+
+/// `part` as a percentage of `whole`, one decimal (costs in tokens' worth).
+fn share_of(part: f64, whole: f64) -> f64 {
+    if whole <= 0.0 {
+        0.0
+    } else {
+        (part / whole * 1000.0).round() / 10.0
+    }
 }
 
 fn share(part: usize, whole: usize) -> f64 {

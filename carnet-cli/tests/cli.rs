@@ -1182,3 +1182,43 @@ fn search_ranks_the_tools_an_agent_can_reach() {
         Some(2)
     );
 }
+
+/// `stats` prices the conversation with prompt caching too: the cacheable prefix at
+/// `--cached-price` of the full price, against everything up front, cached after its first
+/// call. A mode that breaks the cache can cost more than sending everything: it shows.
+#[test]
+fn stats_prices_prompt_caching() {
+    let run = |mode: &str, price: &str| -> serde_json::Value {
+        let out = carnet(&[
+            "stats",
+            "researcher",
+            "--load",
+            "dataAnalysis",
+            "--load",
+            "reportWriting",
+            "--mode",
+            mode,
+            "--cached-price",
+            price,
+            "--no-skill-costs",
+            "--format",
+            "json",
+            "--dir",
+            &example(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()[0]["withCaching"].clone()
+    };
+    let dynamic = run("dynamic", "0.1");
+    let deferred = run("deferred", "0.1");
+    let up_front = dynamic["upFront"].as_f64().unwrap();
+    assert_eq!(deferred["upFront"], dynamic["upFront"]);
+    // Deferred keeps its prefix and costs less than dynamic, whose prefix changes each load.
+    assert!(deferred["progressive"].as_f64().unwrap() < dynamic["progressive"].as_f64().unwrap());
+    assert!(dynamic["progressive"].as_f64().unwrap() > up_front, "{dynamic}");
+    // No discount: caching changes nothing.
+    let full = run("dynamic", "1");
+    assert_eq!(full["cachedPrice"], 1.0);
+    let bad = carnet(&["stats", "researcher", "--cached-price", "2", "--dir", &example()]);
+    assert_eq!(bad.status.code(), Some(2));
+}
