@@ -5,8 +5,9 @@
 //! The crate root holds what an agent author names on day one: the attributes
 //! [`toolset`](macro@toolset) and [`tool`](macro@tool), [`include_manifest!`], the
 //! [`Carnet`] engine and its [`Session`]s, the [`Manifest`], and what a tool sees and
-//! returns ([`Context`], [`ToolOutput`], [`ToolError`]). Everything else lives in a module
-//! named for what you look for; each module lists its whole topic, root items included:
+//! returns ([`Context`], [`ToolOutput`], [`ToolError`]), and [`schemars`] for the
+//! `JsonSchema` a tool's input struct derives. Everything else lives in a module named for
+//! what you look for; each module lists its whole topic, root items included:
 //!
 //! | module | holds |
 //! | --- | --- |
@@ -37,6 +38,10 @@
 // item goes there too, everything else into a module below.
 pub use carnet_macros::{tool, toolset};
 pub use carnet_runtime::{Carnet, Context, Manifest, Session, ToolError, ToolOutput};
+/// The `schemars` crate (feature `derive` on), whose `JsonSchema` a tool's input struct
+/// derives (see [`toolset`](macro@toolset)): with `use carnet::schemars::{self, JsonSchema};`
+/// in scope, `#[derive(JsonSchema)]` needs no dependency of its own.
+pub use schemars;
 
 #[cfg(feature = "mcp")]
 pub use carnet_runtime::mcp;

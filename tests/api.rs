@@ -23,6 +23,8 @@ const ROOT: &[&str] = &[
     "Context",
     "ToolOutput",
     "ToolError",
+    // the crate a whole-input struct derives `JsonSchema` from
+    "schemars",
     // modules
     "manifest",
     "engine",

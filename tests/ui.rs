@@ -1,6 +1,7 @@
 //! Compile-time behaviour of `#[carnet::toolset]` / `#[carnet::tool]`: one `compile_fail`
-//! case per diagnostic in `tests/ui/` (with the `.stderr` trybuild generated) and the
-//! `pass` cases in `tests/pass/`, against the content in `tests/carnet/`.
+//! case per diagnostic in `tests/ui/` (with the `.stderr` trybuild generated), the `pass`
+//! cases in `tests/pass/`, and the examples of the attributes' reference
+//! (`carnet-macros/src/toolset.md`) as written, against the content in `tests/carnet/`.
 //!
 //! Regenerate the `.stderr` files after an intended change with
 //! `TRYBUILD=overwrite cargo test -p carnet --test ui`, then review them.
@@ -27,6 +28,8 @@ fn ui() {
     std::fs::write(&json, config.manifest().unwrap().to_json()).unwrap();
     // SAFETY: no other thread reads or writes the environment while this test sets it.
     unsafe {
+        // As a build script's, for the reference's `carnet::include_manifest!()`.
+        std::env::set_var("OUT_DIR", &out);
         std::env::set_var("CARNET_MANIFEST", out.join("carnet/bindings.json"));
         std::env::set_var("CARNET_UI_MANIFEST_JSON", &json);
         std::env::set_var("CARNET_UI_MANIFEST_RS", out.join("carnet/manifest.rs"));
@@ -34,4 +37,48 @@ fn ui() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*.rs");
     cases.pass("tests/pass/*.rs");
+    let reference = root.join("carnet-macros/src/toolset.md");
+    for example in examples(&reference, &out.join("reference")) {
+        cases.pass(example);
+    }
+}
+
+/// The Rust code blocks of a markdown file, written to `dir` as programs the way rustdoc
+/// would compile them: `# ` lines shown to the compiler, an empty `main` added where the
+/// block has none. rustdoc cannot run these (they are marked `ignore`): the attributes need
+/// the manifest a build script writes, which a doctest does not have.
+fn examples(markdown: &Path, dir: &Path) -> Vec<std::path::PathBuf> {
+    let text = std::fs::read_to_string(markdown).unwrap_or_else(|e| panic!("{}: {e}", markdown.display()));
+    std::fs::create_dir_all(dir).unwrap();
+    let stem = markdown.file_stem().unwrap().to_string_lossy();
+    let mut paths = Vec::new();
+    let mut block: Option<String> = None;
+    for line in text.lines() {
+        let fence = line.trim_start().strip_prefix("```");
+        match (&mut block, fence) {
+            (None, Some(info)) if info.split(',').any(|tag| tag.trim() == "rust") => block = Some(String::new()),
+            (Some(code), Some(_)) => {
+                if !code.contains("fn main") {
+                    code.push_str("\nfn main() {}\n");
+                }
+                let path = dir.join(format!("{stem}-reference-{}.rs", paths.len() + 1));
+                std::fs::write(&path, code).unwrap();
+                paths.push(path);
+                block = None;
+            }
+            (Some(code), None) => {
+                let trimmed = line.trim_start();
+                let shown = match trimmed.strip_prefix("# ") {
+                    Some(hidden) => hidden,
+                    None if trimmed == "#" => "",
+                    None => line,
+                };
+                code.push_str(shown);
+                code.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    assert!(!paths.is_empty(), "no Rust examples in {}", markdown.display());
+    paths
 }

@@ -93,6 +93,65 @@ fn errors_reemit_the_item_with_a_typed_stub() {
 }
 
 #[test]
+fn parameter_docs_become_descriptions() {
+    let out = expand(
+        r#""search-tools""#,
+        r#"
+        pub mod search {
+            #[carnet::tool]
+            pub fn basic_search(
+                /// Words to search for.
+                query: String,
+                /// At most this many results:
+                /// 10 if absent.
+                limit: Option<u32>,
+                #[doc = " Written as an attribute."]
+                #[allow(unused_variables)]
+                site: Option<String>,
+                /// A raw identifier names the field `type`.
+                r#type: Option<String>,
+                ctx: &carnet::Context<'_>,
+            ) -> Vec<Hit> { todo!() }
+            #[carnet::tool(name = "advancedSearch")]
+            pub fn advanced(input: AdvancedQuery) -> Vec<Hit> { todo!() }
+            #[carnet::tool]
+            fn filter_results() {}
+        }
+        "#,
+        Some(MANIFEST),
+    );
+    check("parameter-docs", &out);
+}
+
+#[test]
+fn errors_strip_the_tools_parameter_docs() {
+    let out = expand(
+        r#""search-tools""#,
+        r"
+        mod search {
+            #[carnet::tool]
+            fn basic_search(
+                /// Words.
+                query: String,
+            ) -> String { query }
+            #[carnet::tool]
+            fn advanced_search(
+                /// The whole input: an error.
+                input: AdvancedQuery,
+            ) -> String { todo!() }
+            #[carnet::tool]
+            fn filter_results(
+                /// Not an input: an error.
+                ctx: &carnet::Context<'_>,
+            ) {}
+        }
+        ",
+        Some(MANIFEST),
+    );
+    check("parameter-doc-errors", &out);
+}
+
+#[test]
 fn no_manifest() {
     let out = expand(r#""search-tools""#, "mod search {}", None);
     check("no-manifest", &out);

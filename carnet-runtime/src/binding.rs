@@ -2,6 +2,12 @@
 //! argument extraction that names the offending field, and input schemas from the
 //! parameters' types. Not public API: reached through `carnet::__private`, changed without
 //! notice.
+//!
+//! One rule for unknown fields, whichever form the input takes (named parameters or one
+//! struct): the input schema's top level says `additionalProperties: false` (for a struct,
+//! unless its schema says otherwise: a flattened map, a flattened enum), and the handler
+//! refuses what the schema closes out, with the message the session's schema check gives.
+//! Nested objects follow their types' serde attributes.
 
 use std::fmt::Display;
 use std::sync::Arc;
@@ -24,19 +30,57 @@ pub type Call = for<'a> fn(&'a Context<'a>, Value) -> BoxFuture<'a, Result<Value
 /// A method tool's generated entry point.
 pub type MethodCall<T> = for<'a> fn(&'a T, &'a Context<'a>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
 
-struct FnHandler(Call);
+/// The top-level fields an input schema accepts, where it closes the object
+/// (`additionalProperties: false`); `None` where it accepts any.
+fn closed_fields(input_schema: &Value) -> Option<Box<[String]>> {
+    if input_schema.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let properties = input_schema.get("properties").and_then(Value::as_object);
+    Some(properties.map(|p| p.keys().cloned().collect()).unwrap_or_default())
+}
+
+/// Refuses the first field of `arguments` not among `fields` (when the schema closes them).
+fn refuse_unknown<'a>(fields: Option<&[String]>, arguments: &Value) -> Option<BoxFuture<'a, Result<Value, ToolError>>> {
+    let (fields, Value::Object(map)) = (fields?, arguments) else {
+        return None;
+    };
+    let unknown = map.keys().find(|k| !fields.contains(k))?;
+    let expected = if fields.is_empty() {
+        "this tool takes no arguments".to_owned()
+    } else {
+        format!("expected one of `{}`", fields.join("`, `"))
+    };
+    let error = ToolError::new(format!("unknown field `{unknown}`, {expected}"));
+    Some(Box::pin(std::future::ready(Err(error))))
+}
+
+struct FnHandler {
+    call: Call,
+    fields: Option<Box<[String]>>,
+}
 
 impl ToolHandler for FnHandler {
     fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
-        (self.0)(context, arguments)
+        if let Some(refused) = refuse_unknown(self.fields.as_deref(), &arguments) {
+            return refused;
+        }
+        (self.call)(context, arguments)
     }
 }
 
-struct MethodHandler<T>(Arc<T>, MethodCall<T>);
+struct MethodHandler<T> {
+    this: Arc<T>,
+    call: MethodCall<T>,
+    fields: Option<Box<[String]>>,
+}
 
 impl<T: Send + Sync + 'static> ToolHandler for MethodHandler<T> {
     fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
-        (self.1)(&self.0, context, arguments)
+        if let Some(refused) = refuse_unknown(self.fields.as_deref(), &arguments) {
+            return refused;
+        }
+        (self.call)(&self.this, context, arguments)
     }
 }
 
@@ -49,12 +93,13 @@ pub fn tool(
     output_schema: Option<Value>,
     call: Call,
 ) -> ToolImpl {
+    let fields = closed_fields(&input_schema);
     ToolImpl {
         name: name.into(),
         description: description.map(Into::into),
         input_schema: Arc::new(input_schema),
         output_schema: output_schema.map(Arc::new),
-        handler: Arc::new(FnHandler(call)),
+        handler: Arc::new(FnHandler { call, fields }),
     }
 }
 
@@ -68,12 +113,17 @@ pub fn method<T: Send + Sync + 'static>(
     output_schema: Option<Value>,
     call: MethodCall<T>,
 ) -> ToolImpl {
+    let fields = closed_fields(&input_schema);
     ToolImpl {
         name: name.into(),
         description: description.map(Into::into),
         input_schema: Arc::new(input_schema),
         output_schema: output_schema.map(Arc::new),
-        handler: Arc::new(MethodHandler(Arc::clone(this), call)),
+        handler: Arc::new(MethodHandler {
+            this: Arc::clone(this),
+            call,
+            fields,
+        }),
     }
 }
 
@@ -173,9 +223,13 @@ impl Params {
         Self::default()
     }
 
-    /// Adds parameter `name` of type `T`; `required` is false for `Option` parameters.
-    pub fn param<T: JsonSchema>(&mut self, name: &str, required: bool) {
-        let schema = self.generator.subschema_for::<T>();
+    /// Adds parameter `name` of type `T`; `required` is false for `Option` parameters; the
+    /// parameter's doc comment, unless empty, is its `description`.
+    pub fn param<T: JsonSchema>(&mut self, name: &str, required: bool, description: &str) {
+        let mut schema = self.generator.subschema_for::<T>();
+        if !description.is_empty() {
+            schema.insert("description".to_owned(), Value::String(description.to_owned()));
+        }
         self.properties.insert(name.to_owned(), schema.to_value());
         if required {
             self.required.push(Value::String(name.to_owned()));
@@ -199,27 +253,53 @@ impl Params {
     }
 }
 
-/// The schema of a tool whose one parameter is the whole input.
+/// The schema of a tool whose one parameter is the whole input, its top level closed
+/// (`additionalProperties: false`) like a named-parameter input's, where the type's schema
+/// is a plain object that does not say otherwise.
 #[must_use]
 pub fn struct_schema<T: JsonSchema>() -> Value {
     let mut schema = generator().root_schema_for::<T>().to_value();
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
+        close(object);
     }
     schema
+}
+
+/// Keywords under which an object's fields are not all in its `properties`: a flattened
+/// map (`additionalProperties`), a flattened enum (`oneOf`), ...; such a schema stays open.
+const OPEN_KEYWORDS: &[&str] = &[
+    "additionalProperties",
+    "unevaluatedProperties",
+    "patternProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "if",
+    "not",
+];
+
+/// Adds `additionalProperties: false` to a plain object schema.
+fn close(object: &mut Map<String, Value>) {
+    if object.get("type") == Some(&Value::String("object".to_owned()))
+        && !OPEN_KEYWORDS.iter().any(|k| object.contains_key(*k))
+    {
+        object.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
 }
 
 /// The arguments of a call, taken field by field.
 #[derive(Debug)]
 pub struct Args(Map<String, Value>);
 
-/// Checks that `arguments` is an object (or null, for no arguments) with only `known` fields.
+/// Checks that `arguments` is an object (or null, for no arguments); the handler has
+/// refused unknown fields already.
 ///
 /// # Errors
 ///
-/// A tool error naming the first unknown field, or saying what the arguments are instead of
-/// an object.
-pub fn args(arguments: Value, known: &[&str]) -> Result<Args, ToolError> {
+/// A tool error saying what the arguments are instead of an object.
+pub fn args(arguments: Value) -> Result<Args, ToolError> {
     let map = match arguments {
         Value::Object(map) => map,
         Value::Null => Map::new(),
@@ -229,14 +309,6 @@ pub fn args(arguments: Value, known: &[&str]) -> Result<Args, ToolError> {
             )));
         }
     };
-    if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
-        let expected = if known.is_empty() {
-            "this tool takes no arguments".to_owned()
-        } else {
-            format!("expected one of `{}`", known.join("`, `"))
-        };
-        return Err(ToolError::new(format!("unknown field `{unknown}`, {expected}")));
-    }
     Ok(Args(map))
 }
 
@@ -325,11 +397,7 @@ mod tests {
 
     #[test]
     fn fields_are_named_in_errors() {
-        let mut a = args(
-            json!({"limit": "ten", "filters": [{"date": 3}]}),
-            &["limit", "filters", "query"],
-        )
-        .unwrap();
+        let mut a = args(json!({"limit": "ten", "filters": [{"date": 3}]})).unwrap();
         assert_eq!(
             a.take::<u32>("limit").unwrap_err().message,
             "invalid value for `limit`: invalid type: string \"ten\", expected u32"
@@ -343,9 +411,7 @@ mod tests {
             "missing required field `query`"
         );
         assert_eq!(a.take::<Option<String>>("query").unwrap(), None);
-        let err = args(json!({"colour": 1}), &["limit"]).unwrap_err();
-        assert_eq!(err.message, "unknown field `colour`, expected one of `limit`");
-        assert!(args(json!([]), &[]).is_err());
+        assert!(args(json!([])).is_err());
     }
 
     #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -387,16 +453,132 @@ mod tests {
     #[test]
     fn named_parameter_schema() {
         let mut params = Params::new();
-        params.param::<String>("query", true);
-        params.param::<Option<u32>>("limit", false);
+        params.param::<String>("query", true, "");
+        params.param::<Option<u32>>("limit", false, "At most this many");
+        params.param::<Value>("extra", false, "Anything");
+        params.param::<Hit>("like", false, "A hit to resemble");
         let schema = params.finish();
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["required"], json!(["query"]));
         assert_eq!(schema["properties"]["query"], json!({"type": "string"}));
+        assert_eq!(
+            schema["properties"]["limit"],
+            json!({"description": "At most this many", "type": ["integer", "null"], "format": "uint32", "minimum": 0})
+        );
+        assert_eq!(schema["properties"]["extra"], json!({"description": "Anything"}));
+        assert_eq!(
+            schema["properties"]["like"],
+            json!({"description": "A hit to resemble", "$ref": "#/$defs/Hit"})
+        );
         assert_eq!(schema["additionalProperties"], false);
         assert_eq!(
             Params::new().finish(),
             json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
         );
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Plain {
+        /// The query.
+        query: String,
+        nested: Option<Inner>,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Inner {
+        a: u32,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct WithMap {
+        query: String,
+        #[serde(flatten)]
+        rest: std::collections::BTreeMap<String, u32>,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(tag = "kind")]
+    enum Either {
+        A { a: u32 },
+        B { b: u32 },
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct WithEnum {
+        query: String,
+        #[serde(flatten)]
+        either: Either,
+    }
+
+    #[test]
+    fn a_whole_input_closes_its_top_level_where_it_lists_every_field() {
+        let plain = struct_schema::<Plain>();
+        assert_eq!(plain["additionalProperties"], false);
+        assert_eq!(plain["properties"]["query"]["description"], "The query.");
+        assert_eq!(plain.get("title"), None);
+        assert_eq!(
+            plain["$defs"]["Inner"].get("additionalProperties"),
+            None,
+            "nested types keep serde's rule"
+        );
+        // Fields outside `properties`: left open, as the type's deserialization is.
+        assert_eq!(struct_schema::<WithMap>()["additionalProperties"]["type"], "integer");
+        assert_eq!(struct_schema::<WithEnum>().get("additionalProperties"), None);
+        assert_eq!(struct_schema::<Either>().get("additionalProperties"), None);
+    }
+
+    fn echo<'a>(_: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(std::future::ready(Ok(arguments)))
+    }
+
+    fn call(tool: &ToolImpl, arguments: Value) -> Result<Value, ToolError> {
+        let (state, extensions) = ((), crate::extensions::Extensions::default());
+        let context = Context {
+            state: &state,
+            extensions: &extensions,
+            agent: "a",
+            loaded_skills: Vec::new(),
+            tool: &tool.name,
+        };
+        crate::block_on(tool.handler.call(&context, arguments))
+    }
+
+    #[test]
+    fn both_forms_refuse_the_fields_their_schema_closes_out() {
+        let mut params = Params::new();
+        params.param::<String>("query", true, "");
+        let named = tool("named", None, params.finish(), None, echo);
+        let whole = tool("whole", None, struct_schema::<Plain>(), None, echo);
+        let open = tool("open", None, struct_schema::<WithMap>(), None, echo);
+        let none = tool("none", None, Params::new().finish(), None, echo);
+        let this = Arc::new(());
+        let method = method(&this, "method", None, struct_schema::<Plain>(), None, |(), c, a| {
+            echo(c, a)
+        });
+        for tool in [&named, &whole, &method] {
+            assert_eq!(
+                call(tool, json!({"query": "q", "colour": 1})).unwrap_err().message,
+                if tool.name == "named" {
+                    "unknown field `colour`, expected one of `query`"
+                } else {
+                    "unknown field `colour`, expected one of `nested`, `query`"
+                }
+            );
+            assert_eq!(call(tool, json!({"query": "q"})).unwrap(), json!({"query": "q"}));
+        }
+        assert_eq!(
+            call(&open, json!({"query": "q", "n": 1})).unwrap(),
+            json!({"query": "q", "n": 1})
+        );
+        assert_eq!(
+            call(&none, json!({"x": 1})).unwrap_err().message,
+            "unknown field `x`, this tool takes no arguments"
+        );
+        assert_eq!(call(&none, Value::Null).unwrap(), Value::Null, "no arguments at all");
     }
 }

@@ -137,6 +137,18 @@ pub(crate) fn two_contexts(tool: &impl Display) -> String {
     format!("tool `{tool}` takes two `&carnet::Context` parameters: one is enough")
 }
 
+pub(crate) fn documented_context(tool: &impl Display) -> String {
+    format!(
+        "the `&carnet::Context` parameter of tool `{tool}` is not part of the input: its doc comment would describe nothing"
+    )
+}
+
+pub(crate) fn documented_whole_input(tool: &impl Display, param: &impl Display) -> String {
+    format!(
+        "parameter `{param}` is the whole input of tool `{tool}`: document its type's fields instead (their doc comments are the input's descriptions)"
+    )
+}
+
 pub(crate) fn mut_context(tool: &impl Display) -> String {
     format!("tool `{tool}` takes `&mut` context: take `&carnet::Context`")
 }

@@ -29,7 +29,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, Item, LitStr};
 
 use self::attr::{ToolsetArgs, doc_comment, is_tool_attr, tool_args};
-use self::signature::{Input, Output, ToolSignature, analyse, is_option};
+use self::signature::{Input, Output, ToolSignature, analyse, is_option, strip_param_docs};
 
 /// `#[carnet::toolset("name")]` on an inline `mod` or an inherent `impl` block.
 #[must_use]
@@ -99,7 +99,7 @@ fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
         Item::Impl(block) => {
             for item in &mut block.items {
                 if let syn::ImplItem::Fn(f) = item {
-                    f.attrs.retain(|a| !is_tool_attr(a));
+                    strip_tool_attr(&mut f.attrs, &mut f.sig);
                 }
             }
             let self_ty = &block.self_ty;
@@ -110,12 +110,20 @@ fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
     }
 }
 
-/// Removes every `#[carnet::tool]` from `items`, nested modules included, so the
-/// re-emitted item adds no error of its own.
+/// Removes a function's `#[carnet::tool]` and, if it had one, its parameters' doc comments.
+fn strip_tool_attr(attrs: &mut Vec<Attribute>, sig: &mut syn::Signature) {
+    if attrs.iter().any(is_tool_attr) {
+        attrs.retain(|a| !is_tool_attr(a));
+        strip_param_docs(sig);
+    }
+}
+
+/// Removes every `#[carnet::tool]` (and the tools' parameter docs) from `items`, nested
+/// modules included, so the re-emitted item adds no error of its own.
 fn strip_tool_attrs(items: &mut [Item]) {
     for item in items {
         match item {
-            Item::Fn(f) => f.attrs.retain(|a| !is_tool_attr(a)),
+            Item::Fn(f) => strip_tool_attr(&mut f.attrs, &mut f.sig),
             Item::Mod(m) => {
                 if let Some((_, inner)) = &mut m.content {
                     strip_tool_attrs(inner);
@@ -125,7 +133,7 @@ fn strip_tool_attrs(items: &mut [Item]) {
                 block.attrs.retain(|a| !is_tool_attr(a));
                 for f in &mut block.items {
                     if let syn::ImplItem::Fn(f) = f {
-                        f.attrs.retain(|a| !is_tool_attr(a));
+                        strip_tool_attr(&mut f.attrs, &mut f.sig);
                     }
                 }
             }
@@ -253,7 +261,7 @@ struct FoundTools {
 
 impl FoundTools {
     /// Takes the `#[carnet::tool]` attribute off one function and records the function.
-    fn visit(&mut self, attrs: &mut Vec<Attribute>, sig: &syn::Signature) {
+    fn visit(&mut self, attrs: &mut Vec<Attribute>, sig: &mut syn::Signature) {
         let Some(index) = attrs.iter().position(is_tool_attr) else {
             return;
         };
@@ -275,6 +283,7 @@ impl FoundTools {
             }
         };
         let signature = analyse(sig, self.in_impl).map_err(|e| self.errors.push(e)).ok();
+        strip_param_docs(sig);
         self.tools.push(ToolFn {
             ident: sig.ident.clone(),
             rename: tool_args.name,
@@ -315,7 +324,7 @@ fn collect_tools(item: &mut Item) -> syn::Result<FoundTools> {
             };
             for item in items.iter_mut() {
                 match item {
-                    Item::Fn(f) => found.visit(&mut f.attrs, &f.sig),
+                    Item::Fn(f) => found.visit(&mut f.attrs, &mut f.sig),
                     Item::Mod(inner) => found.visit_nested(inner),
                     other => {
                         if let Some(attrs) = item_attrs(other)
@@ -342,7 +351,7 @@ fn collect_tools(item: &mut Item) -> syn::Result<FoundTools> {
             }
             for item in &mut block.items {
                 if let syn::ImplItem::Fn(f) = item {
-                    found.visit(&mut f.attrs, &f.sig);
+                    found.visit(&mut f.attrs, &mut f.sig);
                 }
             }
         }
@@ -617,8 +626,8 @@ fn schema(signature: &ToolSignature) -> TokenStream {
         }
         Input::Fields(params) => {
             let adds = params.iter().map(|p| {
-                let (ty, name, required) = (&p.ty, p.ident.to_string(), !is_option(&p.ty));
-                quote_spanned!(ty.span()=> __carnet_params.param::<#ty>(#name, #required);)
+                let (ty, name, required, docs) = (&p.ty, &p.name, !is_option(&p.ty), &p.docs);
+                quote_spanned!(ty.span()=> __carnet_params.param::<#ty>(#name, #required, #docs);)
             });
             quote!({
                 let mut __carnet_params = ::carnet::__private::Params::new();
@@ -641,9 +650,8 @@ fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_
             )
         }
         Input::Fields(params) => {
-            let known: Vec<String> = params.iter().map(|p| p.ident.to_string()).collect();
             let takes = params.iter().enumerate().map(|(i, p)| {
-                let (ty, name) = (&p.ty, p.ident.to_string());
+                let (ty, name) = (&p.ty, &p.name);
                 let local = format_ident!("__carnet_arg{}", i);
                 quote_spanned!(ty.span()=> let #local = __carnet_args.take::<#ty>(#name)?;)
             });
@@ -654,7 +662,7 @@ fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_
             (
                 quote! {
                     #[allow(unused_mut)]
-                    let mut __carnet_args = ::carnet::__private::args(__carnet_arguments, &[#(#known),*])?;
+                    let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
                     #(#takes)*
                 },
                 locals.collect(),

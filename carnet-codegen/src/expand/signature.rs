@@ -1,7 +1,9 @@
 //! What a tool function takes and returns, and the signatures that cannot be tools.
 
+use super::attr::doc_comment;
 use super::messages;
-use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Signature, Type};
+use syn::ext::IdentExt;
+use syn::{Attribute, FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Signature, Type};
 
 /// How the model's arguments reach the function.
 pub(crate) enum Input {
@@ -13,9 +15,15 @@ pub(crate) enum Input {
 
 pub(crate) struct Param {
     pub(crate) ident: Ident,
+    /// The input field's name: the parameter's, without `r#`.
+    pub(crate) name: String,
     pub(crate) ty: Type,
     /// Its position among the function's parameters (the context excluded).
     pub(crate) position: usize,
+    /// Its doc comment: the field's description in the input schema.
+    pub(crate) docs: String,
+    /// The first line of that doc comment, where an error about it points.
+    pub(crate) doc_attr: Option<Attribute>,
 }
 
 /// What the function returns.
@@ -141,6 +149,21 @@ fn reference_message(name: &Ident, r: &syn::TypeReference) -> String {
     messages::reference_param(name, &owned)
 }
 
+/// The first `///` line (or `#[doc = "..."]`) of a parameter.
+fn first_doc(attrs: &[Attribute]) -> Option<&Attribute> {
+    attrs.iter().find(|a| a.path().is_ident("doc"))
+}
+
+/// Removes the doc comments of `sig`'s parameters: rustc refuses them on a function's
+/// parameters, and once read they are the input's descriptions.
+pub(crate) fn strip_param_docs(sig: &mut Signature) {
+    for arg in &mut sig.inputs {
+        if let FnArg::Typed(typed) = arg {
+            typed.attrs.retain(|a| !a.path().is_ident("doc"));
+        }
+    }
+}
+
 /// Understands `sig`, or says why it cannot be a tool (every problem, combined).
 pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignature> {
     let mut errors: Vec<syn::Error> = Vec::new();
@@ -186,6 +209,9 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                     if context.is_some() {
                         errors.push(syn::Error::new_spanned(&typed.ty, messages::two_contexts(name)));
                     }
+                    if let Some(doc) = first_doc(&typed.attrs) {
+                        errors.push(syn::Error::new_spanned(doc, messages::documented_context(name)));
+                    }
                     context = Some(position);
                     continue;
                 }
@@ -207,9 +233,12 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                 }
                 let ident = pat.ident.clone();
                 params.push(Param {
+                    name: ident.unraw().to_string(),
                     ident,
                     ty: (*typed.ty).clone(),
                     position,
+                    docs: doc_comment(&typed.attrs),
+                    doc_attr: first_doc(&typed.attrs).cloned(),
                 });
             }
         }
@@ -222,6 +251,20 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
     if in_impl && !has_receiver && errors.is_empty() {
         errors.push(syn::Error::new(sig.ident.span(), messages::missing_self(name)));
     }
+    let input = if params.len() == 1 && is_whole_input(&params[0].ty) {
+        let whole = params.remove(0);
+        // With another parameter rejected above, this one is not the whole input.
+        let alone = arity - usize::from(context.is_some()) == 1;
+        if alone && let Some(doc) = &whole.doc_attr {
+            errors.push(syn::Error::new_spanned(
+                doc,
+                messages::documented_whole_input(name, &whole.ident),
+            ));
+        }
+        Input::Whole(Box::new(whole))
+    } else {
+        Input::Fields(params)
+    };
     if let Some(first) = errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
@@ -229,11 +272,6 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
         return Err(first);
     }
 
-    let input = if params.len() == 1 && is_whole_input(&params[0].ty) {
-        Input::Whole(Box::new(params.remove(0)))
-    } else {
-        Input::Fields(params)
-    };
     let output = match &sig.output {
         ReturnType::Default => Output::Plain(None),
         ReturnType::Type(_, ty) => {

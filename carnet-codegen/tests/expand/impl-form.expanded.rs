@@ -27,10 +27,7 @@ impl Db {
         ::std::boxed::Box::pin(async move {
             let _ = __carnet_context;
             #[allow(unused_mut)]
-            let mut __carnet_args = ::carnet::__private::args(
-                __carnet_arguments,
-                &["sql"],
-            )?;
+            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
             let __carnet_arg0 = __carnet_args.take::<String>("sql")?;
             let __carnet_output = __carnet_this.query(__carnet_arg0).await;
             ::carnet::__private::result(__carnet_output)
@@ -65,7 +62,7 @@ impl Db {
                     ::core::option::Option::None,
                     {
                         let mut __carnet_params = ::carnet::__private::Params::new();
-                        __carnet_params.param::<String>("sql", true);
+                        __carnet_params.param::<String>("sql", true, "");
                         __carnet_params.finish()
                     },
                     {

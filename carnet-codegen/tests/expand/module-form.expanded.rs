@@ -39,10 +39,7 @@ pub mod search {
         ::std::boxed::Box::pin(async move {
             let _ = __carnet_context;
             #[allow(unused_mut)]
-            let mut __carnet_args = ::carnet::__private::args(
-                __carnet_arguments,
-                &["query", "limit"],
-            )?;
+            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
             let __carnet_arg0 = __carnet_args.take::<String>("query")?;
             let __carnet_arg1 = __carnet_args.take::<Option<u32>>("limit")?;
             let __carnet_output = basic_search(
@@ -98,7 +95,7 @@ pub mod search {
         ::std::boxed::Box::pin(async move {
             let _ = __carnet_context;
             #[allow(unused_mut)]
-            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments, &[])?;
+            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
             let __carnet_output = filter_results();
             ::carnet::__private::output(__carnet_output)
         })
@@ -129,8 +126,8 @@ pub mod search {
                     ::core::option::Option::None,
                     {
                         let mut __carnet_params = ::carnet::__private::Params::new();
-                        __carnet_params.param::<String>("query", true);
-                        __carnet_params.param::<Option<u32>>("limit", false);
+                        __carnet_params.param::<String>("query", true, "");
+                        __carnet_params.param::<Option<u32>>("limit", false, "");
                         __carnet_params.finish()
                     },
                     {

@@ -159,7 +159,12 @@ pub mod search {
 
     /// Finds documents matching the query words.
     #[carnet::tool]
-    pub fn basic_search(query: String, limit: Option<u32>) -> Vec<Hit> {
+    pub fn basic_search(
+        /// Words to search for; operators are not interpreted.
+        query: String,
+        /// At most this many results (default 10).
+        limit: Option<u32>,
+    ) -> Vec<Hit> {
         let mut parsed = parse_query(&query);
         // Operators are for advancedSearch: here every token is a plain word.
         parsed.words.extend(
@@ -173,9 +178,10 @@ pub mod search {
         search(&parsed, limit.unwrap_or(10) as usize)
     }
 
+    // No `deny_unknown_fields` needed: the top level of every tool's input refuses unknown
+    // fields, a struct's as named parameters'.
     /// The input of `advancedSearch`.
     #[derive(Debug, Deserialize, JsonSchema)]
-    #[serde(deny_unknown_fields)]
     pub struct AdvancedQuery {
         /// Words, `"exact phrases"`, `-excluded` words and `site:domain`.
         pub query: String,
@@ -195,7 +201,12 @@ pub mod search {
 
     /// Keeps the results mentioning `term` in their title or snippet.
     #[carnet::tool]
-    pub fn filter_results(hits: Vec<Hit>, term: String) -> Vec<Hit> {
+    pub fn filter_results(
+        /// The hits, exactly as a search returned them.
+        hits: Vec<Hit>,
+        /// Kept: the hits whose title or snippet contains it (case-insensitive).
+        term: String,
+    ) -> Vec<Hit> {
         let term = term.to_lowercase();
         hits.into_iter()
             .filter(|h| h.title.to_lowercase().contains(&term) || h.snippet.to_lowercase().contains(&term))
@@ -224,7 +235,14 @@ pub mod filters {
 
     /// Keeps the results published between `from` and `to` (inclusive, either may be omitted).
     #[carnet::tool]
-    pub fn filter_by_date(hits: Vec<Hit>, from: Option<String>, to: Option<String>) -> Result<Vec<Hit>, String> {
+    pub fn filter_by_date(
+        /// The hits, exactly as a search returned them.
+        hits: Vec<Hit>,
+        /// Earliest date kept, YYYY-MM-DD (or YYYY-MM, YYYY).
+        from: Option<String>,
+        /// Latest date kept, YYYY-MM-DD (or YYYY-MM, YYYY).
+        to: Option<String>,
+    ) -> Result<Vec<Hit>, String> {
         let from = from.as_deref().map(date).transpose()?;
         let to = to.as_deref().map(date).transpose()?;
         let mut kept = Vec::new();
@@ -239,7 +257,12 @@ pub mod filters {
 
     /// Keeps the results from the given domains (`www.` is ignored).
     #[carnet::tool]
-    pub fn filter_by_domain(hits: Vec<Hit>, domains: Vec<String>) -> Vec<Hit> {
+    pub fn filter_by_domain(
+        /// The hits, exactly as a search returned them.
+        hits: Vec<Hit>,
+        /// Domains to keep, such as `gridnews.net`.
+        domains: Vec<String>,
+    ) -> Vec<Hit> {
         let domains: Vec<String> = domains
             .iter()
             .map(|d| d.trim_start_matches("www.").to_lowercase())
@@ -386,7 +409,13 @@ pub fn statistics(values: &[f64]) -> Result<Stats, String> {
 impl Datasets {
     /// Count, mean, median, standard deviation, minimum and maximum of a column.
     #[carnet::tool]
-    pub fn analyze_statistics(&self, dataset: String, column: String) -> Result<Stats, String> {
+    pub fn analyze_statistics(
+        &self,
+        /// The dataset's name, such as `monthly_sales`.
+        dataset: String,
+        /// A numeric column of the dataset.
+        column: String,
+    ) -> Result<Stats, String> {
         statistics(self.table(&dataset)?.column(&column)?)
     }
 }
@@ -459,9 +488,13 @@ impl Charts {
     #[carnet::tool]
     pub fn visualize_data(
         &self,
+        /// The dataset's name, such as `monthly_sales`.
         dataset: String,
+        /// A numeric column of the dataset.
         column: String,
+        /// `bar` (default) or `line`.
         kind: Option<String>,
+        /// A file to write the SVG to, besides returning it.
         path: Option<String>,
     ) -> Result<Chart, String> {
         let table = self.0.table(&dataset)?;
@@ -617,13 +650,23 @@ pub mod units {
 
     /// Converts a value between units of one dimension.
     #[carnet::tool]
-    pub fn convert_units(value: f64, from: String, to: String) -> Result<Conversion, String> {
+    pub fn convert_units(
+        /// The value to convert.
+        value: f64,
+        /// Its unit's symbol, such as `km` or `F`.
+        from: String,
+        /// The target unit's symbol, of the same dimension.
+        to: String,
+    ) -> Result<Conversion, String> {
         convert(value, &from, &to)
     }
 
     /// Lists the supported units, by dimension.
     #[carnet::tool]
-    pub fn list_units(dimension: Option<String>) -> Result<BTreeMap<String, Vec<String>>, String> {
+    pub fn list_units(
+        /// Only this dimension's units, such as `length` (default: every dimension).
+        dimension: Option<String>,
+    ) -> Result<BTreeMap<String, Vec<String>>, String> {
         let mut all: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for unit in UNITS {
             all.entry(unit.dimension.to_owned())
@@ -745,13 +788,23 @@ pub mod writing {
 
     /// Formats a citation of a search result.
     #[carnet::tool]
-    pub fn format_citation(hit: Hit, style: Option<String>) -> Result<String, String> {
+    pub fn format_citation(
+        /// A hit, exactly as a search returned it.
+        hit: Hit,
+        /// `apa` (default) or `mla`.
+        style: Option<String>,
+    ) -> Result<String, String> {
         citation(&hit, style.as_deref().unwrap_or("apa"))
     }
 
     /// Summarises a text in its most representative sentences.
     #[carnet::tool]
-    pub fn summarize_text(text: String, sentences: Option<u32>) -> Vec<String> {
+    pub fn summarize_text(
+        /// The text to summarise.
+        text: String,
+        /// How many sentences to keep (default 3).
+        sentences: Option<u32>,
+    ) -> Vec<String> {
         summary(&text, sentences.unwrap_or(3) as usize)
     }
 }

@@ -1,0 +1,182 @@
+pub mod search {
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn basic_search(
+        query: String,
+        limit: Option<u32>,
+        #[allow(unused_variables)]
+        site: Option<String>,
+        r#type: Option<String>,
+        ctx: &carnet::Context<'_>,
+    ) -> Vec<Hit> {
+        todo!()
+    }
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn advanced(input: AdvancedQuery) -> Vec<Hit> {
+        todo!()
+    }
+    #[allow(clippy::needless_pass_by_value)]
+    fn filter_results() {}
+    const _: &[u8] = ::core::include_bytes!("tests/expand/manifest.json");
+    #[doc(hidden)]
+    #[allow(
+        clippy::needless_pass_by_value,
+        clippy::unused_async,
+        clippy::let_unit_value
+    )]
+    fn __carnet_call_basic_search<'a>(
+        __carnet_context: &'a ::carnet::__private::Context<'a>,
+        __carnet_arguments: ::carnet::__private::serde_json::Value,
+    ) -> ::carnet::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::carnet::__private::serde_json::Value,
+            ::carnet::__private::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let _ = __carnet_context;
+            #[allow(unused_mut)]
+            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
+            let __carnet_arg0 = __carnet_args.take::<String>("query")?;
+            let __carnet_arg1 = __carnet_args.take::<Option<u32>>("limit")?;
+            let __carnet_arg2 = __carnet_args.take::<Option<String>>("site")?;
+            let __carnet_arg3 = __carnet_args.take::<Option<String>>("type")?;
+            let __carnet_output = basic_search(
+                __carnet_arg0,
+                __carnet_arg1,
+                __carnet_arg2,
+                __carnet_arg3,
+                __carnet_context,
+            );
+            ::carnet::__private::output(__carnet_output)
+        })
+    }
+    #[doc(hidden)]
+    #[allow(
+        clippy::needless_pass_by_value,
+        clippy::unused_async,
+        clippy::let_unit_value
+    )]
+    fn __carnet_call_advanced<'a>(
+        __carnet_context: &'a ::carnet::__private::Context<'a>,
+        __carnet_arguments: ::carnet::__private::serde_json::Value,
+    ) -> ::carnet::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::carnet::__private::serde_json::Value,
+            ::carnet::__private::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let _ = __carnet_context;
+            let __carnet_input: AdvancedQuery = ::carnet::__private::from_value(
+                __carnet_arguments,
+            )?;
+            let __carnet_output = advanced(__carnet_input);
+            ::carnet::__private::output(__carnet_output)
+        })
+    }
+    #[doc(hidden)]
+    #[allow(
+        clippy::needless_pass_by_value,
+        clippy::unused_async,
+        clippy::let_unit_value
+    )]
+    fn __carnet_call_filter_results<'a>(
+        __carnet_context: &'a ::carnet::__private::Context<'a>,
+        __carnet_arguments: ::carnet::__private::serde_json::Value,
+    ) -> ::carnet::__private::BoxFuture<
+        'a,
+        ::core::result::Result<
+            ::carnet::__private::serde_json::Value,
+            ::carnet::__private::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let _ = __carnet_context;
+            #[allow(unused_mut)]
+            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
+            let __carnet_output = filter_results();
+            ::carnet::__private::output(__carnet_output)
+        })
+    }
+    /// The implementations of toolset `search-tools`, for the generated `Toolsets` struct.
+    #[must_use]
+    pub fn toolset() -> ::carnet::__private::BoundToolset<
+        (
+            ::carnet::__private::Letter<'s'>,
+            ::carnet::__private::Letter<'e'>,
+            ::carnet::__private::Letter<'a'>,
+            ::carnet::__private::Letter<'r'>,
+            ::carnet::__private::Letter<'c'>,
+            ::carnet::__private::Letter<'h'>,
+            ::carnet::__private::Letter<'-'>,
+            ::carnet::__private::Letter<'t'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'o'>,
+            ::carnet::__private::Letter<'l'>,
+            ::carnet::__private::Letter<'s'>,
+        ),
+    > {
+        ::carnet::__private::bound(
+            "search-tools",
+            ::std::vec::Vec::from([
+                ::carnet::__private::tool(
+                    "basicSearch",
+                    ::core::option::Option::None,
+                    {
+                        let mut __carnet_params = ::carnet::__private::Params::new();
+                        __carnet_params
+                            .param::<String>("query", true, "Words to search for.");
+                        __carnet_params
+                            .param::<
+                                Option<u32>,
+                            >(
+                                "limit",
+                                false,
+                                "At most this many results:\n10 if absent.",
+                            );
+                        __carnet_params
+                            .param::<
+                                Option<String>,
+                            >("site", false, "Written as an attribute.");
+                        __carnet_params
+                            .param::<
+                                Option<String>,
+                            >("type", false, "A raw identifier names the field `type`.");
+                        __carnet_params.finish()
+                    },
+                    {
+                        #[allow(unused_imports)]
+                        use ::carnet::__private::{HasSchema as _, NoSchema as _};
+                        (&::carnet::__private::OutputSchema::<Vec<Hit>>::new())
+                            .output_schema()
+                    },
+                    __carnet_call_basic_search,
+                ),
+                ::carnet::__private::tool(
+                    "advancedSearch",
+                    ::core::option::Option::None,
+                    ::carnet::__private::struct_schema::<AdvancedQuery>(),
+                    {
+                        #[allow(unused_imports)]
+                        use ::carnet::__private::{HasSchema as _, NoSchema as _};
+                        (&::carnet::__private::OutputSchema::<Vec<Hit>>::new())
+                            .output_schema()
+                    },
+                    __carnet_call_advanced,
+                ),
+                ::carnet::__private::tool(
+                    "filterResults",
+                    ::core::option::Option::None,
+                    {
+                        let mut __carnet_params = ::carnet::__private::Params::new();
+                        __carnet_params.finish()
+                    },
+                    ::core::option::Option::None,
+                    __carnet_call_filter_results,
+                ),
+            ]),
+        )
+    }
+}
