@@ -96,7 +96,6 @@ mod sealed {
     pub enum OfTool {}
 }
 
-
 macro_rules! kind_name {
     ($(#[$doc:meta])* $trait:ident, $kind:ident, $id:ty, $method:ident, $message:literal, $note:literal) => {
         $(#[$doc])*
