@@ -20,6 +20,8 @@ fn specs() -> Vec<ToolSpec> {
             kind: ToolKind::Domain,
             toolset: None,
             output_schema: None,
+            title: None,
+            annotations: carnet_runtime::manifest::Annotations::NONE,
         })
         .collect()
 }
