@@ -148,8 +148,8 @@ fn main() {
         );
         std::process::exit(1);
     }
-    report_by_skill(&mut report, &real, &searched, &queries);
-    report_misses(&mut report, &searched, &queries);
+    report_by_skill(&mut report, &real, &rows, &queries);
+    report_misses(&mut report, &real, &searched, &queries);
     report_time(&mut report, &real, &full, &searched[1], &queries);
     print!("{report}");
 }
@@ -542,11 +542,13 @@ fn report_recall(out: &mut String, rows: &[(&str, &Catalog, Ranks)], queries: us
     let _ = writeln!(out);
 }
 
-fn report_by_skill(out: &mut String, real: &Catalog, searched: &[Searched], queries: &[Query]) {
-    let _ = writeln!(
-        out,
-        "## searchTools recall@5 by skill\n\n| skill | queries | real | with noise |\n|---|--:|--:|--:|"
-    );
+/// Recall@5 per skill of the labelled tools, one column per method and catalog.
+fn report_by_skill(out: &mut String, real: &Catalog, rows: &[(&str, &Catalog, Ranks)], queries: &[Query]) {
+    let _ = write!(out, "## Recall@5 by skill\n\n| skill | queries |");
+    for (method, catalog, _) in rows {
+        let _ = write!(out, " {method}, {} |", catalog.label);
+    }
+    let _ = writeln!(out, "\n|---|--:|{}", "--:|".repeat(rows.len()));
     let mut skills: Vec<&str> = queries.iter().map(|q| real.skill_of[&q.tool].as_str()).collect();
     skills.sort_unstable();
     skills.dedup();
@@ -554,27 +556,41 @@ fn report_by_skill(out: &mut String, real: &Catalog, searched: &[Searched], quer
         let of: Vec<usize> = (0..queries.len())
             .filter(|&i| real.skill_of[&queries[i].tool] == skill)
             .collect();
-        let hit = |s: &Searched| of.iter().filter(|&&i| s.ranks.0[i].is_some_and(|r| r <= 5)).count();
-        let _ = writeln!(
-            out,
-            "| {skill} | {} | {} | {} |",
-            of.len(),
-            hit(&searched[0]),
-            hit(&searched[1])
-        );
+        let _ = write!(out, "| {skill} | {} |", of.len());
+        for (_, _, ranks) in rows {
+            let hits = of.iter().filter(|&&i| ranks.0[i].is_some_and(|r| r <= 5)).count();
+            let _ = write!(out, " {hits} |");
+        }
+        let _ = writeln!(out);
     }
     let _ = writeln!(out);
 }
 
-fn report_misses(out: &mut String, searched: &[Searched], queries: &[Query]) {
+fn report_misses(out: &mut String, real: &Catalog, searched: &[Searched], queries: &[Query]) {
+    // Requests whose first five hits, with noise, hold a synthetic tool.
+    let noisy: Vec<usize> = (0..queries.len())
+        .filter(|&i| {
+            searched[1].top[i]
+                .iter()
+                .take(5)
+                .any(|h| !real.skill_of.contains_key(h))
+        })
+        .collect();
+    let with_digits = noisy
+        .iter()
+        .filter(|&&i| queries[i].query.chars().any(|c| c.is_ascii_digit()))
+        .count();
     let _ = writeln!(
         out,
-        "## Queries searchTools misses at 5\n\n| query | labelled | rank, real | rank, with noise | first hits, with noise |\n|---|---|--:|--:|---|"
+        "## Queries searchTools misses at 5\n\n\
+         With noise, a synthetic tool is among the first 5 hits of {} requests, {with_digits} of \
+         them with a number in the request.\n\n| query | labelled | rank, real | rank, with noise | first hits, with noise |\n|---|---|--:|--:|---|",
+        noisy.len()
     );
     let rank = |r: Option<usize>| r.map_or_else(|| format!(">{LIMIT}"), |r| r.to_string());
     for (i, q) in queries.iter().enumerate() {
-        let (real, full) = (searched[0].ranks.0[i], searched[1].ranks.0[i]);
-        if real.is_some_and(|r| r <= 5) && full.is_some_and(|r| r <= 5) {
+        let (in_real, in_full) = (searched[0].ranks.0[i], searched[1].ranks.0[i]);
+        if in_real.is_some_and(|r| r <= 5) && in_full.is_some_and(|r| r <= 5) {
             continue;
         }
         let mut labelled = format!("`{}`", q.tool);
@@ -586,8 +602,8 @@ fn report_misses(out: &mut String, searched: &[Searched], queries: &[Query]) {
             out,
             "| {} | {labelled} | {} | {} | {} |",
             q.query.replace('|', "\\|"),
-            rank(real),
-            rank(full),
+            rank(in_real),
+            rank(in_full),
             first.join(", ")
         );
     }
