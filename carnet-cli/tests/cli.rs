@@ -442,6 +442,10 @@ fn init_in_a_cargo_project_gives_a_program_that_runs() {
     for file in ["build.rs", "src/notes.rs", "carnet/agents/assistant/AGENT.md"] {
         assert!(project.join(file).is_file(), "{file}");
     }
+    // The scaffolded main prints the prompt with an escaped line break, not a line break
+    // inside the string literal.
+    let main = fs::read_to_string(project.join("src/main.rs")).unwrap();
+    assert!(main.contains(r#"println!("{}\n", session.system_prompt());"#), "{main}");
 
     let run = Command::new(env!("CARGO"))
         .args(["run", "--quiet"])
