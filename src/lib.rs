@@ -154,6 +154,8 @@ macro_rules! include_manifest {
         /// The carnet manifest compiled by `build.rs`.
         #[allow(clippy::all, clippy::pedantic, unreachable_pub, dead_code, unused_imports, missing_docs)]
         $vis mod $name {
+            // `$crate`: the generated code finds carnet under whatever name the crate gave it.
+            use $crate::__private as rt;
             ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/carnet/manifest.rs"));
         }
     };

@@ -15,6 +15,7 @@ use serde_json::json;
 /// The 100-skill catalog `build.rs` compiled: a generated `'static` manifest.
 #[allow(missing_docs, unreachable_pub, dead_code, clippy::all, clippy::pedantic)]
 mod generated {
+    use carnet::__private as rt;
     include!(concat!(env!("OUT_DIR"), "/carnet/manifest.rs"));
 }
 

@@ -223,7 +223,10 @@ impl Params {
         Self::default()
     }
 
-    /// Adds parameter `name` of type `T`; `required` is false for `Option` parameters; the
+    /// Adds parameter `name` whose schema is `T`'s; `required` is false for `Option`
+    /// parameters, for which the generated code passes the `T` of `Option<T>`: absence says
+    /// the parameter is optional, and strict clients refuse `"type": [T, "null"]`
+    /// (`Option<Option<T>>` passes `Option<T>`, whose schema accepts `null`). The
     /// parameter's doc comment, unless empty, is its `description`.
     pub fn param<T: JsonSchema>(&mut self, name: &str, required: bool, description: &str) {
         let mut schema = self.generator.subschema_for::<T>();
@@ -255,15 +258,96 @@ impl Params {
 
 /// The schema of a tool whose one parameter is the whole input, its top level closed
 /// (`additionalProperties: false`) like a named-parameter input's, where the type's schema
-/// is a plain object that does not say otherwise.
+/// is a plain object that does not say otherwise. The type's own `title` and
+/// `description` (its doc comment, written for Rust readers) are left out: the tool's
+/// description says what the input is. An optional field (one not `required`) is told by
+/// its absence, so its schema loses the `null` that `Option` adds.
 #[must_use]
 pub fn struct_schema<T: JsonSchema>() -> Value {
     let mut schema = generator().root_schema_for::<T>().to_value();
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
+        object.remove("description");
         close(object);
+        let required: Vec<String> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(properties)) = object.get_mut("properties") {
+            for (name, property) in properties.iter_mut() {
+                if !required.contains(name) {
+                    drop_null(property);
+                }
+            }
+        }
     }
     schema
+}
+
+/// Whether a single parameter of type `T` is the tool's whole input: its schema is an
+/// object with listed properties (a struct, or anything serializing as one), not a
+/// string, a number, an array, an enum of values or a map.
+#[must_use]
+pub fn is_whole<T: JsonSchema>() -> bool {
+    let schema = generator().root_schema_for::<T>().to_value();
+    schema.get("type") == Some(&Value::String("object".to_owned()))
+        && schema.get("properties").is_some_and(Value::is_object)
+}
+
+/// The input schema of a tool whose one parameter, `name`, is not an `Option`: the type's
+/// own schema when it is the whole input ([`is_whole`]), else an object with the one field.
+#[must_use]
+pub fn single_schema<T: JsonSchema>(name: &str, description: &str) -> Value {
+    if is_whole::<T>() {
+        struct_schema::<T>()
+    } else {
+        let mut params = Params::new();
+        params.param::<T>(name, true, description);
+        params.finish()
+    }
+}
+
+/// Takes the one parameter of a tool whose input is either that parameter's type whole or
+/// an object with one field `name` (see [`is_whole`]; `whole` is its answer, cached by the
+/// generated code).
+///
+/// # Errors
+///
+/// As [`from_value`] or [`Args::take`].
+pub fn single<T: DeserializeOwned>(arguments: Value, name: &str, whole: bool) -> Result<T, ToolError> {
+    if whole {
+        from_value(arguments)
+    } else {
+        args(arguments)?.take(name)
+    }
+}
+
+/// Removes the `null` alternative from a schema: `"type": ["integer", "null"]` becomes
+/// `"type": "integer"`, `anyOf: [X, {"type": "null"}]` becomes `X`.
+fn drop_null(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            object.insert("type".to_owned(), only);
+        }
+    }
+    if let Some(Value::Array(any_of)) = object.get("anyOf")
+        && any_of.len() == 2
+        && let Some(null) = any_of.iter().position(|s| s == &json!({"type": "null"}))
+    {
+        let Value::Object(other) = any_of[1 - null].clone() else {
+            return;
+        };
+        object.remove("anyOf");
+        for (key, value) in other {
+            object.entry(key).or_insert(value);
+        }
+    }
 }
 
 /// Keywords under which an object's fields are not all in its `properties`: a flattened
@@ -366,22 +450,66 @@ pub fn output<T: Serialize>(value: T) -> Result<Value, ToolError> {
     serde_json::to_value(value).map_err(|e| ToolError::new(format!("the tool's result cannot be serialised: {e}")))
 }
 
-/// A tool's `Result` output: `Ok` as JSON, `Err` as a tool error: a [`ToolError`] as it
-/// is (with its code and data), any other error with its `Display`.
-///
-/// # Errors
-///
-/// The tool's error, or a serialisation failure.
-pub fn result<T: Serialize, E: Display + 'static>(value: Result<T, E>) -> Result<Value, ToolError> {
-    match value {
-        Ok(value) => output(value),
-        Err(e) => {
-            let mut slot = Some(e);
-            if let Some(typed) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<ToolError>>() {
-                return Err(typed.take().expect("the slot is full"));
-            }
-            Err(ToolError::new(slot.expect("the slot is full").to_string()))
-        }
+/// How a tool function's `Err` reaches the model, chosen by its type with autoderef
+/// specialisation: the generated code writes
+/// `(&&ErrorProbe::of(&error)).converter()(error)` with [`ViaInto`], [`ViaError`] and
+/// [`ViaDisplay`] in scope. Method lookup tries `&&ErrorProbe<E>` first (`ViaInto`, where
+/// `E: Into<ToolError>`: a `ToolError`, a `String`, or a type whose author wrote a `From`
+/// impl choosing what the model reads), then `&ErrorProbe<E>` (`ViaError`: an internal
+/// error with its chain of sources), then `ErrorProbe<E>` (`ViaDisplay`: an internal error
+/// with its alternate `Display`, which prints `anyhow::Error`'s chain).
+pub struct ErrorProbe<E>(std::marker::PhantomData<fn(E)>);
+
+// `Copy` whatever `E`: the last candidate is reached through two dereferences.
+impl<E> Clone for ErrorProbe<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for ErrorProbe<E> {}
+
+impl<E> ErrorProbe<E> {
+    /// The probe for `error`'s type.
+    #[must_use]
+    pub const fn of(_error: &E) -> Self {
+        ErrorProbe(std::marker::PhantomData)
+    }
+}
+
+/// Chosen when the error converts into a [`ToolError`]: the model reads it.
+pub trait ViaInto<E> {
+    /// The conversion.
+    fn converter(self) -> fn(E) -> ToolError;
+}
+
+impl<E: Into<ToolError>> ViaInto<E> for &&ErrorProbe<E> {
+    fn converter(self) -> fn(E) -> ToolError {
+        Into::into
+    }
+}
+
+/// Chosen for other `std::error::Error`s: internal, with the chain.
+pub trait ViaError<E> {
+    /// The conversion.
+    fn converter(self) -> fn(E) -> ToolError;
+}
+
+impl<E: std::error::Error> ViaError<E> for &ErrorProbe<E> {
+    fn converter(self) -> fn(E) -> ToolError {
+        |error| ToolError::internal(&error)
+    }
+}
+
+/// Chosen for other `Display` types: internal.
+pub trait ViaDisplay<E> {
+    /// The conversion.
+    fn converter(self) -> fn(E) -> ToolError;
+}
+
+impl<E: Display> ViaDisplay<E> for ErrorProbe<E> {
+    fn converter(self) -> fn(E) -> ToolError {
+        |error| ToolError::internal_display(&error)
     }
 }
 
@@ -435,19 +563,72 @@ mod tests {
         assert_eq!((&OutputSchema::<Opaque>::new()).output_schema(), None);
     }
 
+    /// What the generated code does with a tool function's `Err`.
+    macro_rules! convert {
+        ($error:expr) => {{
+            #[allow(unused_imports)]
+            use super::{ViaDisplay as _, ViaError as _, ViaInto as _};
+            let error = $error;
+            (&&ErrorProbe::of(&error)).converter()(error)
+        }};
+    }
+
+    #[derive(Debug)]
+    struct Chained(std::io::Error);
+
+    impl std::fmt::Display for Chained {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("reading the key failed")
+        }
+    }
+
+    impl std::error::Error for Chained {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    struct Chosen;
+
+    impl From<Chosen> for ToolError {
+        fn from(_: Chosen) -> Self {
+            ToolError::new("the author's words")
+        }
+    }
+
     #[test]
-    fn a_tool_error_keeps_its_code_and_data_other_errors_their_display() {
-        let typed: Result<(), ToolError> = Err(ToolError::new("gone").with_code("not_found").with_data(json!(1)));
-        let e = result(typed).unwrap_err();
+    fn errors_the_model_reads_and_errors_it_does_not() {
+        let e = convert!(ToolError::new("gone").with_code("not_found").with_data(json!(1)));
         assert_eq!(
-            (e.message.as_str(), e.code.as_deref(), e.data),
-            ("gone", Some("not_found"), Some(json!(1)))
+            (e.is_internal(), e.message.as_str(), e.code.as_deref(), e.data),
+            (false, "gone", Some("not_found"), Some(json!(1)))
         );
-        let plain: Result<(), std::fmt::Error> = Err(std::fmt::Error);
+        assert_eq!(convert!(String::from("no such city")), ToolError::new("no such city"));
+        assert_eq!(convert!("no such city"), ToolError::new("no such city"));
+        assert_eq!(convert!(Chosen), ToolError::new("the author's words"));
+
+        let chained = convert!(Chained(std::io::Error::other("/srv/secret.key: permission denied")));
+        assert!(chained.is_internal());
+        assert!(!chained.message.contains("secret"), "{}", chained.message);
+        assert_eq!(chained.code.as_deref(), Some("internal_error"));
         assert_eq!(
-            result(plain).unwrap_err(),
-            ToolError::new("an error occurred when formatting an argument")
+            chained.internal_detail(),
+            Some("reading the key failed: /srv/secret.key: permission denied")
         );
+
+        struct OnlyDisplay;
+        impl std::fmt::Display for OnlyDisplay {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                if f.alternate() {
+                    f.write_str("outer: token=abc")
+                } else {
+                    f.write_str("outer")
+                }
+            }
+        }
+        let display = convert!(OnlyDisplay);
+        assert!(display.is_internal() && !display.message.contains("abc"));
+        assert_eq!(display.internal_detail(), Some("outer: token=abc"));
     }
 
     #[test]
@@ -530,6 +711,68 @@ mod tests {
         assert_eq!(struct_schema::<WithMap>()["additionalProperties"]["type"], "integer");
         assert_eq!(struct_schema::<WithEnum>().get("additionalProperties"), None);
         assert_eq!(struct_schema::<Either>().get("additionalProperties"), None);
+    }
+
+    /// The input of `search`, for Rust readers.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Documented {
+        query: String,
+        /// At most this many.
+        limit: Option<u32>,
+        like: Option<Inner>,
+        /// Present, possibly null.
+        cursor: Option<String>,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Kind {
+        News,
+        Papers,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Newtype(String);
+
+    #[test]
+    fn a_whole_input_says_neither_its_type_doc_nor_null_for_optional_fields() {
+        let schema = struct_schema::<Documented>();
+        assert_eq!(schema.get("description"), None);
+        assert_eq!(schema.get("title"), None);
+        assert_eq!(schema["required"], json!(["query"]));
+        assert_eq!(
+            schema["properties"]["limit"],
+            json!({"description": "At most this many.", "type": "integer", "format": "uint32", "minimum": 0})
+        );
+        assert_eq!(schema["properties"]["like"], json!({"$ref": "#/$defs/Inner"}));
+        assert_eq!(schema["properties"]["cursor"]["type"], "string");
+    }
+
+    #[test]
+    fn a_single_parameter_is_the_whole_input_when_its_schema_is_an_object_with_properties() {
+        assert!(is_whole::<Plain>());
+        assert!(is_whole::<WithMap>());
+        assert!(!is_whole::<Kind>(), "an enum of values is a named parameter");
+        assert!(
+            !is_whole::<Either>(),
+            "an internally tagged enum has no top-level properties"
+        );
+        assert!(!is_whole::<Newtype>());
+        assert!(!is_whole::<String>());
+        assert!(!is_whole::<Vec<Plain>>());
+        assert!(!is_whole::<std::collections::HashMap<String, u32>>());
+        assert!(!is_whole::<Value>());
+        let named = single_schema::<Kind>("kind", "What to search");
+        assert_eq!(named["required"], json!(["kind"]));
+        assert_eq!(named["properties"]["kind"]["description"], "What to search");
+        assert_eq!(single_schema::<Plain>("input", ""), struct_schema::<Plain>());
+        // Taking the argument follows the same rule.
+        let kind: Result<Kind, _> = single(json!({"kind": "Papers"}), "kind", false);
+        assert!(matches!(kind, Ok(Kind::Papers)));
+        let plain: Plain = single(json!({"query": "q"}), "input", true).unwrap();
+        assert_eq!(plain.query, "q");
     }
 
     fn echo<'a>(_: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {

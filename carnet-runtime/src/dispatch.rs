@@ -112,6 +112,13 @@ impl ToolOutput {
 /// `{"success": false, "error": message, "code": code, "data": data, "tool": name}` and MCP's
 /// `structuredContent` with `isError: true`.
 ///
+/// An error the model should not read (a path, a query, a token formatted into a
+/// message) is made with [`ToolError::internal`]: the model reads a generic message with an
+/// incident id, and the error with its chain goes to the `execute_tool` span and the log.
+/// A tool function's `Err` of a type that does not convert into `ToolError` is internal;
+/// `ToolError`, `String` and `&str` (a message written for the model), and any type with a
+/// `From` impl into `ToolError` (where its author chooses what the model reads) are shown.
+///
 /// # Examples
 ///
 /// ```
@@ -123,16 +130,26 @@ impl ToolOutput {
 ///     .with_data(json!({"retryAfter": 30}));
 /// assert_eq!(error.to_string(), "rate limited, retry in 30 s");
 /// assert_eq!(error.code.as_deref(), Some("rate_limited"));
+///
+/// let io = std::io::Error::other("cannot open /srv/secrets/db.key");
+/// let internal = ToolError::internal(&io);
+/// assert!(internal.is_internal());
+/// assert!(!internal.message.contains("secrets"));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
-    /// The message (the `Display` of the tool's error).
+    /// The message the model reads.
     pub message: String,
     /// A stable, machine-readable code (`not_found`, `rate_limited`, ...).
     pub code: Option<String>,
     /// Structured details.
     pub data: Option<Value>,
+    /// For an internal error: the error and its chain, for the operator only.
+    internal: Option<Box<str>>,
 }
+
+/// The message the model reads for an internal error (the session adds the incident id).
+const INTERNAL_MESSAGE: &str = "the tool failed with an internal error";
 
 impl ToolError {
     /// A tool error with this message.
@@ -142,7 +159,51 @@ impl ToolError {
             message: message.into(),
             code: None,
             data: None,
+            internal: None,
         }
+    }
+
+    /// An error the model must not read: it gets a generic message and an incident id
+    /// (code `internal_error`); the error, with its chain of sources, goes to the
+    /// `execute_tool` span and an error event in the log, under the same id.
+    #[must_use]
+    pub fn internal<E: std::error::Error + ?Sized>(error: &E) -> Self {
+        let mut detail = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            detail.push_str(": ");
+            detail.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        Self::from_detail(detail)
+    }
+
+    /// [`ToolError::internal`] for a type that is only `Display` (`anyhow::Error` is one:
+    /// its alternate form, used here, prints the chain).
+    #[must_use]
+    pub fn internal_display<E: fmt::Display + ?Sized>(error: &E) -> Self {
+        Self::from_detail(format!("{error:#}"))
+    }
+
+    fn from_detail(detail: String) -> Self {
+        ToolError {
+            message: INTERNAL_MESSAGE.to_owned(),
+            code: Some("internal_error".to_owned()),
+            data: None,
+            internal: Some(detail.into_boxed_str()),
+        }
+    }
+
+    /// Whether this is an internal error ([`ToolError::internal`]).
+    #[must_use]
+    pub fn is_internal(&self) -> bool {
+        self.internal.is_some()
+    }
+
+    /// The full error of an internal error, for the operator (never sent to the model).
+    #[must_use]
+    pub fn internal_detail(&self) -> Option<&str> {
+        self.internal.as_deref()
     }
 
     /// Sets the code.
@@ -159,7 +220,8 @@ impl ToolError {
         self
     }
 
-    /// The error as the result the model reads for a call of `tool`.
+    /// The error as the result the model reads for a call of `tool` (an internal error's
+    /// detail stays out: the session records it and gives an incident id first).
     pub(crate) fn into_output(self, tool: &str) -> ToolOutput {
         let mut output = ToolOutput::error(self.message, json!({"tool": tool}));
         if let Some(code) = self.code {
@@ -169,6 +231,20 @@ impl ToolError {
             output.value["data"] = data;
         }
         output
+    }
+}
+
+impl From<String> for ToolError {
+    /// A message written for the model.
+    fn from(message: String) -> Self {
+        ToolError::new(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    /// A message written for the model.
+    fn from(message: &str) -> Self {
+        ToolError::new(message)
     }
 }
 

@@ -29,6 +29,7 @@
 //! | `hook_denied` | was refused by a [`Hook`](crate::Hook) |
 //! | `tool_error` | ran and failed (the tool's `Err`, a hook's error response, a failed load) |
 //! | `tool_panic` | ran and panicked: the model reads only an incident id (`carnet.incident`); the span's status description holds the panic's message, and an error event in the log holds both |
+//! | `internal_error` | ran and failed with an error the model must not read ([`ToolError::internal`](crate::ToolError::internal), or a tool function's `Err` that does not convert into `ToolError`): as for a panic, the model reads only an incident id, the span and the log hold the error and its chain |
 //!
 //! and a model call's `error.type` is the HTTP status the provider answered with, else
 //! `missing_key`, `config`, `timeout`, `connection`, `invalid_response` or `_OTHER`.
@@ -97,6 +98,7 @@ pub(crate) enum Failure {
     HookDenied,
     ToolError,
     ToolPanic,
+    InternalError,
 }
 
 impl Failure {
@@ -110,6 +112,7 @@ impl Failure {
             Failure::HookDenied => "hook_denied",
             Failure::ToolError => "tool_error",
             Failure::ToolPanic => "tool_panic",
+            Failure::InternalError => "internal_error",
         }
     }
 }
@@ -237,9 +240,9 @@ pub(crate) fn record_tool_outcome(
     if let Some(failure) = failure {
         span.record("error.type", failure.as_str());
         span.record("otel.status_code", "error");
-        // A panic's description is its message, recorded by `record_panic`; the model read
-        // only the incident.
-        if failure != Failure::ToolPanic
+        // A panic's or an internal error's description is recorded by `record_incident`;
+        // the model read only the incident.
+        if !matches!(failure, Failure::ToolPanic | Failure::InternalError)
             && let Some(message) = output.error_message()
         {
             span.record("otel.status_description", cut(message, 512));
@@ -256,16 +259,25 @@ pub(crate) fn record_tool_outcome(
     }
 }
 
-/// A tool's panic, for the operator: its message on the `execute_tool` span (status
-/// description, `carnet.incident`) and an error event in the log. The model reads only
-/// `incident` (a panic's message may hold paths, SQL or secrets).
-pub(crate) fn record_panic(span: &Span, tool: &str, incident: &str, panic: &str) {
+/// A tool's panic or internal error, for the operator: what happened on the
+/// `execute_tool` span (status description, `carnet.incident`) and an error event in the
+/// log. The model reads only `incident` (a panic's message or an error's chain may hold
+/// paths, SQL or secrets).
+pub(crate) fn record_incident(span: &Span, tool: &str, incident: &str, failure: Failure, detail: &str) {
     span.record("carnet.incident", incident);
-    span.record(
-        "otel.status_description",
-        cut(&format!("tool `{tool}` panicked: {panic}"), 512),
-    );
-    tracing::error!(parent: span, tool, incident, panic, "a tool panicked");
+    if failure == Failure::ToolPanic {
+        span.record(
+            "otel.status_description",
+            cut(&format!("tool `{tool}` panicked: {detail}"), 512),
+        );
+        tracing::error!(parent: span, tool, incident, panic = detail, "a tool panicked");
+    } else {
+        span.record(
+            "otel.status_description",
+            cut(&format!("tool `{tool}` failed: {detail}"), 512),
+        );
+        tracing::error!(parent: span, tool, incident, error = detail, "a tool failed with an internal error");
+    }
 }
 
 /// A fresh id for an incident the model is told about and the operator finds in the log:

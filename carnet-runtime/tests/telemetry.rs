@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use carnet_runtime::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError, Usage};
 use carnet_runtime::telemetry::ConversationId;
-use carnet_runtime::{Before, BoxFuture, CallInfo, Carnet, Hook, Manifest, ToolImpl, ToolsetImpl, block_on};
+use carnet_runtime::{Before, BoxFuture, CallInfo, Carnet, Hook, Manifest, ToolError, ToolImpl, ToolsetImpl, block_on};
 use serde_json::json;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -398,10 +398,11 @@ fn a_call_through_call_tool_is_named_after_the_tool_it_reaches() {
     }
 }
 
-/// A panic's message may hold what the model must not read (a path, SQL, a token): the model
-/// gets an incident id, the span and the log get the message under the same id.
+/// A panic's message, or an internal error's chain, may hold what the model must not read
+/// (a path, SQL, a token): the model gets an incident id, the span and the log get the
+/// message under the same id.
 #[test]
-fn a_panics_message_reaches_the_span_and_the_log_never_the_model() {
+fn a_panics_message_and_an_internal_errors_chain_reach_the_span_and_the_log_never_the_model() {
     #[derive(Clone, Default)]
     struct Events(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
     impl<S: tracing::Subscriber> Layer<S> for Events {
@@ -414,7 +415,7 @@ fn a_panics_message_reaches_the_span_and_the_log_never_the_model() {
     let manifest = Manifest::from_json(
         r#"{"agents": {"a": {"name": "a", "description": "A", "initialSkills": ["s"], "skills": [], "prompt": "P"}},
             "skills": {"s": {"name": "s", "description": "S", "toolsets": ["t"], "content": "C"}},
-            "toolsets": {"t": {"name": "t", "description": "T", "content": "", "tools": [{"name": "leak", "description": "Panics"}]}}}"#,
+            "toolsets": {"t": {"name": "t", "description": "T", "content": "", "tools": [{"name": "leak", "description": "Panics"}, {"name": "fail", "description": "Fails"}]}}}"#,
     )
     .unwrap();
     let leak = ToolImpl::from_fn("leak", json!({"type": "object"}), |arguments| async move {
@@ -423,37 +424,64 @@ fn a_panics_message_reaches_the_span_and_the_log_never_the_model() {
         }
         Ok(json!(null))
     });
+    let fail = ToolImpl::from_fn("fail", json!({"type": "object"}), |_| async move {
+        let cause = std::io::Error::other("cannot open /srv/db with password hunter2");
+        let error = std::io::Error::new(std::io::ErrorKind::NotFound, Wrapped(cause));
+        Err(ToolError::internal(&error))
+    });
     let carnet = Carnet::builder(&manifest)
-        .toolsets([ToolsetImpl::new("t", [leak])])
+        .toolsets([ToolsetImpl::new("t", [leak, fail])])
         .build()
         .unwrap();
     let mut session = carnet.session("a").unwrap();
-    let recorder = Recorder::default();
-    let events = Events::default();
-    let output =
-        tracing::subscriber::with_default(Registry::default().with(recorder.clone()).with(events.clone()), || {
-            block_on(session.call("leak", json!({})))
-        });
-    let seen_by_model = output.to_text();
-    assert!(
-        !seen_by_model.contains("hunter2") && !seen_by_model.contains("/srv/db"),
-        "{seen_by_model}"
-    );
-    let incident = output.value["incident"].as_str().unwrap().to_owned();
-    assert!(seen_by_model.contains(&incident), "{seen_by_model}");
+    for (tool, error_type, field) in [("leak", "tool_panic", "panic"), ("fail", "internal_error", "error")] {
+        let recorder = Recorder::default();
+        let events = Events::default();
+        let output =
+            tracing::subscriber::with_default(Registry::default().with(recorder.clone()).with(events.clone()), || {
+                block_on(session.call(tool, json!({})))
+            });
+        let seen_by_model = output.to_text();
+        assert!(
+            !seen_by_model.contains("hunter2") && !seen_by_model.contains("/srv/db"),
+            "{seen_by_model}"
+        );
+        assert_eq!(output.value["code"], "internal_error");
+        let incident = output.value["incident"].as_str().unwrap().to_owned();
+        assert!(seen_by_model.contains(&incident), "{seen_by_model}");
 
-    let spans = recorder.0.lock().unwrap().clone();
-    let span = spans.iter().find(|s| s.name() == "execute_tool leak").unwrap();
-    assert_eq!(span.get("error.type"), Some("tool_panic"));
-    assert_eq!(span.get("carnet.incident"), Some(incident.as_str()));
-    assert!(
-        span.get("otel.status_description").unwrap().contains("hunter2"),
-        "{span:?}"
-    );
-    let events = events.0.lock().unwrap().clone();
-    let logged = events
-        .iter()
-        .find(|e| e.get("incident") == Some(&incident))
-        .expect("an error event");
-    assert!(logged["panic"].contains("password hunter2"), "{logged:?}");
+        let spans = recorder.0.lock().unwrap().clone();
+        let span = spans
+            .iter()
+            .find(|s| s.name() == format!("execute_tool {tool}"))
+            .unwrap();
+        assert_eq!(span.get("error.type"), Some(error_type));
+        assert_eq!(span.get("carnet.incident"), Some(incident.as_str()));
+        assert!(
+            span.get("otel.status_description").unwrap().contains("hunter2"),
+            "{span:?}"
+        );
+        let events = events.0.lock().unwrap().clone();
+        let logged = events
+            .iter()
+            .find(|e| e.get("incident") == Some(&incident))
+            .expect("an error event");
+        assert!(logged[field].contains("password hunter2"), "{logged:?}");
+    }
+}
+
+/// An error whose `source` is another: the chain reaches the operator whole.
+#[derive(Debug)]
+struct Wrapped(std::io::Error);
+
+impl std::fmt::Display for Wrapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the database is unreachable")
+    }
+}
+
+impl std::error::Error for Wrapped {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }

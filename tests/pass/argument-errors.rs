@@ -10,13 +10,20 @@ use serde_json::json;
 pub mod math {
     use std::fmt;
 
-    /// A tool's error type: its `Display` is what the model reads.
+    /// A tool's error type whose author chose what the model reads: a `From` impl into
+    /// `ToolError`, here its `Display`.
     #[derive(Debug)]
     pub struct Overflow(pub i64);
 
     impl fmt::Display for Overflow {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             write!(f, "cannot negate {}", self.0)
+        }
+    }
+
+    impl From<Overflow> for carnet::ToolError {
+        fn from(overflow: Overflow) -> Self {
+            carnet::ToolError::new(overflow.to_string()).with_code("overflow")
         }
     }
 
@@ -91,24 +98,45 @@ fn main() {
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();
     let add = session.tools().iter().find(|t| t.name == "add").unwrap();
-    assert_eq!(add.input_schema["required"], json!(["a", "b"]), "`note: Option<String>` is optional");
+    assert_eq!(
+        add.input_schema["required"],
+        json!(["a", "b"]),
+        "`note: Option<String>` is optional"
+    );
+    assert_eq!(
+        add.input_schema["properties"]["note"],
+        json!({"type": "string"}),
+        "no `null` in the schema"
+    );
     let mut call = |name: &str, args| block_on(session.call(name, args));
 
     // Named parameters: wrong type, missing, unknown, wrong type of an optional one.
     let out = call("add", json!({"a": "one", "b": 2}));
-    assert_eq!(error(&out), "invalid arguments for `add`: `/a`: expected an integer, found a string");
+    assert_eq!(
+        error(&out),
+        "invalid arguments for `add`: `/a`: expected an integer, found a string"
+    );
     assert_eq!(out.value["field"], "/a");
     let out = call("add", json!({"a": 1.5, "b": 2}));
-    assert_eq!(error(&out), "invalid arguments for `add`: `/a`: expected an integer, found a number");
+    assert_eq!(
+        error(&out),
+        "invalid arguments for `add`: `/a`: expected an integer, found a number"
+    );
     let out = call("add", json!({"a": 1}));
     assert_eq!(error(&out), "invalid arguments for `add`: missing required field `b`");
     let out = call("add", json!({"a": 1, "b": 2, "c": 3}));
-    assert_eq!(error(&out), "invalid arguments for `add`: unknown field `c`, expected one of `a`, `b`, `note`");
+    assert_eq!(
+        error(&out),
+        "invalid arguments for `add`: unknown field `c`, expected one of `a`, `b`, `note`"
+    );
     let out = call("add", json!({"a": 1, "b": 2, "note": 7}));
-    assert_eq!(error(&out), "invalid arguments for `add`: `/note`: expected a string or null, found an integer");
+    assert_eq!(
+        error(&out),
+        "invalid arguments for `add`: `/note`: expected a string, found an integer"
+    );
     let out = call("add", json!([1, 2]));
     assert!(error(&out).starts_with("invalid arguments for `add`"), "{out:?}");
-    // An optional parameter may be missing or null.
+    // An optional parameter may be missing, or null (taken as missing).
     assert_eq!(call("add", json!({"a": 1, "b": 2})).value, json!("3"));
     assert_eq!(call("add", json!({"a": 1, "b": 2, "note": null})).value, json!("3"));
     assert_eq!(call("add", json!({"a": 1, "b": 2, "note": "!"})).value, json!("3!"));
@@ -121,7 +149,10 @@ fn main() {
     );
     assert_eq!(out.value["field"], "/filters/0/date");
     let out = call("advancedSearch", json!({"filters": []}));
-    assert_eq!(error(&out), "invalid arguments for `advancedSearch`: missing required field `query`");
+    assert_eq!(
+        error(&out),
+        "invalid arguments for `advancedSearch`: missing required field `query`"
+    );
     let out = call("advancedSearch", json!({"query": "q", "colour": "red"}));
     assert_eq!(
         error(&out),
@@ -129,9 +160,10 @@ fn main() {
     );
     assert_eq!(call("advancedSearch", json!({"query": "abc"})).value, json!(3));
 
-    // The tool's `Err`: its `Display`.
+    // The tool's `Err`: what its `From` impl into `ToolError` says.
     let out = call("negate", json!({"x": i64::MIN}));
     assert_eq!(error(&out), "cannot negate -9223372036854775808");
+    assert_eq!(out.value["code"], "overflow");
     assert_eq!(out.value["tool"], "negate");
     assert_eq!(call("negate", json!({"x": 4})).value, json!(-4));
 
@@ -142,7 +174,11 @@ fn main() {
     std::panic::set_hook(Box::new(|_| {}));
     let out = call("ping", json!({}));
     std::panic::set_hook(hook);
-    assert!(error(&out).starts_with("tool `ping` failed with an internal error (incident "), "{}", error(&out));
+    assert!(
+        error(&out).starts_with("tool `ping` failed with an internal error (incident "),
+        "{}",
+        error(&out)
+    );
     assert!(!out.to_text().contains("the network is down"));
     assert_eq!(call("add", json!({"a": 1, "b": 1})).value, json!("2"));
 }

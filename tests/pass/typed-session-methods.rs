@@ -4,6 +4,7 @@
 include!("../support/block_on.rs");
 
 mod manifest {
+    use carnet::__private as rt;
     include!(env!("CARNET_UI_MANIFEST_RS"));
 }
 

@@ -2,6 +2,7 @@
 //! would suggest it, and the mistake would surface at run time).
 
 mod manifest {
+    use carnet::__private as rt;
     include!(env!("CARNET_UI_MANIFEST_RS"));
 }
 

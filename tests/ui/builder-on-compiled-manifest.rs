@@ -2,6 +2,7 @@
 //! builder, which would compile and fail at `build()` for every toolset left out, refuses it.
 
 mod manifest {
+    use carnet::__private as rt;
     include!(env!("CARNET_UI_MANIFEST_RS"));
 }
 

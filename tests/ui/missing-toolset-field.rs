@@ -1,4 +1,5 @@
 mod manifest {
+    use carnet::__private as rt;
     include!(env!("CARNET_UI_MANIFEST_RS"));
 }
 

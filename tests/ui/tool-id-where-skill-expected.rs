@@ -2,6 +2,7 @@
 //! skill.
 
 mod manifest {
+    use carnet::__private as rt;
     include!(env!("CARNET_UI_MANIFEST_RS"));
 }
 

@@ -91,10 +91,11 @@ impl Parse for ToolArgs {
 /// Whether `attr` is `#[carnet::tool]` (or `#[tool]` with the attribute imported).
 pub(crate) fn is_tool_attr(attr: &Attribute) -> bool {
     let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
-    matches!(
-        segments.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
-        ["tool"] | ["carnet", "tool"]
-    )
+    match segments.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["tool"] | ["carnet", "tool"] => true,
+        [krate, "tool"] => super::krate::renamed().is_some_and(|renamed| renamed == *krate),
+        _ => false,
+    }
 }
 
 /// Parses the arguments of a `#[carnet::tool]` attribute.

@@ -143,12 +143,6 @@ pub(crate) fn documented_context(tool: &impl Display) -> String {
     )
 }
 
-pub(crate) fn documented_whole_input(tool: &impl Display, param: &impl Display) -> String {
-    format!(
-        "parameter `{param}` is the whole input of tool `{tool}`: document its type's fields instead (their doc comments are the input's descriptions)"
-    )
-}
-
 pub(crate) fn mut_context(tool: &impl Display) -> String {
     format!("tool `{tool}` takes `&mut` context: take `&carnet::Context`")
 }

@@ -13,6 +13,7 @@
 //! right type, so one mistake gives one error.
 
 mod attr;
+mod krate;
 mod messages;
 mod signature;
 
@@ -29,7 +30,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, Item, LitStr};
 
 use self::attr::{ToolsetArgs, doc_comment, is_tool_attr, tool_args};
-use self::signature::{Input, Output, ToolSignature, analyse, is_option, strip_param_docs};
+use self::signature::{Input, Output, ToolSignature, analyse, strip_param_docs};
 
 /// `#[carnet::toolset("name")]` on an inline `mod` or an inherent `impl` block.
 #[must_use]
@@ -41,13 +42,18 @@ pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[must_use]
 pub fn toolset_with_manifest(attr: TokenStream, item: TokenStream, manifest: Option<&Path>) -> TokenStream {
     let name = syn::parse2::<ToolsetArgs>(attr.clone()).ok().map(|a| a.name);
-    match expand_toolset(attr, item.clone(), manifest) {
+    let out = match expand_toolset(attr, item.clone(), manifest) {
         Ok(tokens) => tokens,
         Err(error) => {
             let mut out = error.to_compile_error();
             out.extend(fallback(item, name.as_ref()));
             out
         }
+    };
+    // The generated code names `::carnet`; a crate that renamed it gets its name.
+    match krate::renamed() {
+        Some(renamed) => krate::rename(out, &renamed),
+        None => out,
     }
 }
 
@@ -620,14 +626,19 @@ fn not_declared(toolset: &str, name: &str, declared: &[&str], span: Span) -> syn
 /// The expression building a tool's input schema.
 fn schema(signature: &ToolSignature) -> TokenStream {
     match &signature.input {
-        Input::Whole(param) => {
-            let ty = &param.ty;
-            quote_spanned!(ty.span()=> ::carnet::__private::struct_schema::<#ty>())
+        Input::Single(param) => {
+            let (ty, name, docs) = (&param.ty, &param.name, &param.docs);
+            quote_spanned!(ty.span()=> ::carnet::__private::single_schema::<#ty>(#name, #docs))
         }
         Input::Fields(params) => {
             let adds = params.iter().map(|p| {
-                let (ty, name, required, docs) = (&p.ty, &p.name, !is_option(&p.ty), &p.docs);
-                quote_spanned!(ty.span()=> __carnet_params.param::<#ty>(#name, #required, #docs);)
+                // An `Option<T>` parameter is optional by its absence: `T`'s schema.
+                let (schema_ty, required) = match signature::option_inner(&p.ty) {
+                    Some(inner) => (inner, false),
+                    None => (&p.ty, true),
+                };
+                let (name, docs) = (&p.name, &p.docs);
+                quote_spanned!(p.ty.span()=> __carnet_params.param::<#schema_ty>(#name, #required, #docs);)
             });
             quote!({
                 let mut __carnet_params = ::carnet::__private::Params::new();
@@ -641,11 +652,17 @@ fn schema(signature: &ToolSignature) -> TokenStream {
 /// The generated entry point of one tool: arguments in, JSON or tool error out.
 fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_impl: bool) -> TokenStream {
     let (extract, mut values): (TokenStream, Vec<(usize, TokenStream)>) = match &signature.input {
-        Input::Whole(param) => {
-            let ty = &param.ty;
+        Input::Single(param) => {
+            let (ty, name) = (&param.ty, &param.name);
             let local = format_ident!("__carnet_input");
             (
-                quote_spanned!(ty.span()=> let #local: #ty = ::carnet::__private::from_value(__carnet_arguments)?;),
+                quote_spanned!(ty.span()=>
+                    // Whether the parameter is the whole input, from its type's schema,
+                    // decided once.
+                    static __CARNET_WHOLE: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+                    let __carnet_whole = *__CARNET_WHOLE.get_or_init(::carnet::__private::is_whole::<#ty>);
+                    let #local: #ty = ::carnet::__private::single(__carnet_arguments, #name, __carnet_whole)?;
+                ),
                 vec![(param.position, quote!(#local))],
             )
         }
@@ -682,7 +699,17 @@ fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_
     };
     let call = if signature.is_async { quote!(#call.await) } else { call };
     let convert = match &signature.output {
-        Output::Result(ty) => quote_spanned!(ty.span()=> ::carnet::__private::result(__carnet_output)),
+        // The `Err`'s type says whether the model reads it (see `__private::ErrorProbe`).
+        Output::Result(ty) => quote_spanned!(ty.span()=> match __carnet_output {
+            ::core::result::Result::Ok(__carnet_value) => ::carnet::__private::output(__carnet_value),
+            ::core::result::Result::Err(__carnet_error) => {
+                #[allow(unused_imports)]
+                use ::carnet::__private::{ViaDisplay as _, ViaError as _, ViaInto as _};
+                ::core::result::Result::Err(
+                    (&&::carnet::__private::ErrorProbe::of(&__carnet_error)).converter()(__carnet_error),
+                )
+            }
+        }),
         Output::Plain(Some(ty)) => quote_spanned!(ty.span()=> ::carnet::__private::output(__carnet_output)),
         Output::Plain(None) => quote!(::carnet::__private::output(__carnet_output)),
     };

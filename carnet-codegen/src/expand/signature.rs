@@ -9,12 +9,14 @@ use syn::{Attribute, FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnTy
 pub(crate) enum Input {
     /// Named parameters: the input is an object with one field per parameter.
     Fields(Vec<Param>),
-    /// One parameter whose type (a struct deriving `Deserialize + JsonSchema`) is the input.
-    Whole(Box<Param>),
+    /// One parameter, neither an `Option` nor documented: the whole input when its type's
+    /// schema is an object with properties (a struct), else the input's one field. Decided
+    /// from the schema when the toolset is built (`__private::is_whole`), not from the
+    /// type's name.
+    Single(Box<Param>),
 }
 
 pub(crate) struct Param {
-    pub(crate) ident: Ident,
     /// The input field's name: the parameter's, without `r#`.
     pub(crate) name: String,
     pub(crate) ty: Type,
@@ -22,8 +24,6 @@ pub(crate) struct Param {
     pub(crate) position: usize,
     /// Its doc comment: the field's description in the input schema.
     pub(crate) docs: String,
-    /// The first line of that doc comment, where an error about it points.
-    pub(crate) doc_attr: Option<Attribute>,
 }
 
 /// What the function returns.
@@ -44,46 +44,6 @@ pub(crate) struct ToolSignature {
     pub(crate) arity: usize,
     pub(crate) output: Output,
 }
-
-/// Types that are never a whole-input struct: a single parameter of one of these is a
-/// named field.
-const FIELD_TYPES: &[&str] = &[
-    "bool",
-    "char",
-    "str",
-    "String",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "f32",
-    "f64",
-    "Option",
-    "Vec",
-    "VecDeque",
-    "HashMap",
-    "BTreeMap",
-    "HashSet",
-    "BTreeSet",
-    "Box",
-    "Rc",
-    "Arc",
-    "Cow",
-    "Value",
-    "Map",
-    "PathBuf",
-    "NonZeroU32",
-    "NonZeroU64",
-    "NonZeroUsize",
-];
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
@@ -107,8 +67,16 @@ pub(crate) fn is_option(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "Option" && matches!(s.arguments, PathArguments::AngleBracketed(_)))
 }
 
-fn is_whole_input(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| !FIELD_TYPES.contains(&s.ident.to_string().as_str()))
+/// The `T` of an `Option<T>`.
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
+    let segment = last_segment(ty).filter(|s| s.ident == "Option")?;
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
 }
 
 /// The first `impl Trait` inside a type.
@@ -231,14 +199,11 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                     errors.push(syn::Error::new_spanned(pat, messages::ref_param(name)));
                     continue;
                 }
-                let ident = pat.ident.clone();
                 params.push(Param {
-                    name: ident.unraw().to_string(),
-                    ident,
+                    name: pat.ident.unraw().to_string(),
                     ty: (*typed.ty).clone(),
                     position,
                     docs: doc_comment(&typed.attrs),
-                    doc_attr: first_doc(&typed.attrs).cloned(),
                 });
             }
         }
@@ -251,17 +216,9 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
     if in_impl && !has_receiver && errors.is_empty() {
         errors.push(syn::Error::new(sig.ident.span(), messages::missing_self(name)));
     }
-    let input = if params.len() == 1 && is_whole_input(&params[0].ty) {
-        let whole = params.remove(0);
-        // With another parameter rejected above, this one is not the whole input.
-        let alone = arity - usize::from(context.is_some()) == 1;
-        if alone && let Some(doc) = &whole.doc_attr {
-            errors.push(syn::Error::new_spanned(
-                doc,
-                messages::documented_whole_input(name, &whole.ident),
-            ));
-        }
-        Input::Whole(Box::new(whole))
+    // A documented parameter is named: its comment describes the field.
+    let input = if params.len() == 1 && !is_option(&params[0].ty) && params[0].docs.is_empty() {
+        Input::Single(Box::new(params.remove(0)))
     } else {
         Input::Fields(params)
     };

@@ -26,11 +26,30 @@ impl Db {
     > {
         ::std::boxed::Box::pin(async move {
             let _ = __carnet_context;
-            #[allow(unused_mut)]
-            let mut __carnet_args = ::carnet::__private::args(__carnet_arguments)?;
-            let __carnet_arg0 = __carnet_args.take::<String>("sql")?;
-            let __carnet_output = __carnet_this.query(__carnet_arg0).await;
-            ::carnet::__private::result(__carnet_output)
+            static __CARNET_WHOLE: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+            let __carnet_whole = *__CARNET_WHOLE
+                .get_or_init(::carnet::__private::is_whole::<String>);
+            let __carnet_input: String = ::carnet::__private::single(
+                __carnet_arguments,
+                "sql",
+                __carnet_whole,
+            )?;
+            let __carnet_output = __carnet_this.query(__carnet_input).await;
+            match __carnet_output {
+                ::core::result::Result::Ok(__carnet_value) => {
+                    ::carnet::__private::output(__carnet_value)
+                }
+                ::core::result::Result::Err(__carnet_error) => {
+                    #[allow(unused_imports)]
+                    use ::carnet::__private::{
+                        ViaDisplay as _, ViaError as _, ViaInto as _,
+                    };
+                    ::core::result::Result::Err(
+                        (&&::carnet::__private::ErrorProbe::of(&__carnet_error))
+                            .converter()(__carnet_error),
+                    )
+                }
+            }
         })
     }
     /// The implementations of toolset `db-tools`, for the generated `Toolsets` struct.
@@ -60,11 +79,7 @@ impl Db {
                     &__carnet_this,
                     "query",
                     ::core::option::Option::None,
-                    {
-                        let mut __carnet_params = ::carnet::__private::Params::new();
-                        __carnet_params.param::<String>("sql", true, "");
-                        __carnet_params.finish()
-                    },
+                    ::carnet::__private::single_schema::<String>("sql", ""),
                     {
                         #[allow(unused_imports)]
                         use ::carnet::__private::{HasSchema as _, NoSchema as _};

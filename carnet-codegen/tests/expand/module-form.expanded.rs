@@ -48,7 +48,21 @@ pub mod search {
                     __carnet_context,
                 )
                 .await;
-            ::carnet::__private::result(__carnet_output)
+            match __carnet_output {
+                ::core::result::Result::Ok(__carnet_value) => {
+                    ::carnet::__private::output(__carnet_value)
+                }
+                ::core::result::Result::Err(__carnet_error) => {
+                    #[allow(unused_imports)]
+                    use ::carnet::__private::{
+                        ViaDisplay as _, ViaError as _, ViaInto as _,
+                    };
+                    ::core::result::Result::Err(
+                        (&&::carnet::__private::ErrorProbe::of(&__carnet_error))
+                            .converter()(__carnet_error),
+                    )
+                }
+            }
         })
     }
     #[doc(hidden)]
@@ -69,8 +83,13 @@ pub mod search {
     > {
         ::std::boxed::Box::pin(async move {
             let _ = __carnet_context;
-            let __carnet_input: AdvancedQuery = ::carnet::__private::from_value(
+            static __CARNET_WHOLE: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+            let __carnet_whole = *__CARNET_WHOLE
+                .get_or_init(::carnet::__private::is_whole::<AdvancedQuery>);
+            let __carnet_input: AdvancedQuery = ::carnet::__private::single(
                 __carnet_arguments,
+                "input",
+                __carnet_whole,
             )?;
             let __carnet_output = advanced(__carnet_input);
             ::carnet::__private::output(__carnet_output)
@@ -127,7 +146,7 @@ pub mod search {
                     {
                         let mut __carnet_params = ::carnet::__private::Params::new();
                         __carnet_params.param::<String>("query", true, "");
-                        __carnet_params.param::<Option<u32>>("limit", false, "");
+                        __carnet_params.param::<u32>("limit", false, "");
                         __carnet_params.finish()
                     },
                     {
@@ -143,7 +162,7 @@ pub mod search {
                     ::core::option::Option::Some(
                         "Searches with operators, from the doc comment.",
                     ),
-                    ::carnet::__private::struct_schema::<AdvancedQuery>(),
+                    ::carnet::__private::single_schema::<AdvancedQuery>("input", ""),
                     {
                         #[allow(unused_imports)]
                         use ::carnet::__private::{HasSchema as _, NoSchema as _};

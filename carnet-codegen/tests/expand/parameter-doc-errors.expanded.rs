@@ -1,7 +1,4 @@
 ::core::compile_error! {
-    "parameter `input` is the whole input of tool `advanced_search`: document its type's fields instead (their doc comments are the input's descriptions)"
-}
-::core::compile_error! {
     "the `&carnet::Context` parameter of tool `filter_results` is not part of the input: its doc comment would describe nothing"
 }
 mod search {

@@ -69,8 +69,13 @@ pub mod search {
     > {
         ::std::boxed::Box::pin(async move {
             let _ = __carnet_context;
-            let __carnet_input: AdvancedQuery = ::carnet::__private::from_value(
+            static __CARNET_WHOLE: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+            let __carnet_whole = *__CARNET_WHOLE
+                .get_or_init(::carnet::__private::is_whole::<AdvancedQuery>);
+            let __carnet_input: AdvancedQuery = ::carnet::__private::single(
                 __carnet_arguments,
+                "input",
+                __carnet_whole,
             )?;
             let __carnet_output = advanced(__carnet_input);
             ::carnet::__private::output(__carnet_output)
@@ -130,19 +135,17 @@ pub mod search {
                             .param::<String>("query", true, "Words to search for.");
                         __carnet_params
                             .param::<
-                                Option<u32>,
+                                u32,
                             >(
                                 "limit",
                                 false,
                                 "At most this many results:\n10 if absent.",
                             );
                         __carnet_params
-                            .param::<
-                                Option<String>,
-                            >("site", false, "Written as an attribute.");
+                            .param::<String>("site", false, "Written as an attribute.");
                         __carnet_params
                             .param::<
-                                Option<String>,
+                                String,
                             >("type", false, "A raw identifier names the field `type`.");
                         __carnet_params.finish()
                     },
@@ -157,7 +160,7 @@ pub mod search {
                 ::carnet::__private::tool(
                     "advancedSearch",
                     ::core::option::Option::None,
-                    ::carnet::__private::struct_schema::<AdvancedQuery>(),
+                    ::carnet::__private::single_schema::<AdvancedQuery>("input", ""),
                     {
                         #[allow(unused_imports)]
                         use ::carnet::__private::{HasSchema as _, NoSchema as _};

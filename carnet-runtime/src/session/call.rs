@@ -314,12 +314,12 @@ impl Session {
         via: Option<&'static str>,
     ) -> BoxFuture<'static, ToolOutput> {
         // No arguments at all is an empty object (some models send `null` for no-argument tools).
-        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let mut arguments = if arguments.is_null() { json!({}) } else { arguments };
         let span = telemetry::execute_tool(name, call_id, ToolKind::Domain);
         if let Some(via) = via {
             span.record("carnet.via", via);
         }
-        let checked = check_domain_call(&self.carnet.inner, &self.loaded, name, &arguments);
+        let checked = check_domain_call(&self.carnet.inner, &self.loaded, name, &mut arguments);
         if let Ok(id) = &checked {
             let inner = &*self.carnet.inner;
             span.record("carnet.toolset.name", &*inner.toolset(inner.tool(*id).toolset).name);
@@ -396,21 +396,27 @@ async fn run_domain(
     let future = implementation.handler.call_output(&context, arguments.clone());
     let (output, failure) = match CatchUnwind(future).await {
         Ok(Ok(output)) => (output, None),
-        Ok(Err(e)) => (e.into_output(canonical), None),
-        Err(panic) => {
-            // The model gets an incident id, the operator the message (span and log).
-            let incident = telemetry::incident_id();
-            telemetry::record_panic(&tracing::Span::current(), canonical, &incident, &panic);
-            let output = ToolOutput::error(
-                format!(
-                    "tool `{canonical}` failed with an internal error (incident {incident}); the program's log has the details"
-                ),
-                json!({"tool": canonical, "code": "internal_error", "incident": incident}),
-            );
-            (output, Some(Failure::ToolPanic))
-        }
+        Ok(Err(e)) => match e.internal_detail() {
+            Some(detail) => incident(canonical, Failure::InternalError, detail),
+            None => (e.into_output(canonical), None),
+        },
+        Err(panic) => incident(canonical, Failure::ToolPanic, &panic),
     };
     (call.after(&hooks, &arguments, output), failure)
+}
+
+/// A panic or an internal error: the model gets an incident id, the operator what happened
+/// (span and log, under the same id).
+fn incident(canonical: &str, failure: Failure, detail: &str) -> (ToolOutput, Option<Failure>) {
+    let incident = telemetry::incident_id();
+    telemetry::record_incident(&tracing::Span::current(), canonical, &incident, failure, detail);
+    let output = ToolOutput::error(
+        format!(
+            "tool `{canonical}` failed with an internal error (incident {incident}); the program's log has the details"
+        ),
+        json!({"tool": canonical, "code": "internal_error", "incident": incident}),
+    );
+    (output, Some(failure))
 }
 
 /// The attributes of a meta-tool call that say what it loaded or read.

@@ -12,12 +12,15 @@ use crate::schema;
 use crate::telemetry::Failure;
 
 /// The checks before the hooks: the tool is exposed, has an implementation, and the
-/// arguments match its schema.
+/// arguments match its schema. A `null` given for an optional property whose schema does
+/// not accept it is taken as absent first: optional parameters say they are optional by
+/// being left out of `required`, not with `null`, and models send `null` anyway (an
+/// `Option` parameter reads both as `None`).
 pub(super) fn check_domain_call(
     inner: &Inner,
     loaded: &Loaded,
     name: &str,
-    arguments: &Value,
+    arguments: &mut Value,
 ) -> Result<ToolIx, (ToolOutput, Failure)> {
     let id = loaded
         .exposed_named(inner, name)
@@ -33,6 +36,7 @@ pub(super) fn check_domain_call(
             Failure::NoImplementation,
         ));
     }
+    crate::providers::openai::drop_strict_nulls(&tool.spec.input_schema, arguments);
     schema::validate(arguments, &tool.spec.input_schema).map_err(|e| {
         (
             invalid_arguments(name, &e, &tool.spec.input_schema, ""),
