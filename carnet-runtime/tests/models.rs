@@ -15,6 +15,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 fn carnet() -> Carnet {
+    carnet_in(ExposureMode::Dynamic)
+}
+
+fn carnet_in(mode: ExposureMode) -> Carnet {
     let manifest = Manifest::from_json(
         r#"{
         "agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
@@ -34,7 +38,7 @@ fn carnet() -> Carnet {
     );
     Carnet::builder(&manifest)
         .toolset(ToolsetImpl::new("ops", [add]))
-        .mode(ExposureMode::Dynamic)
+        .mode(mode)
         .build()
         .unwrap()
 }
@@ -523,4 +527,112 @@ async fn unreachable_servers_are_connection_errors() {
         .await
         .unwrap_err();
     assert!(matches!(err, ModelError::Connection { attempts: 2, .. }), "{err:?}");
+}
+
+/// One model call with the agent's first request in the deferred mode.
+async fn complete_deferred(model: &mut dyn ChatModel) -> Result<chat::ChatResponse, ModelError> {
+    let carnet = carnet_in(ExposureMode::Deferred);
+    let session = carnet.session("a").unwrap();
+    let messages = [Message::User("2 + 3?".into())];
+    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
+    model
+        .complete(ChatRequest {
+            system: session.system_prompt(),
+            messages: &messages,
+            tools: session.tools(),
+            mode: ExposureMode::Deferred,
+            callable: &callable,
+        })
+        .await
+}
+
+/// [`complete_deferred`]; the body and head the server read.
+async fn deferred_request(model: &mut dyn ChatModel, seen: &Mutex<Vec<Seen>>) -> (Value, Seen) {
+    complete_deferred(model).await.unwrap();
+    let last = seen.lock().unwrap().last().cloned().unwrap();
+    (serde_json::from_slice(&last.body).unwrap(), last)
+}
+
+#[tokio::test]
+async fn the_clients_declare_the_providers_tool_search_only_when_asked() {
+    use carnet_runtime::providers::ProviderSearch;
+
+    let searched = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_regex", "input": {"pattern": "add"}},
+            {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1", "content": {
+                "type": "tool_search_tool_search_result", "tool_references": [{"type": "tool_reference", "tool_name": "math_add"}]}},
+            {"type": "tool_use", "id": "toolu_1", "name": "math_add", "input": {"a": 2, "b": 3}},
+        ],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5}});
+    let (base, seen) = server(vec![ok(&searched)]).await;
+    let anthropic = || {
+        Anthropic::new(Some(ApiKey::new("sk-ant-test")), base.clone(), "claude-test")
+            .unwrap()
+            .http(fast())
+            .unwrap()
+    };
+
+    let mut model = anthropic().tool_search(ProviderSearch::Regex);
+    let response = complete_deferred(&mut model).await.unwrap();
+    let head = seen.lock().unwrap().last().cloned().unwrap();
+    let body: Value = serde_json::from_slice(&head.body).unwrap();
+    assert_eq!(
+        body["tools"].as_array().unwrap().last().unwrap(),
+        &json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
+    );
+    // Part of the Messages API in the SDK's types: no beta header unless asked for.
+    assert_eq!(head.header("anthropic-beta"), None);
+    assert_eq!(response.hosted.len(), 2, "kept");
+    assert_eq!(response.calls.len(), 1, "the search is no call");
+    assert_eq!(response.calls[0].name, "math.add");
+
+    let mut model = anthropic();
+    let (body, _) = deferred_request(&mut model, &seen).await;
+    assert!(
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("type").is_none()),
+        "off by default"
+    );
+
+    let mut model = anthropic()
+        .tool_search(ProviderSearch::Bm25)
+        .beta("advanced-tool-use-2025-11-20")
+        .beta("other-2026-01-01")
+        .beta("advanced-tool-use-2025-11-20");
+    let (_, head) = deferred_request(&mut model, &seen).await;
+    assert_eq!(
+        head.header("anthropic-beta").as_deref(),
+        Some("advanced-tool-use-2025-11-20,other-2026-01-01")
+    );
+    let mut model = anthropic().beta("bad\nvalue");
+    let err = complete_deferred(&mut model).await.unwrap_err();
+    assert!(matches!(err, ModelError::Config { .. }), "{err}");
+
+    let responses = json!({"id": "resp_1", "object": "response", "status": "completed", "output": [
+        {"type": "message", "id": "m", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "5", "annotations": []}]}]});
+    let (base, seen) = server(vec![ok(&responses)]).await;
+    let mut model = openai(&base)
+        .api(OpenAiApi::Responses)
+        .tool_search(ProviderSearch::Bm25);
+    let (body, _) = deferred_request(&mut model, &seen).await;
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.last().unwrap(), &json!({"type": "tool_search"}));
+    assert_eq!(tools.iter().filter(|t| t["type"] == "namespace").count(), 1);
+
+    let (base, seen) = server(vec![ok(&chat_answer("5"))]).await;
+    let mut model = openai(&base).tool_search(ProviderSearch::Bm25);
+    let (body, _) = deferred_request(&mut model, &seen).await;
+    assert!(
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["type"] == "function"),
+        "Chat Completions has no tool search"
+    );
 }

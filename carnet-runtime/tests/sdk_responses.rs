@@ -4,26 +4,85 @@
 //! bodies, and streamed event sequences (fed a few bytes at a time), each read back as the
 //! fixture expects. Without `CARNET_SDK_RESPONSES` there is nothing to read and the test
 //! says so.
+//!
+//! The provider's own tool search (Anthropic `server_tool_use` and `tool_search_tool_result`,
+//! `OpenAI` `tool_search_call` and `tool_search_output`) is kept, not called; with
+//! `CARNET_REQUESTS_DIR` set, the next request of each such response (the SDK's items sent
+//! back, the call answered) is written there as `<api>-search-sdk-<name>.json` for
+//! `tests/providers/validate.py`.
 
 use std::sync::Arc;
 
-use carnet_runtime::chat::{ChatResponse, Delta};
-use carnet_runtime::providers::{Aliases, ProviderError, ResponseStream, StreamFormat, anthropic, openai};
-use carnet_runtime::{ToolKind, ToolSpec};
+use carnet_runtime::chat::{ChatRequest, ChatResponse, Delta, Message};
+use carnet_runtime::providers::{
+    Aliases, ProviderError, ProviderSearch, ResponseStream, StreamFormat, anthropic, openai,
+};
+use carnet_runtime::{ExposureMode, ToolKind, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
 
-fn aliases() -> Aliases {
-    let spec = |name: &str| ToolSpec {
+fn specs() -> [ToolSpec; 2] {
+    let spec = |name: &str, kind: ToolKind| ToolSpec {
         name: name.into(),
-        description: String::new(),
+        description: format!("The tool {name}"),
         input_schema: Arc::new(json!({"type": "object"})),
-        kind: ToolKind::Domain,
-        toolset: None,
+        kind,
+        toolset: (kind == ToolKind::Domain).then(|| "ops".to_owned()),
         output_schema: None,
         title: None,
         annotations: carnet_runtime::manifest::Annotations::NONE,
     };
-    Aliases::new(&[spec("loadSkill"), spec("math.add")]).unwrap()
+    [spec("loadSkill", ToolKind::Meta), spec("math.add", ToolKind::Domain)]
+}
+
+fn aliases() -> Aliases {
+    Aliases::new(&specs()).unwrap()
+}
+
+/// The request after `response` in the deferred mode with the provider's search declared:
+/// the user's question, the response (its search items included), a result for each call.
+fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Value)> {
+    let mut messages = vec![Message::User("What is 1 + 2?".into())];
+    messages.push(Message::Hosted(response.hosted.clone()));
+    messages.push(Message::Assistant {
+        text: response.text.clone(),
+        tool_calls: response.calls.clone(),
+    });
+    for call in &response.calls {
+        messages.push(Message::Tool {
+            call: call.clone(),
+            output: ToolOutput::ok(json!(3)),
+        });
+    }
+    let tools = specs();
+    let callable = ["loadSkill".to_owned(), "math.add".to_owned()];
+    let request = ChatRequest {
+        system: "Compute.",
+        messages: &messages,
+        tools: &tools,
+        mode: ExposureMode::Deferred,
+        callable: &callable,
+    };
+    match kind {
+        "anthropic" | "anthropic-stream" => {
+            let options = anthropic::RequestOptions {
+                model: "claude-sonnet-4-5".into(),
+                max_tokens: 1024,
+            };
+            let mut body = anthropic::request(&request, &options).unwrap();
+            assert!(anthropic::declare_tool_search(&mut body, ProviderSearch::Bm25).unwrap());
+            Some(("anthropic", body))
+        }
+        "responses" | "responses-stream" => {
+            let options = openai::RequestOptions {
+                model: "gpt-5.4".into(),
+                ..openai::RequestOptions::default()
+            };
+            let mut body = openai::responses_request(&request, &options).unwrap();
+            assert!(openai::declare_tool_search(&mut body, ProviderSearch::Bm25));
+            Some(("openai-responses", body))
+        }
+        _ => None,
+    }
 }
 
 /// Feeds an SSE body in pieces of 7 bytes; the text deltas, concatenated.
@@ -72,6 +131,7 @@ fn sdk_made_responses_read_back_as_expected() {
         .collect();
     files.sort();
     assert!(files.len() >= 25, "expected the SDK-made responses in {dir:?}");
+    let mut searched = 0;
     for path in files {
         let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let name = path.file_name().unwrap().to_string_lossy();
@@ -107,5 +167,23 @@ fn sdk_made_responses_read_back_as_expected() {
             expect["finish_reason"].as_str(),
             "{name}: finish reason"
         );
+        let hosted: Vec<&Value> = response.hosted.iter().map(|item| &item["type"]).collect();
+        let expected: Vec<&Value> = expect["hosted"].as_array().into_iter().flatten().collect();
+        assert_eq!(hosted, expected, "{name}: the provider's own items");
+        if response.hosted.is_empty() {
+            continue;
+        }
+        if let Some(dir) = std::env::var_os("CARNET_REQUESTS_DIR")
+            && let Some((api, body)) = next_request(fixture["kind"].as_str().unwrap(), &response)
+        {
+            let stem = name.trim_end_matches(".json");
+            let path = std::path::Path::new(&dir).join(format!("{api}-search-sdk-{stem}.json"));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(path, serde_json::to_string_pretty(&body).unwrap()).unwrap();
+            searched += 1;
+        }
+    }
+    if std::env::var_os("CARNET_REQUESTS_DIR").is_some() {
+        assert_eq!(searched, 3, "the SDK-made tool search responses, sent back");
     }
 }

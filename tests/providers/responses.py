@@ -57,8 +57,10 @@ def call(id_, name, arguments):
     return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def expect(text=None, calls=(), usage=None, finish=None, error=None):
-    return {"text": text, "calls": list(calls), "usage": usage, "finish_reason": finish, "error": error}
+def expect(text=None, calls=(), usage=None, finish=None, error=None, hosted=()):
+    """`hosted`: the types of the provider's own items carnet keeps (its tool search)."""
+    return {"text": text, "calls": list(calls), "usage": usage, "finish_reason": finish, "error": error,
+            "hosted": list(hosted)}
 
 
 def chat_fixtures():
@@ -159,6 +161,24 @@ def responses_fixtures():
     yield "responses", "incomplete", dump(response(
         [message("The answer")], status="incomplete", incomplete={"reason": "max_output_tokens"})), \
         expect("The answer", usage=RESPONSES_USAGE_EXPECT, finish="max_output_tokens")
+    # The hosted tool search (issue 26, item 3): its call and output items are kept, the
+    # function it found is an ordinary call.
+    namespace = {"type": "namespace", "name": "ops", "description": "Operations on numbers", "tools": [
+        {"type": "function", "name": "math_add", "description": "Adds two numbers", "defer_loading": True,
+         "strict": False, "parameters": {"type": "object", "properties": {"a": {"type": "number"}}}}]}
+    # By alias: the function's `async` is `async_` in Python.
+    search = [
+        orr.ResponseToolSearchCall.model_validate({
+            "type": "tool_search_call", "id": "tsc_1", "call_id": None, "execution": "server",
+            "status": "completed", "arguments": {"query": "add numbers"}}),
+        orr.ResponseToolSearchOutputItem.model_validate({
+            "type": "tool_search_output", "id": "tso_1", "call_id": None, "execution": "server",
+            "status": "completed", "tools": [namespace]}),
+    ]
+    search = [item.model_dump(mode="json", by_alias=True) for item in search]
+    yield "responses", "tool-search", dump(response(search + [function_call("call_1", "math_add", '{"a": 1, "b": 2}')])), \
+        expect(calls=[{"id": "call_1", "name": "math.add", "arguments": {"a": 1, "b": 2}}],
+               usage=RESPONSES_USAGE_EXPECT, finish="completed", hosted=["tool_search_call", "tool_search_output"])
     yield "responses", "failed", dump(response(
         [], status="failed", usage=None, error={"code": "server_error", "message": "The server had an error"})), \
         expect(error="The server had an error")
@@ -217,6 +237,17 @@ def anthropic_fixtures():
             {"id": "toolu_1", "name": "loadSkill", "arguments": {"skillName": "math"}},
             {"id": "toolu_2", "name": "math.add", "arguments": {"a": 1, "b": 2}}],
             usage=ANTHROPIC_USAGE_EXPECT, finish="tool_use")
+    # Anthropic's server-side tool search (issue 26, item 3): its blocks are kept, not calls.
+    server_use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+                  "input": {"query": "add numbers"}, "caller": {"type": "direct"}}
+    search_result = {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+                     "content": {"type": "tool_search_tool_search_result",
+                                 "tool_references": [{"type": "tool_reference", "tool_name": "math_add"}]}}
+    searched = [server_use, search_result, {"type": "text", "text": "Adding.", "citations": None},
+                {"type": "tool_use", "id": "toolu_1", "name": "math_add", "input": {"a": 1, "b": 2}}]
+    yield "anthropic", "tool-search", anthropic_message(searched, "tool_use"), \
+        expect("Adding.", calls=[{"id": "toolu_1", "name": "math.add", "arguments": {"a": 1, "b": 2}}],
+               usage=ANTHROPIC_USAGE_EXPECT, finish="tool_use", hosted=["server_tool_use", "tool_search_tool_result"])
     for stop in ["max_tokens", "stop_sequence", "pause_turn", "refusal"]:
         yield "anthropic", stop, anthropic_message([text], stop), \
             expect("2 + 3 = 5", usage=ANTHROPIC_USAGE_EXPECT, finish=stop)
@@ -258,6 +289,28 @@ def anthropic_fixtures():
         {"id": "toolu_2", "name": "loadSkill", "arguments": {}}],
         usage=ANTHROPIC_USAGE_EXPECT, finish="tool_use")
     yield "anthropic-stream", "truncated", sse(events[:-3], named=True), expect(error="truncated")
+    search_events = [
+        events[0],
+        at.RawContentBlockStartEvent.model_validate({"type": "content_block_start", "index": 0,
+            "content_block": {**server_use, "input": {}}}),
+        at.RawContentBlockDeltaEvent.model_validate({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"query": "add'}}),
+        at.RawContentBlockDeltaEvent.model_validate({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": ' numbers"}'}}),
+        at.RawContentBlockStopEvent.model_validate({"type": "content_block_stop", "index": 0}),
+        at.RawContentBlockStartEvent.model_validate({"type": "content_block_start", "index": 1,
+            "content_block": search_result}),
+        at.RawContentBlockStopEvent.model_validate({"type": "content_block_stop", "index": 1}),
+        at.RawContentBlockStartEvent.model_validate({"type": "content_block_start", "index": 2,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "math_add", "input": {}}}),
+        at.RawContentBlockDeltaEvent.model_validate({"type": "content_block_delta", "index": 2,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": 1, "b": 2}'}}),
+        at.RawContentBlockStopEvent.model_validate({"type": "content_block_stop", "index": 2}),
+        *events[-2:],
+    ]
+    yield "anthropic-stream", "tool-search", sse(search_events, named=True), expect(calls=[
+        {"id": "toolu_1", "name": "math.add", "arguments": {"a": 1, "b": 2}}],
+        usage=ANTHROPIC_USAGE_EXPECT, finish="tool_use", hosted=["server_tool_use", "tool_search_tool_result"])
     overloaded = 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n'
     yield "anthropic-stream", "error", sse(events[:3], named=True) + overloaded, expect(error="Overloaded")
 

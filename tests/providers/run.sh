@@ -5,7 +5,9 @@
 # (examples/research-agent/tests/disclosure.rs), each body checked against the SDKs' request
 # types with unknown keys refused (tests/providers/validate.py). Responses: made by the
 # SDKs' response and stream-event models (tests/providers/responses.py) and read back by
-# carnet (carnet-runtime/tests/sdk_responses.rs).
+# carnet (carnet-runtime/tests/sdk_responses.rs). Provider-side tool search: the bodies
+# declaring it, and the ones sending an SDK-made search back
+# (carnet-runtime/tests/provider_search.rs, sdk_responses.rs), checked the same way.
 #
 # Creates target/sdk-venv with the pinned SDKs if needed. PYTHON: interpreter for the venv.
 set -euo pipefail
@@ -23,12 +25,15 @@ if ! "$VENV/bin/python" -c 'import openai, anthropic, pydantic; assert openai.__
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "openai==3.54.0" "anthropic==2.12.0"
 fi
 
-OUT="$ROOT/target/provider-requests"
-rm -rf "$OUT"
-CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p research-agent --test disclosure
-"$VENV/bin/python" tests/providers/validate.py "$OUT"
-
 RESPONSES="$ROOT/target/sdk-responses"
 rm -rf "$RESPONSES"
 "$VENV/bin/python" tests/providers/responses.py "$RESPONSES"
-CARNET_SDK_RESPONSES="$RESPONSES" cargo test --quiet -p carnet-runtime --test sdk_responses
+
+OUT="$ROOT/target/provider-requests"
+rm -rf "$OUT"
+CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p research-agent --test disclosure
+# Provider-side tool search (issue 26, item 3): conversations with the search declared, and
+# the request after each SDK-made search response (its items sent back as they came).
+CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p carnet-runtime --test provider_search
+CARNET_SDK_RESPONSES="$RESPONSES" CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p carnet-runtime --test sdk_responses
+"$VENV/bin/python" tests/providers/validate.py "$OUT"

@@ -2,7 +2,8 @@
 
 Every `<api>-<mode>-<step>.json` (and the streamed and strict variants,
 `<api>-stream-...`, `<api>-strict-...`) in the directory given (written by
-`examples/research-agent/tests/disclosure.rs` with `CARNET_REQUESTS_DIR`) is validated
+`examples/research-agent/tests/disclosure.rs` with `CARNET_REQUESTS_DIR`, and the
+provider-side tool search's `<api>-search-...` by `carnet-runtime/tests/provider_search.rs`) is validated
 with pydantic against `openai` / `anthropic` request parameter types, with unknown keys
 refused at every level. Exits 1 naming each body that does not validate.
 """
@@ -32,6 +33,11 @@ TYPES = {
     "anthropic-choice": message_create_params.MessageCreateParamsNonStreaming,
     "openai-chat-choice": completion_create_params.CompletionCreateParamsNonStreaming,
     "openai-responses-choice": response_create_params.ResponseCreateParamsNonStreaming,
+    # Provider-side tool search (issue 26, item 3), written by
+    # carnet-runtime/tests/provider_search.rs: the search tool declared, and the provider's
+    # search blocks and items sent back in the conversation.
+    "anthropic-search": message_create_params.MessageCreateParamsNonStreaming,
+    "openai-responses-search": response_create_params.ResponseCreateParamsNonStreaming,
 }
 
 

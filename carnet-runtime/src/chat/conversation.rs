@@ -7,8 +7,8 @@ use crate::dispatch::ToolOutput;
 use crate::session::Session;
 use crate::tool::ToolCall;
 
-/// A message of the conversation. Serialises as `{"role": "user" | "assistant" | "tool",
-/// "content": ...}`.
+/// A message of the conversation. Serialises as `{"role": "user" | "assistant" | "tool" |
+/// "hosted", "content": ...}`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "role", content = "content", rename_all = "snake_case")]
 pub enum Message {
@@ -29,6 +29,14 @@ pub enum Message {
         /// The result.
         output: ToolOutput,
     },
+    /// What the provider ran itself during the model's turn, before the
+    /// [`Message::Assistant`] that follows (its tool search, see
+    /// [`ProviderSearch`](crate::providers::ProviderSearch)): Anthropic `server_tool_use` and
+    /// `tool_search_tool_result` blocks, `OpenAI` Responses `tool_search_call` and
+    /// `tool_search_output` items, as the provider wrote them. Each renderer sends back the
+    /// ones of its own API, in the model's turn, and leaves the others out; none of them is
+    /// a call the session runs.
+    Hosted(Vec<Value>),
 }
 
 /// A conversation saved as data: its messages and its session's state. Saved as JSON, it

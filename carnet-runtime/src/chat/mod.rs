@@ -176,8 +176,15 @@ async fn run_steps(
             calls,
             usage: step_usage,
             finish_reason,
+            hosted,
         } = response;
         usage += step_usage.unwrap_or_default();
+        // The provider's own tool search ran before the answer: kept for the next request,
+        // never run here (a tool it found is called, if at all, in `calls`, and the session
+        // decides).
+        if !hosted.is_empty() {
+            messages.push(Message::Hosted(hosted));
+        }
         messages.push(Message::Assistant {
             text: text.clone(),
             tool_calls: calls.clone(),

@@ -35,6 +35,11 @@ pub(super) fn record_request(span: &Span, system: &str, messages: &[Message], ca
             Message::Tool { call, output } => serde_json::json!({"role": "tool", "parts": [
                 {"type": "tool_call_response", "id": call.id, "response": output.value}
             ]}),
+            // The provider's own tool calls and results (its tool search), as it wrote them.
+            Message::Hosted(items) => serde_json::json!({"role": "assistant", "parts": items
+                .iter()
+                .map(|item| serde_json::json!({"type": "hosted", "content": item}))
+                .collect::<Vec<Value>>()}),
         })
         .collect();
     span.record("gen_ai.input.messages", bounded(&Value::Array(messages)).as_str());

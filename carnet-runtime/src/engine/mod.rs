@@ -14,5 +14,6 @@ pub use carnet::Carnet;
 pub(crate) use carnet::Inner;
 pub use compiled::{CompiledManifest, CompiledToolsets, RuntimeManifest, ToolsetOf};
 pub use options::{
-    BuildError, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat,
+    BuildError, CatalogFormat, DriftPolicy, ExposureMode, Naming, Preset, PromptOptions, ProviderSearch, RemoteOptions,
+    ResultFormat,
 };

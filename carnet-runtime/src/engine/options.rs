@@ -100,6 +100,84 @@ impl std::str::FromStr for ExposureMode {
     }
 }
 
+/// Whether the provider searches the deferred tools itself, in [`ExposureMode::Deferred`]:
+/// the request declares the provider's own tool search tool beside the deferred tools, so
+/// the model can find a tool by a query before it knows which skill holds it. Off by
+/// default, which leaves every body as it was. Set on the model clients
+/// (`models::Anthropic::tool_search`, `models::OpenAi::tool_search`), or on a rendered body
+/// with [`providers::anthropic::declare_tool_search`](crate::providers::anthropic::declare_tool_search)
+/// and [`providers::openai::declare_tool_search`](crate::providers::openai::declare_tool_search).
+///
+/// | API | declared |
+/// | --- | --- |
+/// | Anthropic Messages | `{"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}` ([`ProviderSearch::Bm25`]) or the `regex` pair ([`ProviderSearch::Regex`]) |
+/// | `OpenAI` Responses | `{"type": "tool_search"}`, hosted (either variant: `OpenAI` has one kind of search) over the namespaces of deferred functions |
+/// | `OpenAI` Chat Completions, Gemini | nothing: neither has deferral nor a search of its own |
+///
+/// The provider's search only shows the model a tool's definition; it does not expose it.
+/// carnet's session keeps its own rules: a call of a tool that no load exposed is refused
+/// with the usual error result, which names the skill to load (`loadSkill`), as it would be
+/// without the search. The search's own blocks and items (Anthropic `server_tool_use` and
+/// `tool_search_tool_result`, `OpenAI` `tool_search_call` and `tool_search_output`) are
+/// kept in the conversation as the provider wrote them
+/// ([`Message::Hosted`](crate::chat::Message::Hosted)) and sent back on the next request.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::providers::{ProviderSearch, anthropic};
+/// use serde_json::json;
+///
+/// let mut body = json!({"tools": [
+///     {"name": "loadSkill", "description": "Load a skill", "input_schema": {"type": "object"}},
+///     {"name": "file_read", "description": "Read a file", "input_schema": {"type": "object"}, "defer_loading": true},
+/// ]});
+/// assert!(anthropic::declare_tool_search(&mut body, ProviderSearch::Bm25)?);
+/// assert_eq!(body["tools"][2], json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}));
+/// assert_eq!("regex".parse::<ProviderSearch>(), Ok(ProviderSearch::Regex));
+/// # Ok::<(), carnet_runtime::providers::ProviderError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ProviderSearch {
+    /// No search tool is declared (the default).
+    #[default]
+    Off,
+    /// Natural-language queries ranked with BM25 (Anthropic `tool_search_tool_bm25`).
+    Bm25,
+    /// Regular expressions over names, descriptions and parameters (Anthropic
+    /// `tool_search_tool_regex`, Python `re.search` syntax).
+    Regex,
+}
+
+impl ProviderSearch {
+    /// Every variant, in declaration order.
+    pub const ALL: [ProviderSearch; 3] = [ProviderSearch::Off, ProviderSearch::Bm25, ProviderSearch::Regex];
+
+    /// The variant's name on the command line and in configuration: `off`, `bm25`, `regex`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderSearch::Off => "off",
+            ProviderSearch::Bm25 => "bm25",
+            ProviderSearch::Regex => "regex",
+        }
+    }
+}
+
+impl std::str::FromStr for ProviderSearch {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProviderSearch::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            format!(
+                "unknown provider search `{s}`: expected one of {}",
+                ProviderSearch::ALL.map(ProviderSearch::name).join(", ")
+            )
+        })
+    }
+}
+
 /// Which sections the system prompt has, in this order (stable ones first, so a provider's
 /// prefix cache survives skill loads).
 #[derive(Debug, Clone, PartialEq, Eq)]

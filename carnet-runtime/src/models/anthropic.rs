@@ -9,7 +9,7 @@ use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use super::http::{StreamError, Transport, read_stream, secret_header};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
-use crate::providers::{Aliases, ResponseStream, StreamFormat, anthropic};
+use crate::providers::{Aliases, ProviderSearch, ResponseStream, StreamFormat, anthropic};
 
 const PROVIDER: &str = "anthropic";
 const KEY: &str = "ANTHROPIC_API_KEY";
@@ -36,6 +36,9 @@ pub struct Anthropic {
     base: String,
     options: anthropic::RequestOptions,
     tool_choice: ToolChoice,
+    search: ProviderSearch,
+    /// `anthropic-beta` values, comma-joined into one header.
+    betas: Vec<String>,
 }
 
 impl Anthropic {
@@ -68,7 +71,45 @@ impl Anthropic {
                 max_tokens: 4096,
             },
             tool_choice: ToolChoice::Auto,
+            search: ProviderSearch::Off,
+            betas: Vec::new(),
         })
+    }
+
+    /// Declares Anthropic's server-side tool search over the deferred tools, in
+    /// [`ExposureMode::Deferred`](crate::ExposureMode::Deferred) (see [`ProviderSearch`] and
+    /// [`anthropic::declare_tool_search`]); off by default. In the other modes nothing is
+    /// deferred and the body stays as it is.
+    ///
+    /// No beta header is sent for it: the tool search types are part of the Messages API
+    /// proper in the official SDK (`anthropic` 2.12.0), which no longer lists the
+    /// `advanced-tool-use-2025-11-20` beta. An endpoint that still asks for it gets it with
+    /// [`Anthropic::beta`].
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use carnet_runtime::models::Anthropic;
+    /// use carnet_runtime::providers::ProviderSearch;
+    ///
+    /// let model = Anthropic::from_env("claude-sonnet-4-5")?.tool_search(ProviderSearch::Bm25);
+    /// # Ok::<(), carnet_runtime::chat::ModelError>(())
+    /// ```
+    #[must_use]
+    pub fn tool_search(mut self, search: ProviderSearch) -> Self {
+        self.search = search;
+        self
+    }
+
+    /// Sends `name` in the `anthropic-beta` header of every request (several are joined
+    /// with commas, in the order given; a repeat is sent once).
+    #[must_use]
+    pub fn beta(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        if !self.betas.contains(&name) {
+            self.betas.push(name);
+        }
+        self
     }
 
     /// Bounds each answer (`max_tokens`, which the API requires; 4096 by default).
@@ -101,6 +142,8 @@ impl Anthropic {
     pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let mut body = anthropic::request(request, &self.options)
             .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
+        anthropic::declare_tool_search(&mut body, self.search)
+            .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
         if !request.tools.is_empty()
             && let Some(choice) = self.tool_choice.anthropic()
         {
@@ -124,6 +167,14 @@ impl Anthropic {
         );
         if let Some(key) = &self.key {
             headers.insert(HeaderName::from_static("x-api-key"), secret_header(key.expose())?);
+        }
+        if !self.betas.is_empty() {
+            let betas = self.betas.join(",");
+            let value = header::HeaderValue::from_str(&betas).map_err(|_| ModelError::Config {
+                what: "anthropic-beta".to_owned(),
+                message: format!("`{betas}` is not a header value"),
+            })?;
+            headers.insert(HeaderName::from_static("anthropic-beta"), value);
         }
         if stream {
             headers.insert(header::ACCEPT, header::HeaderValue::from_static("text/event-stream"));

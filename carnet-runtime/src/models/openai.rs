@@ -9,7 +9,7 @@ use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use super::http::{StreamError, Transport, read_stream, secret_header};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
-use crate::providers::{Aliases, ResponseStream, StreamFormat, openai};
+use crate::providers::{Aliases, ProviderSearch, ResponseStream, StreamFormat, openai};
 
 const PROVIDER: &str = "openai";
 const KEY: &str = "OPENAI_API_KEY";
@@ -52,6 +52,7 @@ pub struct OpenAi {
     options: openai::RequestOptions,
     max_output_tokens: Option<u32>,
     tool_choice: ToolChoice,
+    search: ProviderSearch,
 }
 
 impl OpenAi {
@@ -86,6 +87,7 @@ impl OpenAi {
             },
             max_output_tokens: None,
             tool_choice: ToolChoice::Auto,
+            search: ProviderSearch::Off,
         })
     }
 
@@ -108,6 +110,16 @@ impl OpenAi {
     #[must_use]
     pub fn namespaces(mut self, descriptions: std::collections::BTreeMap<String, String>) -> Self {
         self.options.namespaces = descriptions;
+        self
+    }
+
+    /// Declares `OpenAI`'s hosted tool search over the namespaces of deferred functions, with
+    /// the Responses API in [`ExposureMode::Deferred`](crate::ExposureMode::Deferred) (see
+    /// [`ProviderSearch`] and [`openai::declare_tool_search`]; `gpt-5.4` and later); off by
+    /// default. Chat Completions has no such tool: its bodies stay as they are.
+    #[must_use]
+    pub fn tool_search(mut self, search: ProviderSearch) -> Self {
+        self.search = search;
         self
     }
 
@@ -152,6 +164,9 @@ impl OpenAi {
             OpenAiApi::Responses => openai::responses_request(request, &self.options),
         };
         let mut body = rendered.map_err(|e| ModelError::other(format!("the tools cannot be sent to OpenAI: {e}")))?;
+        if self.api == OpenAiApi::Responses {
+            openai::declare_tool_search(&mut body, self.search);
+        }
         if let Some(tokens) = self.max_output_tokens {
             let key = match self.api {
                 OpenAiApi::ChatCompletions => "max_completion_tokens",

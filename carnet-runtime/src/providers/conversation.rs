@@ -9,8 +9,9 @@ use serde_json::{Map, Value, json};
 
 use super::common::{Aliases, ProviderError, wire_name};
 use super::openai::tools as openai;
+use super::response::{anthropic_hosted, openai_hosted};
 use crate::chat::{ChatRequest, Message};
-use crate::engine::ExposureMode;
+use crate::engine::{ExposureMode, ProviderSearch};
 use crate::tool::{ToolKind, ToolSpec};
 
 /// What an Anthropic Messages request needs beside the conversation.
@@ -66,11 +67,16 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
         }
     }
     let mut messages: Vec<Value> = Vec::new();
+    // The server's blocks of the model's turn, which its text and calls then join.
+    let mut hosted: Vec<Value> = Vec::new();
     for (index, message) in request.messages.iter().enumerate() {
         match message {
             Message::User(text) => messages.push(json!({"role": "user", "content": text})),
+            Message::Hosted(items) => {
+                hosted.extend(items.iter().filter(|b| anthropic_hosted(b)).map(without_nulls));
+            }
             Message::Assistant { text, tool_calls } => {
-                let mut content: Vec<Value> = Vec::new();
+                let mut content: Vec<Value> = std::mem::take(&mut hosted);
                 if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
                     content.push(json!({"type": "text", "text": text}));
                 }
@@ -117,6 +123,9 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
             }
         }
     }
+    if !hosted.is_empty() {
+        messages.push(json!({"role": "assistant", "content": hosted}));
+    }
     let mut body = json!({
         "model": options.model,
         "max_tokens": options.max_tokens,
@@ -127,6 +136,146 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
         body["tools"] = tools;
     }
     Ok(body)
+}
+
+/// A server block as sent back: its `null` fields left out, as the response models write
+/// absent optional fields as `null` and the request types take them absent.
+fn without_nulls(block: &Value) -> Value {
+    match block {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A hosted tool search item of a response as an input item: the fields the input item
+/// has (an output item also says who created it, which an input item may not), and in the
+/// tool definitions it loaded no `null` (the output's way to say absent, which the input's
+/// tool types refuse). The search's `arguments` stay as they are.
+fn responses_input_item(item: &Value) -> Value {
+    const FIELDS: [&str; 7] = ["type", "id", "call_id", "execution", "status", "arguments", "tools"];
+    match item {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(k, v)| FIELDS.contains(&k.as_str()) && !v.is_null())
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        if k == "tools" {
+                            deep_without_nulls(v, 0)
+                        } else {
+                            v.clone()
+                        },
+                    )
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `value` without `null` object fields at any depth, down to a bound (a hostile response
+/// may nest deeply; below it the value is kept as it is).
+fn deep_without_nulls(value: &Value, depth: usize) -> Value {
+    if depth > 64 {
+        return value.clone();
+    }
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), deep_without_nulls(v, depth + 1)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(|v| deep_without_nulls(v, depth + 1)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Declares Anthropic's server-side tool search over the deferred tools of a Messages
+/// body ([`ProviderSearch::Bm25`]: `{"type": "tool_search_tool_bm25_20251119", "name":
+/// "tool_search_tool_bm25"}`, [`ProviderSearch::Regex`]: the `regex` pair), after the
+/// other tools. Returns whether the body declares one: not with [`ProviderSearch::Off`],
+/// nor when no tool has `defer_loading` (only [`ExposureMode::Deferred`] defers), which
+/// leaves the body as it was. Declaring it twice changes nothing.
+///
+/// The search runs on Anthropic's side and only shows the model the definitions of the
+/// tools it finds (`tool_reference` blocks in a `tool_search_tool_result`); a call of one
+/// still goes through the session, which refuses it until a load exposes it.
+///
+/// # Errors
+///
+/// When a tool of the body already has the search tool's name.
+pub fn anthropic_tool_search(body: &mut Value, search: ProviderSearch) -> Result<bool, ProviderError> {
+    let (kind, name) = match search {
+        ProviderSearch::Off => return Ok(false),
+        ProviderSearch::Bm25 => ("tool_search_tool_bm25_20251119", "tool_search_tool_bm25"),
+        ProviderSearch::Regex => ("tool_search_tool_regex_20251119", "tool_search_tool_regex"),
+    };
+    let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) else {
+        return Ok(false);
+    };
+    if !tools.iter().any(|t| t.get("defer_loading") == Some(&Value::Bool(true))) {
+        return Ok(false);
+    }
+    for tool in tools.iter() {
+        if tool.get("type").and_then(Value::as_str) == Some(kind) {
+            return Ok(true);
+        }
+        if let Some(taken) = tool.get("name").and_then(Value::as_str).filter(|n| *n == name) {
+            return Err(ProviderError::AliasCollision {
+                first: taken.to_owned(),
+                second: format!("Anthropic's `{kind}`"),
+                alias: name.to_owned(),
+            });
+        }
+    }
+    tools.push(json!({"type": kind, "name": name}));
+    Ok(true)
+}
+
+/// Declares `OpenAI`'s hosted tool search (`{"type": "tool_search"}`) over the namespaces
+/// of deferred functions of a Responses body, after the other tools. Returns whether the
+/// body declares it: not with [`ProviderSearch::Off`], nor when no function has
+/// `defer_loading` (only [`ExposureMode::Deferred`] defers; a Chat Completions body never
+/// does), which leaves the body as it was. Both [`ProviderSearch::Bm25`] and
+/// [`ProviderSearch::Regex`] declare the same tool: `OpenAI` has one kind of search. Only
+/// `gpt-5.4` and later models take it.
+///
+/// As with Anthropic's, the search shows the model definitions (a `tool_search_output`
+/// item); the session still refuses a call of a tool no load exposed.
+pub fn openai_tool_search(body: &mut Value, search: ProviderSearch) -> bool {
+    if search == ProviderSearch::Off {
+        return false;
+    }
+    let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) else {
+        return false;
+    };
+    let deferred = |tool: &Value| tool.get("defer_loading") == Some(&Value::Bool(true));
+    let defers = tools.iter().any(|tool| {
+        deferred(tool)
+            || tool
+                .get("tools")
+                .and_then(Value::as_array)
+                .is_some_and(|inner| inner.iter().any(deferred))
+    });
+    if !defers {
+        return false;
+    }
+    if !tools
+        .iter()
+        .any(|t| t.get("type").and_then(Value::as_str) == Some("tool_search"))
+    {
+        tools.push(json!({"type": "tool_search"}));
+    }
+    true
 }
 
 /// For a tool result without a call id: the place of its call, to make the same id as the
@@ -191,6 +340,8 @@ pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -
                 }
                 messages.push(m);
             }
+            // Chat Completions has no hosted tool search: nothing of it to send back.
+            Message::Hosted(_) => {}
             Message::Tool { call, output } => messages.push(json!({
                 "role": "tool",
                 "tool_call_id": call_id(call.id.as_ref(), tool_use_index(request.messages, index), "call_"),
@@ -273,6 +424,9 @@ pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptio
     for (index, message) in request.messages.iter().enumerate() {
         match message {
             Message::User(text) => input.push(json!({"role": "user", "content": text})),
+            Message::Hosted(items) => {
+                input.extend(items.iter().filter(|i| openai_hosted(i)).map(responses_input_item));
+            }
             Message::Assistant { text, tool_calls } => {
                 if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
                     input.push(json!({"role": "assistant", "content": text}));

@@ -23,6 +23,7 @@
 //! | `Dynamic`, `Dispatcher` | the session's tools | the session's tools | the session's tools |
 //! | `Deferred` | every tool; domain tools `defer_loading: true`; a load's result carries `tool_reference` blocks | meta-tools as functions, one `namespace` of deferred functions per toolset; a load's output is followed by an `additional_tools` item | no deferral: every tool, as `AllowedTools` without the switch |
 //! | `AllowedTools` | no allow-list switch: every tool (the session refuses unexposed ones) | every tool, `tool_choice: {type: allowed_tools}` | every tool, `tool_choice: {type: allowed_tools}` |
+//! | `Deferred` + [`ProviderSearch`] (opt-in) | as `Deferred`, plus the server-side tool search tool (`tool_search_tool_bm25_20251119` or `tool_search_tool_regex_20251119`) over the deferred tools: [`anthropic::declare_tool_search`] | as `Deferred`, plus the hosted `{"type": "tool_search"}` over the deferred namespaces (`gpt-5.4` and later): [`openai::declare_tool_search`] | no equivalent: nothing is declared |
 //!
 //! `OpenAI` Responses answers a load with an `additional_tools` input item rather than the
 //! client-executed `tool_search` flow: `loadSkill` stays an ordinary function whose output
@@ -35,6 +36,21 @@
 //! In the modes that keep the prefix, the system prompt and the tools array are the same
 //! bytes on every turn, so the provider's prompt cache covers them and grows with the
 //! conversation.
+//!
+//! # Provider-side tool search
+//!
+//! With a [`ProviderSearch`] other than `Off` (set on `models::Anthropic::tool_search` and
+//! `models::OpenAi::tool_search`, or applied to a body with `declare_tool_search`), the
+//! provider searches the deferred tools itself and shows the model the definitions it finds
+//! (Anthropic `tool_reference` blocks in a `tool_search_tool_result`, an `OpenAI`
+//! `tool_search_output`). The response parsers keep those blocks and items in
+//! [`ChatResponse::hosted`](crate::chat::ChatResponse::hosted); the chat loop stores them as a
+//! [`Message::Hosted`](crate::chat::Message::Hosted) and each renderer sends back the ones
+//! of its own API as they came, in the model's turn, never as calls. A tool the provider's
+//! search found is **not** exposed by it: the session's rules do not change, and a call of
+//! a tool no load exposed is refused with the usual error result naming the skill to load.
+//! The declared tool is appended after the others and never changes, so the cached prefix
+//! stays the same all conversation long.
 //!
 //! # Names
 //!
@@ -107,6 +123,7 @@ mod response;
 mod sse;
 mod stream;
 
+pub use crate::engine::ProviderSearch;
 pub use common::{Aliases, ProviderError};
 pub use stream::{MAX_EVENT_BYTES, ResponseStream, StreamFormat};
 pub mod gemini;

@@ -44,6 +44,25 @@ fn non_empty(text: String) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// Whether an Anthropic content block is the provider's own (a `server_tool_use` block or a
+/// server tool's result, `tool_search_tool_result`), kept and sent back as it is. A client
+/// `tool_result` never is.
+pub(super) fn anthropic_hosted(block: &Value) -> bool {
+    block
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| kind == "server_tool_use" || (kind.ends_with("_tool_result") && kind != "tool_result"))
+}
+
+/// Whether a Responses output item is the hosted tool search's (`tool_search_call`,
+/// `tool_search_output`), kept and sent back.
+pub(super) fn openai_hosted(item: &Value) -> bool {
+    matches!(
+        item.get("type").and_then(Value::as_str),
+        Some("tool_search_call" | "tool_search_output")
+    )
+}
+
 /// A Chat Completions response (`POST /v1/chat/completions`, not streamed): the first
 /// choice's text (or its refusal), its tool calls, `finish_reason` and `usage`
 /// (`prompt_tokens`, `prompt_tokens_details.cached_tokens`, `completion_tokens`).
@@ -89,7 +108,8 @@ pub fn openai_chat_response(body: &Value, aliases: &Aliases) -> Result<ChatRespo
 /// A Responses API response (`POST /v1/responses`, or the `response` of a streamed
 /// `response.completed` event): the text of its `message` items (refusals included), its
 /// `function_call` items, `usage` (`input_tokens`, `input_tokens_details.cached_tokens`,
-/// `output_tokens`). The stop reason is the `status` (`completed`), or for an incomplete
+/// `output_tokens`), and the hosted tool search's `tool_search_call` and
+/// `tool_search_output` items ([`ChatResponse::hosted`]). The stop reason is the `status` (`completed`), or for an incomplete
 /// response the reason it gives (`max_output_tokens`).
 ///
 /// # Errors
@@ -115,6 +135,14 @@ pub fn openai_responses_response(body: &Value, aliases: &Aliases) -> Result<Chat
     }
     let calls = openai::responses_tool_calls(body, aliases, BadArguments::Keep)?;
     let mut response = ChatResponse::tool_calls(non_empty(text), calls);
+    response.hosted = body
+        .get("output")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|item| openai_hosted(item))
+        .cloned()
+        .collect();
     let status = body.get("status").and_then(Value::as_str);
     response.finish_reason = match status {
         Some("incomplete") => body
@@ -145,7 +173,8 @@ pub(super) fn anthropic_usage(usage: &Value) -> Usage {
 
 /// An Anthropic Messages response (`POST /v1/messages`, not streamed): its `text` blocks,
 /// its `tool_use` blocks, `stop_reason` and `usage` (see [`Usage`] for how cache reads and
-/// writes count).
+/// writes count), and the blocks of the server's own tools (`server_tool_use`,
+/// `tool_search_tool_result`: [`ChatResponse::hosted`]), which are not calls.
 ///
 /// # Errors
 ///
@@ -172,6 +201,7 @@ pub fn anthropic_response(body: &Value, aliases: &Aliases) -> Result<ChatRespons
         .collect();
     let calls = anthropic::tool_calls(body, aliases, BadArguments::Keep)?;
     let mut response = ChatResponse::tool_calls(non_empty(text), calls);
+    response.hosted = blocks.iter().filter(|b| anthropic_hosted(b)).cloned().collect();
     response.finish_reason = body.get("stop_reason").and_then(Value::as_str).map(str::to_owned);
     response.usage = body.get("usage").filter(|u| u.is_object()).map(anthropic_usage);
     Ok(response)

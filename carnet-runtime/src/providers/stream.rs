@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::common::{Aliases, ProviderError};
-use super::response::{anthropic_usage, openai_responses_response, shorten};
+use super::response::{anthropic_hosted, anthropic_usage, openai_responses_response, shorten};
 pub use super::sse::MAX_EVENT_BYTES;
 use super::sse::SseDecoder;
 use crate::chat::{ChatResponse, Delta, Usage};
@@ -63,6 +63,9 @@ pub struct ResponseStream {
     calls: Vec<Partial>,
     /// The place in `calls` of each provider key (a hostile stream may send many).
     by_key: std::collections::HashMap<u64, usize>,
+    /// Anthropic's server tool blocks (its tool search), by index, with the `input` JSON
+    /// still arriving in fragments.
+    hosted: std::collections::BTreeMap<u64, (Value, String)>,
     usage: Option<Usage>,
     finish_reason: Option<String>,
     /// The whole response, once the stream gave it (Responses' `response.completed`).
@@ -82,6 +85,7 @@ impl ResponseStream {
             text: String::new(),
             calls: Vec::new(),
             by_key: std::collections::HashMap::new(),
+            hosted: std::collections::BTreeMap::new(),
             usage: None,
             finish_reason: None,
             completed: None,
@@ -136,6 +140,7 @@ impl ResponseStream {
         let mut response = ChatResponse::tool_calls(text, calls);
         response.usage = self.usage;
         response.finish_reason = self.finish_reason;
+        response.hosted = self.hosted.into_values().map(hosted_block).collect();
         Ok(response)
     }
 
@@ -303,6 +308,9 @@ impl ResponseStream {
                         None,
                         on_delta,
                     ),
+                    _ if anthropic_hosted(block) => {
+                        self.hosted.insert(key, (block.clone(), String::new()));
+                    }
                     _ => {}
                 }
             }
@@ -310,6 +318,14 @@ impl ResponseStream {
                 let delta = event.get("delta").unwrap_or(&Value::Null);
                 match delta.get("type").and_then(Value::as_str) {
                     Some("text_delta") => self.text_fragment(delta.get("text").and_then(Value::as_str), on_delta),
+                    Some("input_json_delta") if self.hosted.contains_key(&key) => {
+                        if let (Some((_, input)), Some(fragment)) = (
+                            self.hosted.get_mut(&key),
+                            delta.get("partial_json").and_then(Value::as_str),
+                        ) {
+                            input.push_str(fragment);
+                        }
+                    }
                     Some("input_json_delta") => self.call_fragment(
                         key,
                         None,
@@ -344,6 +360,17 @@ fn stream_error(error: &Value) -> ProviderError {
     ProviderError::Response {
         message: format!("the stream reported an error: {message}"),
     }
+}
+
+/// A server tool block with its streamed `input` in place: the assembled object when it
+/// parses as one, else the block as it started.
+fn hosted_block((mut block, input): (Value, String)) -> Value {
+    if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(&input)
+        && let Some(fields) = block.as_object_mut()
+    {
+        fields.insert("input".to_owned(), object);
+    }
+    block
 }
 
 /// Assembled arguments: `{}` when none came, the object when they parse as one, else the

@@ -7,6 +7,8 @@
 
 pub(super) mod tools;
 
-pub use super::conversation::{AnthropicOptions as RequestOptions, anthropic_request as request};
+pub use super::conversation::{
+    AnthropicOptions as RequestOptions, anthropic_request as request, anthropic_tool_search as declare_tool_search,
+};
 pub use super::response::anthropic_response as parse_response;
 pub use tools::{parse_tool_calls, tools};

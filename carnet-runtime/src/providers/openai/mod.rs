@@ -15,7 +15,8 @@
 pub(super) mod tools;
 
 pub use super::conversation::{
-    OpenAiOptions as RequestOptions, openai_chat_request as chat_request, openai_responses_request as responses_request,
+    OpenAiOptions as RequestOptions, openai_chat_request as chat_request,
+    openai_responses_request as responses_request, openai_tool_search as declare_tool_search,
 };
 pub use super::response::{
     openai_chat_response as parse_chat_response, openai_responses_response as parse_responses_response,
