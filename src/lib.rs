@@ -136,7 +136,8 @@ pub mod tools {
     pub use carnet_runtime::schema;
     pub use carnet_runtime::tool::*;
     pub use carnet_runtime::{
-        BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
+        BoundToolset, BoxFuture, Cancellation, Cancelled, Context, ToolError, ToolHandler, ToolImpl, ToolOutput,
+        ToolsetImpl, block_on,
     };
 }
 

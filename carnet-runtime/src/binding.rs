@@ -598,6 +598,16 @@ mod tests {
 
     #[test]
     fn errors_the_model_reads_and_errors_it_does_not() {
+        struct OnlyDisplay;
+        impl std::fmt::Display for OnlyDisplay {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                if f.alternate() {
+                    f.write_str("outer: token=abc")
+                } else {
+                    f.write_str("outer")
+                }
+            }
+        }
         let e = convert!(ToolError::new("gone").with_code("not_found").with_data(json!(1)));
         assert_eq!(
             (e.is_internal(), e.message.as_str(), e.code.as_deref(), e.data),
@@ -616,16 +626,6 @@ mod tests {
             Some("reading the key failed: /srv/secret.key: permission denied")
         );
 
-        struct OnlyDisplay;
-        impl std::fmt::Display for OnlyDisplay {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                if f.alternate() {
-                    f.write_str("outer: token=abc")
-                } else {
-                    f.write_str("outer")
-                }
-            }
-        }
         let display = convert!(OnlyDisplay);
         assert!(display.is_internal() && !display.message.contains("abc"));
         assert_eq!(display.internal_detail(), Some("outer: token=abc"));
@@ -787,6 +787,8 @@ mod tests {
             agent: "a",
             loaded_skills: Vec::new(),
             tool: &tool.name,
+            call_id: None,
+            cancellation: &crate::Cancellation::new(),
         };
         crate::block_on(tool.handler.call(&context, arguments))
     }

@@ -17,6 +17,7 @@ use std::task::{Context as TaskContext, Poll};
 
 use serde_json::{Value, json};
 
+use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
 
 /// A boxed, sendable future: what [`ToolHandler::call`] returns.
@@ -264,9 +265,25 @@ pub struct Context<'a> {
     pub(crate) agent: &'a str,
     pub(crate) loaded_skills: Vec<&'a str>,
     pub(crate) tool: &'a str,
+    pub(crate) call_id: Option<&'a str>,
+    pub(crate) cancellation: &'a Cancellation,
 }
 
 impl<'a> Context<'a> {
+    /// The id the model (or the MCP client) gave this call, when it gave one: what to
+    /// correlate a tool's own logs with the conversation's.
+    #[must_use]
+    pub fn call_id(&self) -> Option<&'a str> {
+        self.call_id
+    }
+
+    /// The signal that fires when this call is abandoned (see [`Cancellation`]): clone it
+    /// into work the tool hands elsewhere.
+    #[must_use]
+    pub fn cancellation(&self) -> &'a Cancellation {
+        self.cancellation
+    }
+
     /// The application state given to [`crate::CarnetBuilder::state`], if it is a `T`.
     #[must_use]
     pub fn state<T: Any + Send + Sync>(&self) -> Option<&'a T> {
@@ -333,6 +350,7 @@ impl fmt::Debug for Context<'_> {
         f.debug_struct("Context")
             .field("agent", &self.agent)
             .field("tool", &self.tool)
+            .field("call_id", &self.call_id)
             .field("loaded_skills", &self.loaded_skills)
             .field("extensions", &self.extensions)
             .finish_non_exhaustive()

@@ -21,6 +21,7 @@ pub mod variables;
 
 #[doc(hidden)]
 pub mod binding;
+mod cancel;
 pub mod chat;
 mod dispatch;
 mod engine;
@@ -34,6 +35,7 @@ pub mod session;
 pub mod suggest;
 pub mod telemetry;
 
+pub use cancel::{Cancellation, Cancelled};
 pub use dispatch::{
     BoundToolset, BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolOutput, ToolsetImpl, block_on,
 };

@@ -911,3 +911,55 @@ fn detached_calls_answer_as_calls_do() {
         assert!(session.call_detached(meta, &json!({})).is_none(), "{meta}");
     }
 }
+
+/// A tool sees its call's id, and a cancellation signal that fires when the call's future is
+/// dropped before it finished (the conversation dropped, the MCP client cancelled), not when
+/// it finished.
+#[test]
+fn a_tool_sees_its_call_id_and_a_signal_when_its_call_is_abandoned() {
+    use carnet_runtime::{BoxFuture, Cancellation, Context, ToolHandler};
+    use std::task::{Context as TaskContext, Waker};
+
+    type Seen = Arc<Mutex<Vec<(Option<String>, Cancellation)>>>;
+    struct Slow(Seen);
+    impl ToolHandler for Slow {
+        fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
+            let seen = (context.call_id().map(str::to_owned), context.cancellation().clone());
+            self.0.lock().unwrap().push(seen);
+            Box::pin(async move {
+                if arguments["wait"] == true {
+                    std::future::pending::<()>().await;
+                }
+                Ok(json!("done"))
+            })
+        }
+    }
+    let manifest = Manifest::from_json(
+        r#"{"agents": {"a": {"name": "a", "description": "A", "initialSkills": ["s"], "skills": [], "prompt": "P"}},
+            "skills": {"s": {"name": "s", "description": "S", "toolsets": ["t"], "content": "C"}},
+            "toolsets": {"t": {"name": "t", "description": "T", "content": "", "tools": [{"name": "slow", "description": "Slow"}]}}}"#,
+    )
+    .unwrap();
+    let seen = Seen::default();
+    let slow = ToolImpl::new("slow", json!({"type": "object"}), Slow(Arc::clone(&seen)));
+    let carnet = Carnet::builder(&manifest)
+        .toolsets([ToolsetImpl::new("t", [slow])])
+        .build()
+        .unwrap();
+    let mut session = carnet.session("a").unwrap();
+
+    let mut abandoned = Box::pin(session.call_with_id("slow", json!({"wait": true}), Some("call-7")));
+    let mut cx = TaskContext::from_waker(Waker::noop());
+    assert!(abandoned.as_mut().poll(&mut cx).is_pending());
+    let (id, signal) = seen.lock().unwrap()[0].clone();
+    assert_eq!(id.as_deref(), Some("call-7"));
+    assert!(!signal.is_cancelled(), "the call is still running");
+    drop(abandoned);
+    assert!(signal.is_cancelled());
+    block_on(signal.cancelled());
+
+    assert_eq!(block_on(session.call("slow", json!({}))).value, json!("done"));
+    let (id, signal) = seen.lock().unwrap()[1].clone();
+    assert_eq!(id, None);
+    assert!(!signal.is_cancelled(), "a finished call is not cancelled");
+}

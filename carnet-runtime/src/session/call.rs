@@ -12,6 +12,7 @@ use super::checks::{check_domain_call, invalid_arguments};
 use super::discovery;
 use super::meta;
 use super::types::ToolName;
+use crate::cancel::CancelOnDrop;
 use crate::dispatch::{BoxFuture, CatchUnwind, Context, ToolOutput};
 use crate::engine::{Carnet, Inner};
 use crate::extensions::Extensions;
@@ -329,13 +330,20 @@ impl Session {
         let skills = self.loaded.skills.clone();
         let agent = self.loaded.agent;
         let name = name.to_owned();
+        let call_id = call_id.map(str::to_owned);
         let outcome_span = span.clone();
         let capture = self.carnet.inner.capture_content;
         // The arguments as the model sent them, for the span (hooks may rewrite them).
         let sent = (capture && !span.is_disabled()).then(|| arguments.clone());
         let future = async move {
             let inner = &*carnet.inner;
-            let (output, failure) = run_domain(inner, checked, &name, arguments, &extensions, &skills, agent).await;
+            let place = Place {
+                extensions: &extensions,
+                skills: &skills,
+                agent,
+                call_id: call_id.as_deref(),
+            };
+            let (output, failure) = run_domain(inner, checked, &name, arguments, place).await;
             telemetry::record_tool_outcome(
                 &outcome_span,
                 failure,
@@ -349,6 +357,15 @@ impl Session {
     }
 }
 
+/// Where a domain call runs: the conversation's extensions, the loaded skills, the agent
+/// and the call's id.
+struct Place<'a> {
+    extensions: &'a Extensions,
+    skills: &'a [SkillIx],
+    agent: crate::index::AgentIx,
+    call_id: Option<&'a str>,
+}
+
 /// Runs a checked domain call through its hooks and its implementation: the output, and
 /// why it failed when it was refused or panicked.
 async fn run_domain(
@@ -356,10 +373,14 @@ async fn run_domain(
     checked: Result<ToolIx, (ToolOutput, Failure)>,
     name: &str,
     arguments: Value,
-    extensions: &Extensions,
-    skills: &[SkillIx],
-    agent: crate::index::AgentIx,
+    place: Place<'_>,
 ) -> (ToolOutput, Option<Failure>) {
+    let Place {
+        extensions,
+        skills,
+        agent,
+        call_id,
+    } = place;
     let (id, toolset) = match checked {
         Ok(id) => (Some(id), Some(inner.tool(id).toolset)),
         Err(_) => (None, None),
@@ -386,15 +407,21 @@ async fn run_domain(
     let Some(implementation) = &tool.implementation else {
         unreachable!("checked before the hooks")
     };
+    // Fires the tool's cancellation signal if this future is dropped before the call ends.
+    let abandoned = CancelOnDrop::new();
     let context = Context {
         state: inner.state.as_ref(),
         extensions,
         agent: &inner.agent(agent).name,
         loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
         tool: &tool.spec.name,
+        call_id,
+        cancellation: &abandoned.signal,
     };
     let future = implementation.handler.call_output(&context, arguments.clone());
-    let (output, failure) = match CatchUnwind(future).await {
+    let result = CatchUnwind(future).await;
+    abandoned.finish();
+    let (output, failure) = match result {
         Ok(Ok(output)) => (output, None),
         Ok(Err(e)) => match e.internal_detail() {
             Some(detail) => incident(canonical, Failure::InternalError, detail),

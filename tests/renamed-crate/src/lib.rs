@@ -32,6 +32,7 @@ pub mod math {
 
     /// Rounds a number.
     #[agents::tool]
+    #[must_use]
     pub fn round(input: Rounding) -> f64 {
         let scale = 10f64.powi(input.places.unwrap_or(0).try_into().unwrap_or(i32::MAX));
         (input.value * scale).round() / scale
