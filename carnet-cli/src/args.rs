@@ -142,6 +142,10 @@ pub(crate) enum Command {
         /// (`loadSkill`, `loadSkillFile`) or `discovery` (the six, `listTools`, `describeTool`).
         #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
         preset: tools::PresetArg,
+        /// Name parameters as plain strings: no `enum` of the skills the agent can reach (by
+        /// default listed up to 64).
+        #[arg(long)]
+        no_name_enums: bool,
     },
     /// Call a meta-tool of AGENT's session and print its result exactly as the model receives
     /// it: a way to see what the model reads, without a model. Exit status 1 when the result

@@ -349,9 +349,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             mode,
             strict,
             preset,
+            no_name_enums,
         } => {
             let (_, manifest) = checked(cli)?;
-            tools::run(&manifest, agent, load, *provider, *mode, *preset, *strict)
+            let options = tools::Options {
+                mode: *mode,
+                preset: *preset,
+                strict: *strict,
+                name_enums: !*no_name_enums,
+            };
+            tools::run(&manifest, agent, load, *provider, options)
         }
         Command::Call {
             agent,

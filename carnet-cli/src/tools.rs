@@ -2,7 +2,8 @@
 
 use carnet_runtime::chat::ChatRequest;
 use carnet_runtime::providers::{anthropic, gemini, mcp, openai};
-use carnet_runtime::{ExposureMode, Manifest, Session, ToolKind};
+use carnet_runtime::session::NameEnums;
+use carnet_runtime::{ExposureMode, Manifest, PromptOptions, Session, ToolKind};
 use clap::ValueEnum;
 use serde_json::{Value, json};
 
@@ -68,18 +69,36 @@ impl From<Mode> for ExposureMode {
     }
 }
 
+/// How `carnet tools` builds the session whose tools it prints.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    pub(crate) mode: Mode,
+    pub(crate) preset: PresetArg,
+    pub(crate) strict: bool,
+    /// Name parameters list the reachable names as `enum`s (the engine's default caps).
+    pub(crate) name_enums: bool,
+}
+
 pub(crate) fn run(
     manifest: &Manifest,
     agent: &str,
     load: &[String],
     provider: Option<Provider>,
-    mode: Mode,
-    preset: PresetArg,
-    strict: bool,
+    options: Options,
 ) -> Result<(), Failure> {
-    let mode = ExposureMode::from(mode);
-    let session = crate::prompt::session(manifest, agent, load, |b| b.mode(mode).preset(preset.into()))?;
-    print_tools(&session, provider, strict)
+    let mode = ExposureMode::from(options.mode);
+    let prompt = PromptOptions {
+        name_enums: if options.name_enums {
+            NameEnums::default()
+        } else {
+            NameEnums::OFF
+        },
+        ..PromptOptions::default()
+    };
+    let session = crate::prompt::session(manifest, agent, load, |b| {
+        b.mode(mode).preset(options.preset.into()).prompt_options(prompt)
+    })?;
+    print_tools(&session, provider, options.strict)
 }
 
 /// The tools `session` gives its model, in `provider`'s format (carnet's own without one).

@@ -125,6 +125,46 @@ impl MetaTool {
         }
     }
 
+    /// The parameter that takes the name of a skill, a toolset or a tool (its camelCase
+    /// name), and which of them it names; `None` for the meta-tools without one.
+    #[must_use]
+    pub fn name_parameter(self) -> Option<(&'static str, NameKind)> {
+        match self {
+            MetaTool::LoadSkill | MetaTool::ListSkillToolsets | MetaTool::LoadSkillFile => {
+                Some(("skillName", NameKind::Skill))
+            }
+            MetaTool::LoadToolset => Some(("toolsetName", NameKind::Toolset)),
+            MetaTool::LoadTool => Some(("toolName", NameKind::Tool)),
+            MetaTool::DescribeTool | MetaTool::CallTool => Some(("name", NameKind::Tool)),
+            MetaTool::ListAvailableSkills | MetaTool::ListTools | MetaTool::SearchTools => None,
+        }
+    }
+
+    /// Whether [`NameEnums`] lists names on this meta-tool's name parameter: on those that
+    /// load or call (`loadSkill`, `loadSkillFile`, `loadToolset`, `loadTool`, `callTool`), not
+    /// on the browsing ones (`listSkillToolsets`, `describeTool`), where a wrong name changes
+    /// nothing and its error lists the right ones, so a list there costs tokens every turn
+    /// for little.
+    #[must_use]
+    pub fn lists_names(self) -> bool {
+        !matches!(self, MetaTool::ListSkillToolsets | MetaTool::DescribeTool) && self.name_parameter().is_some()
+    }
+
+    /// The tool as the model sees it, under `naming`, its name parameter
+    /// ([`MetaTool::name_parameter`]) listing `names` as a JSON Schema `enum`: the names the
+    /// model may write there, so a model whose output is constrained to the schema cannot
+    /// invent one. No `enum` when `names` is empty or the meta-tool has no name parameter.
+    #[must_use]
+    pub fn spec_listing(self, naming: Naming, names: &[&str]) -> ToolSpec {
+        let mut spec = self.spec(naming);
+        if let (Some((camel, _)), false) = (self.name_parameter(), names.is_empty()) {
+            let mut schema = self.input_schema(naming);
+            schema["properties"][param(naming, camel)]["enum"] = json!(names);
+            spec.input_schema = Arc::new(schema);
+        }
+        spec
+    }
+
     /// The input schema under `naming`.
     #[must_use]
     pub fn input_schema(self, naming: Naming) -> Value {
@@ -202,6 +242,87 @@ impl MetaTool {
             "required": required,
             "additionalProperties": false,
         })
+    }
+}
+
+/// What a meta-tool's name parameter names ([`MetaTool::name_parameter`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NameKind {
+    /// A skill the agent can load (`loadSkill`, `listSkillToolsets`, `loadSkillFile`).
+    Skill,
+    /// A toolset of those skills (`loadToolset`).
+    Toolset,
+    /// A domain tool of those toolsets (`loadTool`, `describeTool`, `callTool`).
+    Tool,
+}
+
+/// Which meta-tool parameters list the names they accept as a JSON Schema `enum`: the names
+/// of what the session's agent can reach (skills, their toolsets, their tools), as the Agent
+/// Skills client guidance recommends, so a model cannot name a skill that does not exist
+/// (llama.cpp, `OpenAI` strict mode and other constrained decoders keep the output inside the
+/// `enum`; other models read it as a list). The lists are fixed per agent, never per
+/// session state, so the tools array keeps its bytes from turn to turn in every mode.
+///
+/// The lists go on the meta-tools that load or call ([`MetaTool::lists_names`]). An `enum`
+/// costs tokens on every turn (about 5 o200k tokens per name, on each of those meta-tools
+/// that takes that kind of name: two for skills, `loadSkill` and `loadSkillFile`),
+/// so each kind has a cap: an agent that reaches more names than the cap gets no `enum` for
+/// that kind (a plain string, as without this option), and `0` turns a kind off. The default
+/// lists skill names up to 64 and no toolset or tool names: the skill is the name a model
+/// must pick from the catalog alone, while toolset and tool names reach it in load results,
+/// `listTools` and `searchTools` results, and agents usually reach several times more tools
+/// than skills (on the example agent the tool and toolset lists would cost 5% of turn 0; at
+/// 1,000 tools, thousands of tokens a turn). `bench/RESULTS.md` has the measurements.
+///
+/// The session still checks every name itself: a name outside the list gets the usual
+/// error result, with the names that exist and the closest ones.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::session::NameEnums;
+///
+/// let off = NameEnums::OFF;
+/// assert_eq!(off.cap(carnet_runtime::session::NameKind::Skill), 0);
+/// let with_tools = NameEnums { toolsets: 64, tools: 32, ..NameEnums::default() };
+/// assert_eq!(with_tools.skills, 64);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameEnums {
+    /// The most skill names listed (`loadSkill`, `loadSkillFile`).
+    pub skills: usize,
+    /// The most toolset names listed (`loadToolset`).
+    pub toolsets: usize,
+    /// The most tool names listed (`loadTool`, `callTool`).
+    pub tools: usize,
+}
+
+impl NameEnums {
+    /// No `enum` anywhere: every name parameter is a plain string.
+    pub const OFF: NameEnums = NameEnums {
+        skills: 0,
+        toolsets: 0,
+        tools: 0,
+    };
+
+    /// The cap of a kind of name.
+    #[must_use]
+    pub fn cap(self, kind: NameKind) -> usize {
+        match kind {
+            NameKind::Skill => self.skills,
+            NameKind::Toolset => self.toolsets,
+            NameKind::Tool => self.tools,
+        }
+    }
+}
+
+impl Default for NameEnums {
+    fn default() -> Self {
+        NameEnums {
+            skills: 64,
+            toolsets: 0,
+            tools: 0,
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! The engine's options: which meta-tools, how they are named, how domain tools reach the
 //! model, which prompt sections; and why an engine could not be built.
 
-use crate::meta_tool::MetaTool;
 pub use crate::meta_tool::Naming;
+use crate::meta_tool::{MetaTool, NameEnums};
 
 /// Which meta-tools the model gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -179,7 +179,7 @@ impl std::str::FromStr for ProviderSearch {
 }
 
 /// Which sections the system prompt has, in this order (stable ones first, so a provider's
-/// prefix cache survives skill loads).
+/// prefix cache survives skill loads), and which names the meta-tools' schemas list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::struct_excessive_bools)] // one switch per section
 pub struct PromptOptions {
@@ -200,6 +200,12 @@ pub struct PromptOptions {
     pub catalog_token_budget: Option<usize>,
     /// How the catalog is written.
     pub catalog_format: CatalogFormat,
+    /// Which meta-tool parameters list the names of the skills, toolsets and tools the agent
+    /// can reach as a JSON Schema `enum`, the catalog's counterpart in the tools array (see
+    /// [`NameEnums`]; default: the skill names, up to 64). Read from the
+    /// engine's options: [`Session::system_prompt_for`](crate::Session::system_prompt_for)
+    /// renders the prompt only.
+    pub name_enums: NameEnums,
 }
 
 /// How the skill catalog is written in the system prompt.
@@ -238,6 +244,7 @@ impl Default for PromptOptions {
             available_tools: true,
             catalog_token_budget: None,
             catalog_format: CatalogFormat::Markdown,
+            name_enums: NameEnums::default(),
         }
     }
 }

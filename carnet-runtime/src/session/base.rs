@@ -372,10 +372,8 @@ impl Session {
                         .map(|id| inner.tool(id).spec.clone())
                         .collect();
                     domain.sort_by(|a, b| a.name.cmp(&b.name));
-                    inner
-                        .meta_specs
-                        .iter()
-                        .cloned()
+                    super::meta::specs(inner, &self.loaded)
+                        .into_iter()
                         .chain(self.task_specs())
                         .chain(domain)
                         .collect()
@@ -385,7 +383,7 @@ impl Session {
             inner
                 .state_cache
                 .tools((self.loaded.agent, exposed.clone().into_boxed_slice()), || {
-                    let mut tools = inner.meta_specs.clone();
+                    let mut tools = super::meta::specs(inner, &self.loaded);
                     tools.extend(self.task_specs());
                     if inner.mode == ExposureMode::Dynamic {
                         tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));

@@ -12,7 +12,68 @@ use crate::schema;
 use crate::suggest::similar;
 
 pub(crate) use crate::meta_tool::param;
-pub use crate::meta_tool::{META_TOOLS, META_TOOLS_SNAKE, MetaTool};
+pub use crate::meta_tool::{META_TOOLS, META_TOOLS_SNAKE, MetaTool, NameEnums, NameKind};
+
+/// The meta-tools as the agent's model sees them: each name parameter lists what the agent
+/// can reach as an `enum`, within the engine's [`NameEnums`] caps. Fixed per agent (the
+/// names reachable, not those loaded), so the tools array keeps its bytes all conversation
+/// long. The arguments are still checked against the schema without the `enum`
+/// ([`check_arguments`]), so a wrong name gets the error that names the right ones.
+pub(crate) fn specs(inner: &Inner, loaded: &Loaded) -> Vec<crate::tool::ToolSpec> {
+    let caps = inner.prompt.name_enums;
+    // Nothing is gathered for a kind that is off (the default for toolsets and tools): a
+    // session in a new state builds its tool list, and agents can reach thousands of tools.
+    let skills = listed(caps, NameKind::Skill, || {
+        loaded
+            .reachable_skills(inner)
+            .iter()
+            .map(|&s| &*inner.skill(s).name)
+            .collect()
+    });
+    let toolsets = listed(caps, NameKind::Toolset, || {
+        loaded
+            .reachable_toolsets(inner)
+            .into_iter()
+            .map(|t| &*inner.toolset(t).name)
+            .collect()
+    });
+    let tools = listed(caps, NameKind::Tool, || {
+        loaded
+            .reachable_toolsets(inner)
+            .into_iter()
+            .flat_map(|t| inner.toolset_tools(t))
+            .map(|id| inner.tool(id).spec.name.as_str())
+            .collect()
+    });
+    inner
+        .meta
+        .iter()
+        .map(|&meta| {
+            let names = match meta.name_parameter().filter(|_| meta.lists_names()) {
+                Some((_, NameKind::Skill)) => &skills,
+                Some((_, NameKind::Toolset)) => &toolsets,
+                Some((_, NameKind::Tool)) => &tools,
+                None => return meta.spec(inner.naming),
+            };
+            meta.spec_listing(inner.naming, names)
+        })
+        .collect()
+}
+
+/// The names of a kind, sorted and deduplicated, or none when the kind is off or there are
+/// more than its cap.
+fn listed<'a>(caps: NameEnums, kind: NameKind, names: impl FnOnce() -> Vec<&'a str>) -> Vec<&'a str> {
+    if caps.cap(kind) == 0 {
+        return Vec::new();
+    }
+    let mut names = names();
+    names.sort_unstable();
+    names.dedup();
+    if names.len() > caps.cap(kind) {
+        names.clear();
+    }
+    names
+}
 
 /// Validates a meta-tool call's arguments.
 pub(crate) fn check_arguments(meta: MetaTool, naming: Naming, name: &str, arguments: &Value) -> Result<(), ToolOutput> {

@@ -16,5 +16,5 @@ mod types;
 
 pub use base::Session;
 pub use explain::{Baseline, Explanation};
-pub use meta::MetaTool;
+pub use meta::{MetaTool, NameEnums, NameKind};
 pub use types::{LoadError, SessionAgent, SessionError, SessionState, SkillName, ToolName, ToolsetName};
