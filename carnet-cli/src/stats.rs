@@ -5,7 +5,7 @@
 #![allow(clippy::cast_precision_loss, clippy::cast_possible_wrap)]
 
 use carnet_runtime::tokens::{self, ContextTokens};
-use carnet_runtime::{Carnet, ExposureMode, Manifest, block_on};
+use carnet_runtime::{Carnet, ExposureMode, Manifest, MetaTool, Preset, block_on};
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -35,6 +35,29 @@ struct SkillCost {
     skill: String,
     content: usize,
     context: i64,
+    search: Option<RoundTrip>,
+}
+
+/// The other way to reach one of a skill's tools: `searchTools` for it, then `loadTool` of
+/// the best hit, in the same exposure mode.
+struct RoundTrip {
+    /// The tool searched for: the first of the skill's first toolset.
+    tool: String,
+    /// The best hit, loaded.
+    hit: String,
+    /// The `searchTools` call and its result (they stay in the history).
+    search: usize,
+    /// The `loadTool` call, its result, and what the load adds to the prompt and tools.
+    load_tool: i64,
+    /// The model call between the two: the context, unchanged by the search, so cacheable
+    /// (at the cached price).
+    extra_call: f64,
+}
+
+impl RoundTrip {
+    fn total(&self) -> f64 {
+        self.search as f64 + self.load_tool as f64 + self.extra_call
+    }
 }
 
 pub(crate) fn run(
@@ -112,6 +135,7 @@ pub(crate) fn report(
                 skills.push(global);
             }
         }
+        let discovery = discovery_engine(carnet, skill_costs)?;
         for skill in skills.into_iter().filter(|_| skill_costs) {
             let mut s = carnet
                 .session(name)
@@ -129,10 +153,12 @@ pub(crate) fn report(
             let content = manifest
                 .skill(skill)
                 .map_or(0, |k| tokens::count(&carnet.variables().inject(&k.content)));
+            let search = search_round_trip(discovery.as_ref(), name, skill, cached_price)?;
             costs.push(SkillCost {
                 skill: skill.to_owned(),
                 content,
                 context: prompt_delta + tools_delta,
+                search,
             });
         }
 
@@ -164,7 +190,13 @@ pub(crate) fn report(
                     "upFront": up_front_cost.round(),
                     "shareOfUpFront": share_of(progressive_cost, up_front_cost),
                 },
-                "skills": costs.iter().map(|c| json!({"skill": c.skill, "content": c.content, "context": c.context, "total": c.content as i64 + c.context})).collect::<Vec<_>>(),
+                "skills": costs.iter().map(|c| json!({
+                    "skill": c.skill, "content": c.content, "context": c.context, "total": c.content as i64 + c.context,
+                    "searchRoundTrip": c.search.as_ref().map(|r| json!({
+                        "tool": r.tool, "hit": r.hit, "search": r.search, "loadTool": r.load_tool,
+                        "extraCall": r.extra_call.round(), "total": r.total().round(),
+                    })),
+                })).collect::<Vec<_>>(),
             }));
         } else {
             text.push_str(&format!(
@@ -228,6 +260,35 @@ pub(crate) fn report(
                         c.content,
                         c.context,
                         c.content as i64 + c.context
+                    ));
+                }
+            }
+            if costs.iter().any(|c| c.search.is_some()) {
+                text.push_str(&format!(
+                    "\nor a search round trip for one of its tools ({} mode: searchTools, then loadTool of the best hit;\n\
+                     the model call between them resends the context, cacheable, at {cached_price}× the price)\n",
+                    mode.name()
+                ));
+                text.push_str(&format!(
+                    "{:<22} {:<24} {:>7} {:>8} {:>10} {:>7} {:>9}\n",
+                    "skill", "tool (best hit)", "search", "loadTool", "extra call", "total", "vs skill"
+                ));
+                for c in &costs {
+                    let Some(r) = &c.search else { continue };
+                    let tool = if r.hit == r.tool {
+                        r.tool.clone()
+                    } else {
+                        format!("{} ({})", r.tool, r.hit)
+                    };
+                    text.push_str(&format!(
+                        "{:<22} {:<24} {:>7} {:>+8} {:>10.0} {:>7.0} {:>8.1}%\n",
+                        truncate(&c.skill, 22),
+                        truncate(&tool, 24),
+                        r.search,
+                        r.load_tool,
+                        r.extra_call,
+                        r.total(),
+                        share_of(r.total(), (c.content as i64 + c.context) as f64)
                     ));
                 }
             }
@@ -371,6 +432,110 @@ pub(crate) fn conversation(carnet: &Carnet, name: &str, load: &[String]) -> Resu
         previous = (session.system_prompt().to_owned(), session.tools().to_vec());
     }
     Ok(turns)
+}
+
+/// The engine the search round trips run on: `carnet` itself when it offers `searchTools`,
+/// else the same manifest and mode with the discovery preset (tools then have the schemas
+/// the manifest gives). `None` when skill costs are off.
+fn discovery_engine(carnet: &Carnet, skill_costs: bool) -> Result<Option<Carnet>, Failure> {
+    if !skill_costs {
+        return Ok(None);
+    }
+    if carnet.meta_tools().contains(&MetaTool::SearchTools) && carnet.meta_tools().contains(&MetaTool::LoadTool) {
+        return Ok(Some(carnet.clone()));
+    }
+    Carnet::builder(carnet.manifest())
+        .allow_unimplemented()
+        .mode(carnet.mode())
+        .preset(Preset::Discovery)
+        .build()
+        .map(Some)
+        .map_err(|e| Failure::content(format!("error: {e}")))
+}
+
+/// What reaching one of `skill`'s tools by search costs on a fresh session of `agent`: the
+/// query is the tool's name in words (what a model that knows the task might write). `None`
+/// when the skill has no tool or the search finds nothing.
+fn search_round_trip(
+    carnet: Option<&Carnet>,
+    agent: &str,
+    skill: &str,
+    cached_price: f64,
+) -> Result<Option<RoundTrip>, Failure> {
+    let Some(carnet) = carnet else { return Ok(None) };
+    let manifest = carnet.manifest();
+    let Some(tool) = manifest
+        .skill(skill)
+        .and_then(|s| s.toolsets.first())
+        .and_then(|t| manifest.toolsets.iter().find(|ts| ts.name == *t))
+        .and_then(|t| t.tools.first())
+        .map(|t| t.name.to_string())
+    else {
+        return Ok(None);
+    };
+    let mut session = carnet
+        .session(agent)
+        .map_err(|e| Failure::usage(format!("error: {e}")))?;
+    let context = tokens::context(session.system_prompt(), session.tools()).total();
+    let [search_tools, load_tool] = [MetaTool::SearchTools, MetaTool::LoadTool].map(|m| {
+        session
+            .tools()
+            .iter()
+            .find(|t| {
+                t.name == m.name(carnet_runtime::Naming::CamelCase)
+                    || t.name == m.name(carnet_runtime::Naming::SnakeCase)
+            })
+            .map_or_else(
+                || m.name(carnet_runtime::Naming::CamelCase).to_owned(),
+                |t| t.name.clone(),
+            )
+    });
+    let arguments = json!({"query": words(&tool)});
+    let found = block_on(session.call(&search_tools, arguments.clone()));
+    let Some(hit) = found.value["hits"][0]["name"].as_str().map(str::to_owned) else {
+        return Ok(None);
+    };
+    let search = tokens::count(&arguments.to_string()) + tokens::count(&found.to_text());
+    let tool_name = if load_tool == "load_tool" {
+        "tool_name"
+    } else {
+        "toolName"
+    };
+    let arguments = json!({ tool_name: hit });
+    let loaded = block_on(session.call(&load_tool, arguments.clone()));
+    if loaded.is_error {
+        return Ok(None);
+    }
+    let after = tokens::context(session.system_prompt(), session.tools()).total();
+    let load_tool = (tokens::count(&arguments.to_string()) + tokens::count(&loaded.to_text())) as i64 + after as i64
+        - context as i64;
+    Ok(Some(RoundTrip {
+        tool,
+        hit,
+        search,
+        load_tool,
+        extra_call: context as f64 * cached_price,
+    }))
+}
+
+/// A tool name as words: `analyzeStatistics`, `file.read`, `list_units` → `analyze statistics`,
+/// `file read`, `list units`.
+fn words(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c == '.' || c == '_' || c == '-' {
+            out.push(' ');
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            out.push(' ');
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.extend(c.to_lowercase());
+    }
+    out
 }
 
 /// When the first call of the progressive conversation costs at least what sending every

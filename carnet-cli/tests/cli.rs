@@ -1226,3 +1226,80 @@ fn stats_prices_prompt_caching() {
     let bad = carnet(&["stats", "researcher", "--cached-price", "2", "--dir", &example()]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `stats` sets a search round trip (`searchTools` for one of a skill's tools, then
+/// `loadTool` of the best hit, and the model call between them at the cached price) beside
+/// loading the whole skill, in the mode asked for.
+#[test]
+fn stats_prices_a_search_round_trip_against_loading_the_skill() {
+    let run = |mode: &str, price: &str| -> serde_json::Value {
+        let out = carnet(&[
+            "stats",
+            "researcher",
+            "--mode",
+            mode,
+            "--cached-price",
+            price,
+            "--format",
+            "json",
+            "--dir",
+            &example(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()[0]["skills"].clone()
+    };
+    let mut extra_calls = Vec::new();
+    for mode in ["dynamic", "dispatcher", "deferred", "allowed-tools"] {
+        let skills = run(mode, "0.1");
+        let skill = skills
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["skill"] == "unitConversion")
+            .unwrap_or_else(|| panic!("{skills}"));
+        let trip = &skill["searchRoundTrip"];
+        assert_eq!(trip["tool"], "convertUnits", "{mode}: {trip}");
+        assert_eq!(trip["hit"], "convertUnits", "{mode}: the tool's own words find it");
+        let [search, load_tool, extra, total] =
+            ["search", "loadTool", "extraCall", "total"].map(|k| trip[k].as_f64().unwrap());
+        assert!(search > 0.0 && load_tool > 0.0 && extra > 0.0, "{mode}: {trip}");
+        assert!((search + load_tool + extra - total).abs() <= 1.0, "{mode}: {trip}");
+        assert!(
+            total < skill["total"].as_f64().unwrap(),
+            "{mode}: one tool costs less than the whole skill here: {skill}"
+        );
+        extra_calls.push(extra);
+        // The extra call is the context at the cached price: free at 0, whole at 1.
+        let free = run(mode, "0");
+        let whole = run(mode, "1");
+        let at = |v: &serde_json::Value| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["skill"] == "unitConversion")
+                .unwrap()["searchRoundTrip"]["extraCall"]
+                .as_f64()
+                .unwrap()
+        };
+        assert!(at(&free).abs() < f64::EPSILON, "{mode}");
+        assert!(
+            (at(&whole) - extra * 10.0).abs() <= 10.0,
+            "{mode}: {} vs {extra}",
+            at(&whole)
+        );
+    }
+    // The modes that send every tool resend more between the two calls.
+    assert!(extra_calls[2] > extra_calls[0], "{extra_calls:?}");
+
+    let out = carnet(&["stats", "researcher", "--mode", "dispatcher", "--dir", &example()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("or a search round trip for one of its tools (dispatcher mode"),
+        "{text}"
+    );
+    assert!(text.contains("convertUnits"), "{text}");
+    // Without skill costs there is nothing to compare.
+    let out = carnet(&["stats", "researcher", "--no-skill-costs", "--dir", &example()]);
+    assert!(!stdout(&out).contains("search round trip"));
+}
