@@ -117,8 +117,8 @@ pub mod engine {
     pub use carnet_runtime::variables::{InvalidName, Placeholders, Variables};
     pub use carnet_runtime::{
         Bound, BuildError, Carnet, CarnetBuilder, CatalogFormat, Checked, CompiledManifest, CompiledToolsets,
-        DriftPolicy, ExposureMode, Naming, Preset, PromptOptions, RemoteOptions, ResultFormat, RuntimeManifest,
-        ToolsetOf,
+        DriftPolicy, ExposureMode, Naming, Need, Preset, PromptOptions, Provides, RemoteOptions, ResultFormat,
+        RuntimeManifest, StateType, States, ToolsetOf,
     };
 }
 
@@ -136,8 +136,8 @@ pub mod tools {
     pub use carnet_runtime::schema;
     pub use carnet_runtime::tool::*;
     pub use carnet_runtime::{
-        BoundToolset, BoxFuture, Cancellation, Cancelled, Context, ToolError, ToolHandler, ToolImpl, ToolOutput,
-        ToolsetImpl, block_on,
+        BoundToolset, BoxFuture, Cancellation, Cancelled, Context, FromRef, State, ToolError, ToolHandler, ToolImpl,
+        ToolOutput, ToolsetImpl, block_on,
     };
 }
 

@@ -498,10 +498,20 @@ pub struct Toolsets",
     } else {
         format!("<{}>", params.join(", "))
     };
+    // What the tools take as `State<T>`, every toolset's list in one, as a balanced tree of
+    // pairs (a chain as deep as the toolsets are many would pass the trait solver's
+    // recursion limit at a few hundred toolsets).
+    let leaves: Vec<String> = bound
+        .iter()
+        .zip(&params)
+        .map(|((name, _), param)| format!("<{param} as rt::ToolsetOf<{}>>::Needs", name_of(name)))
+        .collect();
+    let needs = balanced(&leaves);
     let _ = write!(
         out,
         "impl{generics} rt::CompiledToolsets for Toolsets{args} {{
     type Canonical = Toolsets;
+    type Needs = {needs};
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {{
         ::std::vec::Vec::from(["
@@ -520,6 +530,18 @@ pub struct Toolsets",
         let _ = write!(out, "\n            {},\n        ", values.join(",\n            "));
     }
     out.push_str("])\n    }\n}\n");
+}
+
+/// `items` as a balanced tree of pairs: `()`, `X`, `(X, Y)`, `((X, Y), Z)`, ...
+fn balanced(items: &[String]) -> String {
+    match items {
+        [] => "()".to_owned(),
+        [one] => one.clone(),
+        _ => {
+            let (left, right) = items.split_at(items.len() / 2);
+            format!("({}, {})", balanced(left), balanced(right))
+        }
+    }
 }
 
 /// The doc line of a typed id: its kind and name (the description is in the manifest; the

@@ -21,6 +21,15 @@ pub(crate) fn toolset_type(name: &str) -> TokenStream {
     quote!(::carnet::__private::BoundToolset<(#(#chars,)*)>)
 }
 
+/// [`toolset_type`] with the states its tools take (`(Need<A>, (Need<B>, ()))`).
+pub(crate) fn toolset_type_needing(name: &str, needs: &TokenStream) -> TokenStream {
+    let chars = name.chars().map(|c| {
+        let c = Literal::character(c);
+        quote!(::carnet::__private::Letter<#c>)
+    });
+    quote!(::carnet::__private::BoundToolset<(#(#chars,)*), #needs>)
+}
+
 /// [`toolset_type`] as the text the generated module holds (`L` is `Letter` there).
 pub(crate) fn toolset_type_text(name: &str) -> String {
     format!("rt::BoundToolset<{}>", toolset_name_text(name))

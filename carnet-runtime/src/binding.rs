@@ -100,6 +100,7 @@ pub fn tool(
         input_schema: Arc::new(input_schema),
         output_schema: output_schema.map(Arc::new),
         handler: Arc::new(FnHandler { call, fields }),
+        states: Vec::new(),
     }
 }
 
@@ -124,6 +125,7 @@ pub fn method<T: Send + Sync + 'static>(
             call,
             fields,
         }),
+        states: Vec::new(),
     }
 }
 
@@ -182,10 +184,35 @@ impl<T: ?Sized> NoSchema for &OutputSchema<T> {
     }
 }
 
-/// The toolset implementations, typed by the toolset's name (see [`crate::BoundToolset`]).
+/// The toolset implementations, typed by the toolset's name and the states its tools take
+/// (see [`crate::BoundToolset`]).
 #[must_use]
-pub fn bound<Name>(toolset: &'static str, tools: Vec<ToolImpl>) -> crate::BoundToolset<Name> {
+pub fn bound<Name, Needs>(toolset: &'static str, tools: Vec<ToolImpl>) -> crate::BoundToolset<Name, Needs> {
     crate::BoundToolset::__new(ToolsetImpl::new(toolset, tools))
+}
+
+pub use crate::state::{Need, State};
+
+/// A tool's `State<T>` argument: the engine's value of type `T`, cloned.
+///
+/// # Errors
+///
+/// An internal error when the engine has none (only a manifest read at run time with
+/// `allow_unimplemented` and a hand-made `ToolImpl` can get here).
+pub fn state<T: Clone + 'static>(context: &Context<'_>) -> Result<crate::state::State<T>, ToolError> {
+    context
+        .states
+        .get::<T>()
+        .cloned()
+        .map(crate::state::State)
+        .ok_or_else(|| {
+            let missing = std::io::Error::other(format!(
+                "tool `{}` takes `State<{}>`, and the engine has no such state",
+                context.tool(),
+                std::any::type_name::<T>()
+            ));
+            ToolError::internal(&missing)
+        })
 }
 
 /// One character of a toolset's name, in [`crate::BoundToolset`]'s type; type errors
@@ -780,9 +807,12 @@ mod tests {
     }
 
     fn call(tool: &ToolImpl, arguments: Value) -> Result<Value, ToolError> {
-        let (state, extensions) = ((), crate::extensions::Extensions::default());
+        let (states, extensions) = (
+            crate::state::States::default(),
+            crate::extensions::Extensions::default(),
+        );
         let context = Context {
-            state: &state,
+            states: &states,
             extensions: &extensions,
             agent: "a",
             loaded_skills: Vec::new(),

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
+use crate::state::{StateType, States};
 
 /// A boxed, sendable future: what [`ToolHandler::call`] returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -260,7 +261,7 @@ impl std::error::Error for ToolError {}
 /// What a tool sees of its call: the application state, the conversation's
 /// [`Extensions`] (whose user, which permissions) and the session.
 pub struct Context<'a> {
-    pub(crate) state: &'a (dyn Any + Send + Sync),
+    pub(crate) states: &'a States,
     pub(crate) extensions: &'a Extensions,
     pub(crate) agent: &'a str,
     pub(crate) loaded_skills: Vec<&'a str>,
@@ -284,10 +285,12 @@ impl<'a> Context<'a> {
         self.cancellation
     }
 
-    /// The application state given to [`crate::CarnetBuilder::state`], if it is a `T`.
+    /// The application state given to [`crate::CarnetBuilder::state`], if it is a `T`, or
+    /// the part of it a tool of the engine takes as `State<T>` (a typed parameter, checked
+    /// when the engine is built, says the same without an `Option`).
     #[must_use]
     pub fn state<T: Any + Send + Sync>(&self) -> Option<&'a T> {
-        self.state.downcast_ref::<T>()
+        self.states.get::<T>()
     }
 
     /// The conversation's value of type `T`, set with [`crate::Session::insert`].
@@ -400,6 +403,8 @@ pub struct ToolImpl {
     pub output_schema: Option<Arc<Value>>,
     /// The code.
     pub handler: Arc<dyn ToolHandler>,
+    /// The state types the tool takes (`State<T>`), checked when the engine is built.
+    pub(crate) states: Vec<StateType>,
 }
 
 impl fmt::Debug for ToolImpl {
@@ -438,6 +443,7 @@ impl ToolImpl {
             input_schema: Arc::new(input_schema),
             output_schema: None,
             handler: Arc::new(FnHandler(f)),
+            states: Vec::new(),
         }
     }
 
@@ -449,6 +455,7 @@ impl ToolImpl {
             input_schema: Arc::new(input_schema),
             output_schema: None,
             handler: Arc::new(handler),
+            states: Vec::new(),
         }
     }
 
@@ -459,6 +466,24 @@ impl ToolImpl {
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(Arc::new(schema));
         self
+    }
+
+    /// Declares that the tool reads a state of type `T` (through [`Context::state`]): the
+    /// engine's `build()` fails, naming the tool and the type, when its state does not
+    /// provide one. `#[carnet::toolset]` declares the `State<T>` parameters itself.
+    #[must_use]
+    pub fn with_state<T: 'static>(mut self) -> Self {
+        let ty = StateType::of::<T>();
+        if !self.states.iter().any(|s| s.id == ty.id) {
+            self.states.push(ty);
+        }
+        self
+    }
+
+    /// The state types the tool takes.
+    #[must_use]
+    pub fn states(&self) -> &[StateType] {
+        &self.states
     }
 
     /// Sets the fallback description (used only where the manifest has none).
@@ -519,9 +544,12 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 /// `Toolsets` struct only accepts, in its `search_tools` field, what
 /// `#[carnet::toolset("search-tools")]` generated. Putting one toolset's implementation in
 /// another's field is a type error whose message spells both names.
-pub struct BoundToolset<Name>(ToolsetImpl, PhantomData<fn() -> Name>);
+///
+/// `Needs` lists the states its tools take (`State<T>`, as [`Need`](crate::Need)s), so the
+/// engine of a compiled manifest is built only with a state providing them.
+pub struct BoundToolset<Name, Needs = ()>(ToolsetImpl, PhantomData<fn() -> (Name, Needs)>);
 
-impl<Name> BoundToolset<Name> {
+impl<Name, Needs> BoundToolset<Name, Needs> {
     #[doc(hidden)]
     #[must_use]
     pub fn __new(toolset: ToolsetImpl) -> Self {
@@ -544,7 +572,7 @@ impl<Name> BoundToolset<Name> {
     }
 }
 
-impl<Name> fmt::Debug for BoundToolset<Name> {
+impl<Name, Needs> fmt::Debug for BoundToolset<Name, Needs> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("BoundToolset").field(&self.0).finish()
     }

@@ -32,6 +32,7 @@ mod meta_tool;
 mod prompt;
 mod search;
 pub mod session;
+mod state;
 pub mod suggest;
 pub mod telemetry;
 
@@ -54,5 +55,6 @@ pub use session::{
     Baseline, Explanation, LoadError, MetaTool, Session, SessionAgent, SessionError, SessionState, SkillName, ToolName,
     ToolsetName,
 };
+pub use state::{FromRef, Need, Provides, State, StateType, States};
 pub use tool::{ToolCall, ToolKind, ToolSpec};
 pub use variables::Variables;

@@ -482,7 +482,25 @@ fn toolset_constructor(
 ) -> TokenStream {
     let toolset_name = &*toolset.name;
     let in_impl = found.in_impl;
-    let ty = toolset_type(toolset_name);
+    // The states the toolset's tools take, each type once, in the toolset's type.
+    let mut needs: Vec<&syn::Type> = Vec::new();
+    for &(i, _) in bindings {
+        let signature = found.tools[i]
+            .signature
+            .as_ref()
+            .expect("rejected signatures are reported above");
+        for (_, ty) in &signature.states {
+            let text = quote!(#ty).to_string();
+            if !needs.iter().any(|n| quote!(#n).to_string() == text) {
+                needs.push(ty);
+            }
+        }
+    }
+    let needs = needs
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, ty| quote!((::carnet::__private::Need<#ty>, #rest)));
+    let ty = crate::typed_id::toolset_type_needing(toolset_name, &needs);
     let manifest_path = loaded.path.to_string_lossy().into_owned();
     let track = quote! {
         // Rebuild when the manifest changes.
@@ -577,10 +595,11 @@ fn tool_value(
     };
     let schema = schema(signature);
     let output_schema = output_schema(signature);
+    let states = signature.states.iter().map(|(_, ty)| quote!(.with_state::<#ty>()));
     if in_impl {
-        quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, #output_schema, Self::#call_ident))
+        quote!(::carnet::__private::method(&__carnet_this, #name, #description, #schema, #output_schema, Self::#call_ident)#(#states)*)
     } else {
-        quote!(::carnet::__private::tool(#name, #description, #schema, #output_schema, #call_ident))
+        quote!(::carnet::__private::tool(#name, #description, #schema, #output_schema, #call_ident)#(#states)*)
     }
 }
 
@@ -689,6 +708,13 @@ fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_
     if let Some(position) = signature.context {
         values.push((position, quote!(__carnet_context)));
     }
+    let mut take_states = Vec::new();
+    for (i, (position, ty)) in signature.states.iter().enumerate() {
+        let local = format_ident!("__carnet_state{}", i);
+        take_states
+            .push(quote_spanned!(ty.span()=> let #local = ::carnet::__private::state::<#ty>(__carnet_context)?;));
+        values.push((*position, quote!(#local)));
+    }
     values.sort_by_key(|(position, _)| *position);
     debug_assert_eq!(values.len(), signature.arity);
     let args = values.into_iter().map(|(_, v)| v);
@@ -727,6 +753,7 @@ fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: &Ident, in_
         > {
             ::std::boxed::Box::pin(async move {
                 let _ = __carnet_context;
+                #(#take_states)*
                 #extract
                 let __carnet_output = #call;
                 #convert

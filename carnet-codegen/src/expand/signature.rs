@@ -40,6 +40,8 @@ pub(crate) struct ToolSignature {
     pub(crate) input: Input,
     /// Where the `&carnet::Context` parameter goes, among all non-receiver parameters.
     pub(crate) context: Option<usize>,
+    /// The `State<T>` parameters: where each goes, and its `T`.
+    pub(crate) states: Vec<(usize, Type)>,
     /// The number of non-receiver parameters.
     pub(crate) arity: usize,
     pub(crate) output: Output,
@@ -59,6 +61,18 @@ fn is_context(ty: &Type) -> bool {
     match ty {
         Type::Reference(r) => r.mutability.is_none() && last_segment(&r.elem).is_some_and(|s| s.ident == "Context"),
         _ => false,
+    }
+}
+
+/// The `T` of a `State<T>` parameter (`carnet::State<T>`, or `State<T>` imported).
+fn state_inner(ty: &Type) -> Option<&Type> {
+    let segment = last_segment(ty).filter(|s| s.ident == "State")?;
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
+        _ => None,
     }
 }
 
@@ -156,6 +170,7 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
 
     let mut has_receiver = false;
     let mut context = None;
+    let mut states = Vec::new();
     let mut params = Vec::new();
     let mut arity = 0;
     for arg in &sig.inputs {
@@ -181,6 +196,10 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                         errors.push(syn::Error::new_spanned(doc, messages::documented_context(name)));
                     }
                     context = Some(position);
+                    continue;
+                }
+                if let Some(inner) = state_inner(&typed.ty) {
+                    states.push((position, inner.clone()));
                     continue;
                 }
                 if let Some(node) = find_impl_trait(&typed.ty) {
@@ -243,6 +262,7 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
         is_async: sig.asyncness.is_some(),
         input,
         context,
+        states,
         arity,
         output,
     })

@@ -67,6 +67,7 @@ impl Db {
             ::carnet::__private::Letter<'l'>,
             ::carnet::__private::Letter<'s'>,
         ),
+        (),
     >
     where
         Self: ::core::marker::Send + ::core::marker::Sync + 'static,

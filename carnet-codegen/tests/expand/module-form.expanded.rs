@@ -136,6 +136,7 @@ pub mod search {
             ::carnet::__private::Letter<'l'>,
             ::carnet::__private::Letter<'s'>,
         ),
+        (),
     > {
         ::carnet::__private::bound(
             "search-tools",

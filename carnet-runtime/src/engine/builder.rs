@@ -16,6 +16,7 @@ use crate::hook::Hook;
 use crate::index::ToolsetIx;
 use crate::manifest::Manifest;
 use crate::meta_tool::MetaTool;
+use crate::state::{Provides, States};
 use crate::suggest::closest;
 use crate::variables::Variables;
 
@@ -50,9 +51,11 @@ pub struct CarnetBuilder<Stage = Checked> {
 pub enum Checked {}
 
 /// A [`CarnetBuilder`] made from a compiled manifest's generated `Toolsets` by
-/// [`Carnet::new`]: every toolset is bound, checked by the compiler.
-#[derive(Debug)]
-pub enum Bound {}
+/// [`Carnet::new`]: every toolset is bound, checked by the compiler. `Needs` lists the
+/// states its tools take (`State<T>`), `State` is the type given to
+/// [`CarnetBuilder::state`] (`()` until then): [`CarnetBuilder::build`] is there only when
+/// the state provides every need.
+pub struct Bound<Needs = (), State = ()>(PhantomData<fn() -> (Needs, State)>);
 
 /// What a hook was registered for, by name, resolved by [`CarnetBuilder::build`].
 enum Target {
@@ -71,7 +74,7 @@ impl<Stage> fmt::Debug for CarnetBuilder<Stage> {
     }
 }
 
-impl CarnetBuilder<Bound> {
+impl<Needs> CarnetBuilder<Bound<Needs>> {
     pub(super) fn bound(manifest: Manifest, toolsets: Vec<ToolsetImpl>) -> Self {
         let mut builder = CarnetBuilder::<Checked>::new(manifest);
         builder.toolsets = toolsets;
@@ -79,30 +82,40 @@ impl CarnetBuilder<Bound> {
     }
 }
 
-impl CarnetBuilder<Checked> {
-    pub(super) fn new(manifest: Manifest) -> Self {
-        CarnetBuilder {
-            manifest,
-            toolsets: Vec::new(),
-            variables: Vec::new(),
-            env_prefixes: None,
-            preset: Preset::Full,
-            meta: None,
-            naming: Naming::CamelCase,
-            mode: ExposureMode::Dynamic,
-            skills_as_tools: false,
-            search_loads_tools: false,
-            result_format: ResultFormat::Json,
-            prompt: PromptOptions::default(),
-            hooks: Vec::new(),
-            state: Box::new(()),
-            allow_unimplemented: false,
-            capture_content: None,
-            remote: RemoteOptions::default(),
-            stage: PhantomData,
-        }
+impl<Needs, State> CarnetBuilder<Bound<Needs, State>> {
+    /// The application state: what tools take as `State<T>` (each `T` taken from it by
+    /// [`FromRef`](crate::FromRef), once, when the engine is built) and read with
+    /// [`crate::Context::state`]. [`CarnetBuilder::build`] compiles only when it provides
+    /// every `State<T>` the manifest's tools take.
+    #[must_use]
+    pub fn state<T: Any + Send + Sync>(mut self, state: T) -> CarnetBuilder<Bound<Needs, T>> {
+        self.state = Box::new(state);
+        self.stage()
     }
+}
 
+impl<Needs, State: Any + Send + Sync> CarnetBuilder<Bound<Needs, State>> {
+    /// Builds the engine. Its toolsets were checked by the compiler, and so was its state:
+    /// this method exists only when the state given to [`CarnetBuilder::state`] (or `()`)
+    /// provides every `State<T>` a tool takes.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] for an invalid variable name, a hook registered for a tool or
+    /// toolset the manifest does not have, or a remote toolset that cannot be bound.
+    pub fn build(self) -> Result<Carnet, BuildError>
+    where
+        State: Provides<Needs>,
+    {
+        let mut states = States::default();
+        if let Some(state) = self.state.downcast_ref::<State>() {
+            state.__provide(&mut states);
+        }
+        self.build_with(states)
+    }
+}
+
+impl<Stage> CarnetBuilder<Stage> {
     fn stage<T>(self) -> CarnetBuilder<T> {
         CarnetBuilder {
             manifest: self.manifest,
@@ -122,6 +135,53 @@ impl CarnetBuilder<Checked> {
             allow_unimplemented: self.allow_unimplemented,
             capture_content: self.capture_content,
             remote: self.remote,
+            stage: PhantomData,
+        }
+    }
+}
+
+impl CarnetBuilder<Checked> {
+    /// The application state tools read with [`crate::Context::state`], and take as
+    /// `State<T>` when `T` is its type; [`CarnetBuilder::build`] fails, naming the tool,
+    /// when a tool takes a state of another type.
+    #[must_use]
+    pub fn state<T: Any + Send + Sync>(mut self, state: T) -> Self {
+        self.state = Box::new(state);
+        self
+    }
+
+    /// Builds the engine, checking the implementations against the manifest.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] for an unknown toolset, an undeclared tool, a tool implemented twice,
+    /// a non-object input schema, declared tools without implementation (unless
+    /// [`CarnetBuilder::allow_unimplemented`]), a tool taking a state the engine was not
+    /// given, an invalid variable name, or a hook registered for a tool or toolset the
+    /// manifest does not have.
+    pub fn build(self) -> Result<Carnet, BuildError> {
+        self.build_with(States::default())
+    }
+
+    pub(super) fn new(manifest: Manifest) -> Self {
+        CarnetBuilder {
+            manifest,
+            toolsets: Vec::new(),
+            variables: Vec::new(),
+            env_prefixes: None,
+            preset: Preset::Full,
+            meta: None,
+            naming: Naming::CamelCase,
+            mode: ExposureMode::Dynamic,
+            skills_as_tools: false,
+            search_loads_tools: false,
+            result_format: ResultFormat::Json,
+            prompt: PromptOptions::default(),
+            hooks: Vec::new(),
+            state: Box::new(()),
+            allow_unimplemented: false,
+            capture_content: None,
+            remote: RemoteOptions::default(),
             stage: PhantomData,
         }
     }
@@ -281,13 +341,6 @@ impl<Stage> CarnetBuilder<Stage> {
         self
     }
 
-    /// Application state tools reach through [`crate::Context::state`].
-    #[must_use]
-    pub fn state<T: Any + Send + Sync>(mut self, state: T) -> Self {
-        self.state = Box::new(state);
-        self
-    }
-
     /// Records content on the [`crate::telemetry`] spans: tool arguments and results, and
     /// the model's answers. They may hold personal data, so this is off unless turned on
     /// here or by `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` (this call wins
@@ -307,15 +360,18 @@ impl<Stage> CarnetBuilder<Stage> {
         self
     }
 
-    /// Builds the engine, checking the implementations against the manifest.
-    ///
-    /// # Errors
-    ///
-    /// [`BuildError`] for an unknown toolset, an undeclared tool, a tool implemented twice,
-    /// a non-object input schema, declared tools without implementation (unless
-    /// [`CarnetBuilder::allow_unimplemented`]), an invalid variable name, or a hook
-    /// registered for a tool or toolset the manifest does not have.
-    pub fn build(mut self) -> Result<Carnet, BuildError> {
+    /// Builds the engine from the checked parts and the states its tools can take.
+    fn build_with(mut self, mut states: States) -> Result<Carnet, BuildError> {
+        // The whole state is a state of its own type too (`Context::state::<App>()`).
+        states.insert_boxed(std::mem::replace(&mut self.state, Box::new(())));
+        for tool in self.toolsets.iter().flat_map(|t| &t.tools) {
+            if let Some(missing) = tool.states.iter().find(|ty| !states.contains(**ty)) {
+                return Err(BuildError::MissingState {
+                    tool: tool.name.to_string(),
+                    ty: missing.name().to_owned(),
+                });
+            }
+        }
         let (remote, remote_impls) =
             bind_remote(&self.manifest, &self.toolsets, &self.remote, self.allow_unimplemented)?;
         self.toolsets.extend(remote_impls);
@@ -410,7 +466,7 @@ impl<Stage> CarnetBuilder<Stage> {
                 capture_content: self
                     .capture_content
                     .unwrap_or_else(crate::telemetry::capture_content_from_env),
-                state: self.state,
+                states,
                 agents,
                 skill_toolsets,
                 toolset_first_tool,

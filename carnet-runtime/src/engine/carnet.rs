@@ -1,7 +1,6 @@
 //! [`Carnet`] and its tables ([`Inner`]): what every session of an engine reads, built once
 //! by [`CarnetBuilder::build`](super::CarnetBuilder::build).
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -95,7 +94,7 @@ pub(crate) struct Inner {
     pub(crate) hooks: Vec<ScopedHook>,
     /// Record tool arguments and results, and the model's answers, on spans.
     pub(crate) capture_content: bool,
-    pub(crate) state: Box<dyn Any + Send + Sync>,
+    pub(crate) states: crate::state::States,
     pub(crate) agents: Vec<AgentTables>,
     /// Skill → the toolsets it brings.
     pub(crate) skill_toolsets: Vec<Vec<ToolsetIx>>,

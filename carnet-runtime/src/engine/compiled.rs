@@ -75,6 +75,10 @@ pub trait CompiledToolsets {
     /// their defaults (the type `MANIFEST` names).
     type Canonical;
 
+    /// The states the tools of these toolsets take (`State<T>`), as pairs of
+    /// [`Need`](crate::Need)s: the engine's state must provide each.
+    type Needs;
+
     #[doc(hidden)]
     fn __into_impls(self) -> Vec<ToolsetImpl>;
 }
@@ -87,11 +91,16 @@ pub trait CompiledToolsets {
     note = "each field of `Toolsets` takes the `toolset()` generated for the toolset of the field's name (`search_tools` for `#[carnet::toolset(\"search-tools\")]`)"
 )]
 pub trait ToolsetOf<Name> {
+    /// The states its tools take.
+    type Needs;
+
     #[doc(hidden)]
     fn __into_impl(self) -> ToolsetImpl;
 }
 
-impl<Name> ToolsetOf<Name> for BoundToolset<Name> {
+impl<Name, Needs> ToolsetOf<Name> for BoundToolset<Name, Needs> {
+    type Needs = Needs;
+
     fn __into_impl(self) -> ToolsetImpl {
         self.into_impl()
     }
@@ -140,7 +149,7 @@ impl Carnet {
     // `Carnet::builder`; `new` because the manifest and its toolsets are all it needs.
     #[allow(clippy::new_ret_no_self)]
     #[must_use]
-    pub fn new<T, U>(manifest: &CompiledManifest<T>, toolsets: U) -> CarnetBuilder<Bound>
+    pub fn new<T, U>(manifest: &CompiledManifest<T>, toolsets: U) -> CarnetBuilder<Bound<U::Needs>>
     where
         U: CompiledToolsets<Canonical = T>,
     {

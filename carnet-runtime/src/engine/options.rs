@@ -304,6 +304,15 @@ pub enum BuildError {
         /// The tool.
         tool: String,
     },
+    /// A tool takes a state (`State<T>`, or [`ToolImpl::with_state`](crate::ToolImpl::with_state))
+    /// that the engine's state does not provide.
+    #[error("tool `{tool}` takes `State<{ty}>`, and the engine was given no `{ty}`: pass it to `.state(..)`")]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state's type.
+        ty: String,
+    },
     /// A remote toolset (an `mcp:` block) that cannot be bound to its server: carnet was
     /// built without the feature `remote`, its description is invalid, or Rust
     /// implementations were given for it.

@@ -410,7 +410,7 @@ async fn run_domain(
     // Fires the tool's cancellation signal if this future is dropped before the call ends.
     let abandoned = CancelOnDrop::new();
     let context = Context {
-        state: inner.state.as_ref(),
+        states: &inner.states,
         extensions,
         agent: &inner.agent(agent).name,
         loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),

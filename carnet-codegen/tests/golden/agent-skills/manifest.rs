@@ -162,6 +162,7 @@ pub struct Toolsets{
 
 impl rt::CompiledToolsets for Toolsets {
     type Canonical = Toolsets;
+    type Needs = ();
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([])

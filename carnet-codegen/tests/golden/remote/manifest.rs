@@ -212,6 +212,7 @@ where
 
 impl<Notes: rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>> rt::CompiledToolsets for Toolsets<Notes> {
     type Canonical = Toolsets;
+    type Needs = <Notes as rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>>::Needs;
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([

@@ -188,6 +188,7 @@ where
 
 impl<Foo: rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>> rt::CompiledToolsets for Toolsets<Foo> {
     type Canonical = Toolsets;
+    type Needs = <Foo as rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>>::Needs;
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
