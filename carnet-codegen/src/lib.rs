@@ -445,6 +445,29 @@ fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> St
                 })
                 .unwrap_or_default();
             entry["described"] = described.into();
+            // Each tool's `parameters:` block, with the line of each name.
+            let parameters: serde_json::Map<String, serde_json::Value> = t
+                .tools
+                .iter()
+                .filter(|d| !d.parameters.is_empty())
+                .map(|d| {
+                    let block = d
+                        .parameters
+                        .iter()
+                        .map(|(name, description)| {
+                            let line = project.sources.location(name.span).line;
+                            (
+                                name.value.clone(),
+                                serde_json::json!({"description": description, "line": line}),
+                            )
+                        })
+                        .collect::<serde_json::Map<_, _>>();
+                    (d.name.value.clone(), block.into())
+                })
+                .collect();
+            if !parameters.is_empty() {
+                entry["parameters"] = parameters.into();
+            }
             entry["tools"] = t
                 .tools
                 .iter()

@@ -736,6 +736,9 @@ pub(crate) fn contradictory_annotations(tool: &str) -> String {
     format!("tool `{tool}` is declared read-only and destructive")
 }
 
+/// What a tool entry's `parameters:` must be.
+pub(crate) const A_PARAMETER_MAPPING: &str = "a mapping of parameter names to descriptions";
+
 /// Label on `destructive: true` beside `readOnly: true`.
 pub(crate) const READ_ONLY_CANNOT_DESTROY: &str = "a read-only tool changes nothing, so it cannot destroy anything";
 
@@ -753,8 +756,7 @@ pub(crate) fn unknown_tool_key(key: &str, tool: &str) -> String {
 }
 
 /// Note listing the keys a tool entry takes.
-pub(crate) const TOOL_KEYS: &str =
-    "a tool entry takes `name`, `description`, `title`, `readOnly`, `destructive`, `idempotent` and `openWorld`";
+pub(crate) const TOOL_KEYS: &str = "a tool entry takes `name`, `description`, `parameters`, `title`, `readOnly`, `destructive`, `idempotent` and `openWorld`";
 
 // E0042 unopened-frontmatter.
 

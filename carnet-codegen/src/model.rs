@@ -74,6 +74,8 @@ pub(crate) struct ToolDecl {
     pub(crate) title: Option<String>,
     /// `readOnly`, `destructive`, `idempotent`, `openWorld`.
     pub(crate) annotations: carnet_manifest::Annotations,
+    /// The `parameters:` block: each named parameter's description, for the binding macro.
+    pub(crate) parameters: Vec<(Spanned<String>, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -670,6 +672,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                     description_written: false,
                     title: None,
                     annotations: carnet_manifest::Annotations::NONE,
+                    parameters: Vec::new(),
                 });
             }
             Value::Map(entries) => {
@@ -751,6 +754,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                 };
                 let tool_name = name.as_ref().map_or("", |n| n.value.as_str());
                 let (title, annotations) = parse_tool_hints(doc, &entries, i, tool_name, diags);
+                let parameters = parse_tool_parameters(doc, &entries, i, diags);
                 if let Some(name) = name {
                     decls.push(ToolDecl {
                         name,
@@ -760,6 +764,7 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                         remote: None,
                         title,
                         annotations,
+                        parameters,
                     });
                 }
             }
@@ -782,9 +787,10 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
 }
 
 /// The keys a tool entry of `TOOLSET.md` takes.
-const TOOL_KEYS: [&str; 7] = [
+const TOOL_KEYS: [&str; 8] = [
     "name",
     "description",
+    "parameters",
     "title",
     "readOnly",
     "destructive",
@@ -810,7 +816,7 @@ fn parse_tool_hints(
         };
         let field = messages::item_field("tools", i, key_name);
         let slot = match key_name.as_str() {
-            "name" | "description" => continue,
+            "name" | "description" | "parameters" => continue,
             "title" => {
                 match &value.value {
                     Value::String(s) if !s.trim().is_empty() => title = Some(s.clone()),
@@ -858,6 +864,56 @@ fn parse_tool_hints(
         title,
         carnet_manifest::Annotations::__new(read_only, destructive, idempotent, open_world),
     )
+}
+
+/// A tool entry's `parameters:` block: a mapping of parameter names to descriptions, the
+/// binding macro's to check against the function and put in the input schema.
+fn parse_tool_parameters(
+    doc: &Document<'_>,
+    entries: &[(Node, Node)],
+    i: usize,
+    diags: &mut Diagnostics,
+) -> Vec<(Spanned<String>, String)> {
+    let Some((key, value)) = entries
+        .iter()
+        .find(|(k, _)| k.value == Value::String("parameters".to_owned()))
+    else {
+        return Vec::new();
+    };
+    let field = messages::item_field("tools", i, "parameters");
+    let Value::Map(pairs) = &value.value else {
+        let span = doc.span(value).max_with(doc.span(key));
+        diags.push(wrong_type(&field, messages::A_PARAMETER_MAPPING, &value.value, span));
+        return Vec::new();
+    };
+    let mut parameters = Vec::new();
+    for (name, description) in pairs {
+        let Value::String(name_text) = &name.value else {
+            diags.push(wrong_type(
+                &field,
+                messages::A_PARAMETER_MAPPING,
+                &name.value,
+                doc.span(name),
+            ));
+            continue;
+        };
+        let entry = format!("{field}.{name_text}");
+        match &description.value {
+            Value::String(text) if !text.trim().is_empty() => parameters.push((
+                Spanned {
+                    value: name_text.clone(),
+                    span: doc.span(name),
+                },
+                text.trim().to_owned(),
+            )),
+            Value::String(_) | Value::Null => diags.push(
+                Builder::new(Code::EmptyField, messages::empty_field(&entry))
+                    .at(doc.span(description).max_with(doc.span(name))),
+            ),
+            other => diags.push(wrong_type(&entry, messages::A_STRING, other, doc.span(description))),
+        }
+    }
+    parameters
 }
 
 pub(crate) fn parse_tool_file(

@@ -169,3 +169,46 @@ fn tool_outside_a_toolset() {
         "::core::compile_error! {\n    \"`#[carnet::tool]` must be inside a `#[carnet::toolset(\\\"...\\\")]` module or impl block\"\n}\nfn lonely() {}\n"
     );
 }
+
+/// A tool's `parameters:` block in TOOLSET.md describes its named parameters; a single
+/// parameter it names is a named field.
+#[test]
+fn parameters_block_describes_named_parameters() {
+    let out = expand(
+        r#""described""#,
+        r"
+        pub mod described {
+            #[carnet::tool]
+            pub fn search(query: String, limit: Option<u32>) -> Vec<String> { todo!() }
+            #[carnet::tool]
+            pub fn lookup(key: Key, ctx: &carnet::Context<'_>) -> String { todo!() }
+        }
+        ",
+        Some(MANIFEST),
+    );
+    check("parameters-block", &out);
+}
+
+/// Each way the block and the function can disagree is one error, naming TOOLSET.md:line.
+#[test]
+fn parameters_block_errors() {
+    let out = expand(
+        r#""misdescribed""#,
+        r"
+        pub mod misdescribed {
+            #[carnet::tool]
+            pub fn search(
+                /// Also described here.
+                query: String,
+                limit: Option<u32>,
+            ) -> Vec<String> { todo!() }
+            #[carnet::tool]
+            pub fn fetch(url: String, timeout: u32, retries: u8) -> String { todo!() }
+            #[carnet::tool]
+            pub fn advanced(input: Advanced) -> String { todo!() }
+        }
+        ",
+        Some(MANIFEST),
+    );
+    check("parameters-block-errors", &out);
+}

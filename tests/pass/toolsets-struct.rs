@@ -81,10 +81,24 @@ pub mod files {
 #[carnet::toolset("empty-tools")]
 pub mod empty {}
 
+#[carnet::toolset("described")]
+pub mod described {
+    /// Described by the `parameters:` block of its TOOLSET.md entry.
+    #[carnet::tool]
+    pub fn lookup(key: String, exact: Option<bool>) -> String {
+        if exact.unwrap_or(false) {
+            key
+        } else {
+            key.to_lowercase()
+        }
+    }
+}
+
 fn main() {
     let toolsets = manifest::Toolsets {
         search_tools: search::toolset(),
         db_tools: Db(42).toolset(),
+        described: described::toolset(),
         math: math::toolset(),
         files: files::toolset(),
     };
@@ -97,11 +111,31 @@ fn main() {
     let mut session = carnet.session("tester").unwrap();
     session.load_skill("testing").unwrap();
 
-    assert_eq!(block_on(session.call("basicSearch", json!({"query": "q"}))).value, json!(["q"]));
+    assert_eq!(
+        block_on(session.call("basicSearch", json!({"query": "q"}))).value,
+        json!(["q"])
+    );
     assert_eq!(block_on(session.call("count", json!({}))).value, json!(42));
     assert_eq!(block_on(session.call("add", json!({"a": 2, "b": 3}))).value, json!(5));
-    assert_eq!(block_on(session.call("file-read", json!({"path": "p"}))).value, json!("P"));
-    assert_eq!(block_on(session.call("file_read", json!({"path": "p"}))).value, json!("p"));
+    assert_eq!(
+        block_on(session.call("file-read", json!({"path": "p"}))).value,
+        json!("P")
+    );
+    assert_eq!(
+        block_on(session.call("file_read", json!({"path": "p"}))).value,
+        json!("p")
+    );
+    // `lookup`'s parameters are described by its TOOLSET.md `parameters:` block.
+    let lookup = session.tools().iter().find(|t| t.name == "lookup").unwrap();
+    assert_eq!(
+        lookup.input_schema["properties"]["key"]["description"],
+        "The key to look up."
+    );
+    assert_eq!(
+        lookup.input_schema["properties"]["exact"],
+        json!({"type": "boolean", "description": "Whether only an exact match counts."})
+    );
+    assert_eq!(block_on(session.call("lookup", json!({"key": "K"}))).value, json!("k"));
 
     // The same content read at run time: implementations given one by one, explicitly
     // unchecked (`into_impl`), checked by `build`.
@@ -115,7 +149,10 @@ fn main() {
         .unwrap();
     let mut session = checked.session("tester").unwrap();
     session.load_skill("testing").unwrap();
-    assert_eq!(block_on(session.call("basicSearch", json!({"query": "r"}))).value, json!(["r"]));
+    assert_eq!(
+        block_on(session.call("basicSearch", json!({"query": "r"}))).value,
+        json!(["r"])
+    );
     assert!(block_on(session.call("add", json!({"a": 2, "b": 3}))).is_error);
     // Missing implementations are the run-time path's error, named.
     let error = Carnet::builder(manifest::MANIFEST.manifest()).build().unwrap_err();

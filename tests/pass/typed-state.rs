@@ -110,6 +110,19 @@ pub mod files {
     }
 }
 
+#[carnet::toolset("described")]
+pub mod described {
+    /// Described by the `parameters:` block of its TOOLSET.md entry.
+    #[carnet::tool]
+    pub fn lookup(key: String, exact: Option<bool>) -> String {
+        if exact.unwrap_or(false) {
+            key
+        } else {
+            key.to_lowercase()
+        }
+    }
+}
+
 fn main() {
     let app = App {
         pool: Pool(std::sync::Arc::new(vec!["rust", "rustc", "go"])),
@@ -118,6 +131,7 @@ fn main() {
     let toolsets = manifest::Toolsets {
         search_tools: search::toolset(),
         db_tools: Db.toolset(),
+        described: described::toolset(),
         math: math::toolset(),
         files: files::toolset(),
     };

@@ -29,6 +29,7 @@ fn main() {
     let _toolsets: manifest::Toolsets = manifest::Toolsets {
         search_tools: any(),
         db_tools: any(),
+        described: any(),
         math: math::toolset(),
         files: any(),
     };

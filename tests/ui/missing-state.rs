@@ -68,12 +68,26 @@ pub mod files {
     pub fn b() {}
 }
 
+#[carnet::toolset("described")]
+pub mod described {
+    /// Described by the `parameters:` block of its TOOLSET.md entry.
+    #[carnet::tool]
+    pub fn lookup(key: String, exact: Option<bool>) -> String {
+        if exact.unwrap_or(false) {
+            key
+        } else {
+            key.to_lowercase()
+        }
+    }
+}
+
 fn main() {
     let _ = State(());
     // No state given: `build()` needs the engine's state to provide a `Pool`.
     let toolsets = manifest::Toolsets {
         search_tools: search::toolset(),
         db_tools: Db.toolset(),
+        described: described::toolset(),
         math: math::toolset(),
         files: files::toolset(),
     };

@@ -11,6 +11,7 @@ fn main() {
     let _toolsets = manifest::Toolsets {
         search_tools: any(),
         db_tools: any(),
+        described: any(),
         math: any(),
     };
 }

@@ -14,6 +14,7 @@ fn main() {
     let toolsets: manifest::Toolsets = manifest::Toolsets {
         search_tools: any(),
         db_tools: any(),
+        described: any(),
         math: any(),
         files: any(),
     };

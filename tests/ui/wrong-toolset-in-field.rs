@@ -32,6 +32,7 @@ fn main() {
         manifest::Toolsets {
             search_tools: math::toolset(),
             db_tools: any(),
+            described: any(),
             math: any(),
             files: any(),
         },
@@ -44,6 +45,7 @@ fn _toolsets() -> manifest::Toolsets {
     manifest::Toolsets {
         search_tools: any(),
         db_tools: any(),
+        described: any(),
         math: math::toolset(),
         files: math::toolset(),
     }

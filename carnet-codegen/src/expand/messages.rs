@@ -89,6 +89,46 @@ pub(crate) fn missing_function(toolset: &str, tool: &str, site: Option<(&str, u6
     format!("toolset `{toolset}` declares tool `{tool}`{site} but no `#[carnet::tool]` function implements it")
 }
 
+/// `file:line`, or nothing.
+fn at(site: Option<(&str, u64)>) -> String {
+    site.map(|(file, line)| format!(" ({file}:{line})")).unwrap_or_default()
+}
+
+pub(crate) fn described_parameter_missing(
+    tool: &str,
+    param: &str,
+    function: &impl Display,
+    site: Option<(&str, u64)>,
+    suggestion: Option<&str>,
+) -> String {
+    let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+    format!(
+        "the `parameters:` block of tool `{tool}` describes `{param}`{}, which `fn {function}` does not take{hint}",
+        at(site)
+    )
+}
+
+pub(crate) fn parameter_not_described(tool: &str, param: &str, site: Option<(&str, u64)>) -> String {
+    format!(
+        "parameter `{param}` of tool `{tool}` is not described: the tool's `parameters:` block{} describes the others; describe it there (or with `///`)",
+        at(site)
+    )
+}
+
+pub(crate) fn parameter_described_twice(tool: &str, param: &str, site: Option<(&str, u64)>) -> String {
+    format!(
+        "parameter `{param}` of tool `{tool}` is described twice: by its doc comment and by the `parameters:` block{}; keep one",
+        at(site)
+    )
+}
+
+pub(crate) fn parameters_of_whole_input(tool: &str, param: &str, site: Option<(&str, u64)>) -> String {
+    format!(
+        "tool `{tool}` takes its whole input as `{param}`, and its `parameters:` block{} names other parameters: describe a struct's fields with doc comments on the fields (the block describes named parameters)",
+        at(site)
+    )
+}
+
 pub(crate) fn tool_in_nested_module(tool: &impl Display, module: &impl Display) -> String {
     format!(
         "tool `{tool}` is in module `{module}`: `#[carnet::tool]` functions go directly in the `#[carnet::toolset]` module"

@@ -227,6 +227,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     let toolset = find_toolset(&loaded.manifest, &args.name)?;
     let mut found = collect_tools(&mut item)?;
     let bindings = bind_tools(&mut found, toolset, &loaded, &args.name);
+    describe_parameters(&mut found, &bindings, &loaded, &toolset.name);
     if let Some(error) = std::mem::take(&mut found.errors).into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
@@ -234,6 +235,79 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
         return Err(error);
     }
     Ok(toolset_constructor(item, &found, &bindings, toolset, &loaded))
+}
+
+/// Applies each bound tool's `parameters:` block (TOOLSET.md): the descriptions of its
+/// named parameters, checked against the function both ways. A single parameter the block
+/// names is a named field; a block beside a whole-input parameter is an error.
+fn describe_parameters(found: &mut FoundTools, bindings: &[(usize, &str)], loaded: &Loaded, toolset: &str) {
+    let entry = &loaded.sources["toolsets"][toolset];
+    let Some(blocks) = entry.get("parameters").and_then(serde_json::Value::as_object) else {
+        return;
+    };
+    let file = entry.get("file").and_then(serde_json::Value::as_str);
+    let site = |line: &serde_json::Value| file.map(|f| (f, line.as_u64().unwrap_or(1)));
+    let tool_line = |name: &str| &entry["tools"][name];
+    for &(i, name) in bindings {
+        let Some(block) = blocks.get(name).and_then(serde_json::Value::as_object) else {
+            continue;
+        };
+        let tool = &mut found.tools[i];
+        let Some(signature) = tool.signature.as_mut() else {
+            continue;
+        };
+        if let Input::Single(param) = &signature.input
+            && block.contains_key(&param.name)
+        {
+            let Input::Single(param) = std::mem::replace(&mut signature.input, Input::Fields(Vec::new())) else {
+                unreachable!("matched above")
+            };
+            signature.input = Input::Fields(vec![*param]);
+        }
+        match &mut signature.input {
+            Input::Single(param) => found.errors.push(syn::Error::new(
+                param.span,
+                messages::parameters_of_whole_input(name, &param.name, site(tool_line(name))),
+            )),
+            Input::Fields(params) => {
+                // A misspelt name is one error, not also its parameter's "not described".
+                let mut meant = Vec::new();
+                for (described, at) in block {
+                    if !params.iter().any(|p| &p.name == described) {
+                        let names = params.iter().map(|p| p.name.as_str());
+                        let suggestion = crate::diagnostic::did_you_mean(described, names);
+                        meant.extend(suggestion.map(str::to_owned));
+                        found.errors.push(syn::Error::new(
+                            tool.ident.span(),
+                            messages::described_parameter_missing(
+                                name,
+                                described,
+                                &tool.ident,
+                                site(&at["line"]),
+                                suggestion,
+                            ),
+                        ));
+                    }
+                }
+                for param in params.iter_mut() {
+                    match block.get(&param.name) {
+                        Some(at) if !param.docs.is_empty() => found.errors.push(syn::Error::new(
+                            param.span,
+                            messages::parameter_described_twice(name, &param.name, site(&at["line"])),
+                        )),
+                        Some(at) => param.docs = at["description"].as_str().unwrap_or_default().to_owned(),
+                        None if param.docs.is_empty() && !meant.contains(&param.name) => {
+                            found.errors.push(syn::Error::new(
+                                param.span,
+                                messages::parameter_not_described(name, &param.name, site(tool_line(name))),
+                            ));
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The toolset the attribute names, or an error listing the manifest's.

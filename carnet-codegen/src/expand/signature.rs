@@ -17,6 +17,8 @@ pub(crate) enum Input {
 }
 
 pub(crate) struct Param {
+    /// Where the parameter's name is, for errors about it.
+    pub(crate) span: proc_macro2::Span,
     /// The input field's name: the parameter's, without `r#`.
     pub(crate) name: String,
     pub(crate) ty: Type,
@@ -219,6 +221,7 @@ pub(crate) fn analyse(sig: &Signature, in_impl: bool) -> syn::Result<ToolSignatu
                     continue;
                 }
                 params.push(Param {
+                    span: pat.ident.span(),
                     name: pat.ident.unraw().to_string(),
                     ty: (*typed.ty).clone(),
                     position,

@@ -69,6 +69,8 @@ impl PinnedTool {
             remote: Some(self.remote.to_string()),
             title,
             annotations,
+            // A remote tool's parameters are the server's: its pin has their schema.
+            parameters: Vec::new(),
         }
     }
 }
