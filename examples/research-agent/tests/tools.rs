@@ -232,3 +232,49 @@ fn schema_snapshots() {
         "the tool schemas changed (CARNET_BLESS=1 to accept):\n{actual}"
     );
 }
+
+/// The domain tools' definitions as each provider receives them (OpenAI Chat Completions
+/// plain and strict, Responses, Anthropic, Gemini, MCP), against
+/// `tests/snapshots/schemas-by-provider.json` (re-bless with `CARNET_BLESS=1`): the rewrites
+/// of optional parameters, closed objects and formats are visible per provider.
+#[test]
+fn schema_snapshots_per_provider() {
+    use carnet::providers::{anthropic, gemini, mcp, openai};
+
+    let carnet = Carnet::new(&MANIFEST, tools::toolsets()).build().unwrap();
+    let mut session = carnet.session(agents::RESEARCHER);
+    for skill in ["dataAnalysis", "unitConversion", "reportWriting"] {
+        session.load_skill(skill).unwrap();
+    }
+    let specs: Vec<_> = session
+        .tools()
+        .iter()
+        .filter(|t| t.kind == ToolKind::Domain)
+        .cloned()
+        .collect();
+    let strict = openai::Options { strict: true };
+    let by_provider = json!({
+        "openai-chat": openai::chat_tools(&specs, &openai::Options::default()).unwrap(),
+        "openai-chat-strict": openai::chat_tools(&specs, &strict).unwrap(),
+        "openai-responses-strict": openai::responses_tools(&specs, &strict).unwrap(),
+        "anthropic": anthropic::tools(&specs).unwrap(),
+        "gemini": gemini::tools(&specs).unwrap(),
+        "mcp": mcp::tools(&specs).unwrap(),
+    });
+    // Strict mode accepts every tool of the example: optional parameters become nullable
+    // and required there, and nothing else.
+    for tool in by_provider["openai-chat-strict"].as_array().unwrap() {
+        assert_eq!(tool["function"]["strict"], true, "{tool}");
+    }
+    let actual = serde_json::to_string_pretty(&by_provider).unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/schemas-by-provider.json");
+    if std::env::var_os("CARNET_BLESS").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+    }
+    let expected =
+        std::fs::read_to_string(&path).expect("tests/snapshots/schemas-by-provider.json (CARNET_BLESS=1 creates it)");
+    assert!(
+        expected == actual,
+        "the tools as the providers receive them changed (CARNET_BLESS=1 to accept):\n{actual}"
+    );
+}
