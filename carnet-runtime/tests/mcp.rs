@@ -792,11 +792,30 @@ async fn any_loopback_address_serves_requests_naming_it() {
 
 #[tokio::test]
 async fn a_cancelled_call_stops_and_the_connection_goes_on() {
+    /// What the tool saw of its call: its id and its cancellation signal.
+    type Seen = std::sync::Arc<std::sync::Mutex<Option<(Option<String>, carnet_runtime::Cancellation)>>>;
+    /// Sleeps an hour, and hands its cancellation signal (and call id) out.
+    struct Slow(Seen);
+    impl carnet_runtime::ToolHandler for Slow {
+        fn call<'a>(
+            &'a self,
+            context: &'a carnet_runtime::Context<'a>,
+            _: serde_json::Value,
+        ) -> carnet_runtime::BoxFuture<'a, Result<serde_json::Value, carnet_runtime::ToolError>> {
+            *self.0.lock().unwrap() = Some((context.call_id().map(str::to_owned), context.cancellation().clone()));
+            Box::pin(async move {
+                tokio::time::sleep(Duration::from_hours(1)).await;
+                Ok(json!("never"))
+            })
+        }
+    }
     let manifest = Manifest::from_json(MANIFEST).unwrap();
-    let slow = ToolImpl::from_fn("basicSearch", json!({"type": "object"}), |_| async move {
-        tokio::time::sleep(Duration::from_hours(1)).await;
-        Ok(json!("never"))
-    });
+    let seen = Seen::default();
+    let slow = ToolImpl::new(
+        "basicSearch",
+        json!({"type": "object"}),
+        Slow(std::sync::Arc::clone(&seen)),
+    );
     let carnet = Carnet::builder(&manifest)
         .toolset(ToolsetImpl::new("search-tools", [slow]))
         .allow_unimplemented()
@@ -807,11 +826,24 @@ async fn a_cancelled_call_stops_and_the_connection_goes_on() {
     let call = json!({ "jsonrpc": "2.0", "id": 40, "method": "tools/call",
                        "params": { "name": "basicSearch", "arguments": {} } });
     client.send_line(&call.to_string()).await;
+    // Cancelled once it runs (a cancel that overtakes the call would stop it before).
+    let started = async {
+        while seen.lock().unwrap().is_none() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), started).await.expect("the tool runs");
     let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                          "params": { "requestId": 40, "reason": "took too long" } });
     client.send_line(&cancel.to_string()).await;
     // The session is free again: a tool list comes back although the search never ends.
     assert!(client.tool_names().await.contains(&"basicSearch".to_owned()));
+    // The tool's cancellation signal fired: work it handed elsewhere can stop.
+    let (id, signal) = seen.lock().unwrap().clone().expect("the tool ran");
+    assert_eq!(id.as_deref(), Some("40"), "an MCP call's id is the request's");
+    tokio::time::timeout(Duration::from_secs(10), signal.cancelled())
+        .await
+        .expect("the client's notifications/cancelled fires the tool's signal");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -204,10 +204,12 @@ impl Connection {
         let arguments = Value::Object(arguments);
         let name = self.canonical(&session, &request.name);
         let cancelled = || messages::cancelled(&name);
-        let mut output = if let Some(call) = session.call_detached(&name, &arguments) {
+        // The JSON-RPC request's id is the call's id (`Context::call_id`).
+        let call_id = context.id.to_string();
+        let mut output = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(&call_id)) {
             until_cancelled(context, call).await.ok_or_else(cancelled)?
         } else {
-            until_cancelled(context, session.call(&name, arguments))
+            until_cancelled(context, session.call_with_id(name.as_str(), arguments, Some(&call_id)))
                 .await
                 .ok_or_else(cancelled)?
         };
@@ -350,12 +352,14 @@ impl ServerHandler for Connection {
         let mut session = self.session_in_turn(&context).await;
         let name = self.canonical(&session, &request.name);
         let cancelled = || messages::cancelled(&name);
-        let (output, changed) = if let Some(call) = session.call_detached(&name, &arguments) {
+        // The JSON-RPC request's id is the call's id (`Context::call_id`).
+        let call_id = context.id.to_string();
+        let (output, changed) = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(&call_id)) {
             drop(session);
             (until_cancelled(&context, call).await.ok_or_else(cancelled)?, false)
         } else {
             let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
-            let output = until_cancelled(&context, session.call(&name, arguments))
+            let output = until_cancelled(&context, session.call_with_id(name.as_str(), arguments, Some(&call_id)))
                 .await
                 .ok_or_else(cancelled)?;
             let changed = session.tools().iter().map(|t| &t.name).ne(before.iter());
