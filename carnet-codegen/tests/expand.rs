@@ -212,3 +212,29 @@ fn parameters_block_errors() {
     );
     check("parameters-block-errors", &out);
 }
+
+/// `Option<T>` sends `T`'s schema (optional by absence); `Option<Option<T>>` sends
+/// `Option<T>`'s, which accepts `null`.
+#[test]
+fn optional_parameters_send_the_inner_schema() {
+    let out = expand(
+        r#""search-tools""#,
+        r"
+        pub mod search {
+            #[carnet::tool]
+            pub fn basic_search(query: String, limit: Option<u32>, cursor: Option<Option<String>>) -> String { todo!() }
+            #[carnet::tool]
+            pub fn advanced_search(input: Advanced) -> String { todo!() }
+            #[carnet::tool]
+            pub fn filter_results() {}
+        }
+        ",
+        Some(MANIFEST),
+    );
+    assert!(out.contains(r#".param::<u32>("limit", false, "")"#), "{out}");
+    assert!(
+        out.contains(r#".param::<Option<String>>("cursor", false, "")"#),
+        "{out}"
+    );
+    assert!(out.contains(r#".param::<String>("query", true, "")"#), "{out}");
+}
