@@ -832,7 +832,9 @@ async fn a_cancelled_call_stops_and_the_connection_goes_on() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     };
-    tokio::time::timeout(Duration::from_secs(10), started).await.expect("the tool runs");
+    tokio::time::timeout(Duration::from_secs(10), started)
+        .await
+        .expect("the tool runs");
     let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                          "params": { "requestId": 40, "reason": "took too long" } });
     client.send_line(&cancel.to_string()).await;
