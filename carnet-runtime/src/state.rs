@@ -15,8 +15,11 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-/// A tool parameter taking a part of the engine's application state: `db: State<Db>` (see
-/// the [module](self)). Not part of the tool's input.
+/// A tool parameter taking a part of the engine's application state: `db: State<Db>`, a
+/// `Db` taken from the state given to the builder's `state(..)` by [`FromRef`], once, when
+/// the engine is built. Not part of the tool's input. For a compiled manifest, building an
+/// engine whose state does not provide a tool's `State<T>` does not compile; for
+/// implementations given at run time, `build()` fails naming the tool and the type.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct State<T>(pub T);
 
