@@ -14,11 +14,7 @@ use crate::model::Spanned;
 /// `Toolsets` struct and `#[carnet::toolset]` agree on it without sharing a path, and a
 /// mismatch prints both names.
 pub(crate) fn toolset_type(name: &str) -> TokenStream {
-    let chars = name.chars().map(|c| {
-        let c = Literal::character(c);
-        quote!(::carnet::__private::Letter<#c>)
-    });
-    quote!(::carnet::__private::BoundToolset<(#(#chars,)*)>)
+    toolset_type_needing(name, &quote!(()))
 }
 
 /// [`toolset_type`] with the states its tools take (`(Need<A>, (Need<B>, ()))`).

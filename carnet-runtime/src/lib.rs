@@ -35,6 +35,7 @@ pub mod session;
 mod state;
 pub mod suggest;
 pub mod telemetry;
+mod tool_error;
 
 pub use cancel::{Cancellation, Cancelled};
 pub use dispatch::{

@@ -120,19 +120,20 @@ fn scan(text: &str) -> Found {
 
 /// Whether an entry (an inline table's text) says `package = "carnet"`.
 fn names_package(entry: &str) -> bool {
-    entry.split([',', '{', '}']).any(|field| {
-        field
-            .split_once('=')
-            .is_some_and(|(k, v)| unquote(k.trim()) == "package" && unquote(v.trim()) == PACKAGE)
-    })
+    has_field(entry, "package", |v| unquote(v) == PACKAGE)
 }
 
 /// Whether an entry says `workspace = true`.
 fn inherits(entry: &str) -> bool {
+    has_field(entry, "workspace", |v| v == "true")
+}
+
+/// Whether an entry has field `key` with a value `matches` accepts.
+fn has_field(entry: &str, key: &str, matches: impl Fn(&str) -> bool) -> bool {
     entry.split([',', '{', '}']).any(|field| {
         field
             .split_once('=')
-            .is_some_and(|(k, v)| unquote(k.trim()) == "workspace" && v.trim() == "true")
+            .is_some_and(|(k, v)| unquote(k.trim()) == key && matches(v.trim()))
     })
 }
 

@@ -68,14 +68,7 @@ fn is_context(ty: &Type) -> bool {
 
 /// The `T` of a `State<T>` parameter (`carnet::State<T>`, or `State<T>` imported).
 fn state_inner(ty: &Type) -> Option<&Type> {
-    let segment = last_segment(ty).filter(|s| s.ident == "State")?;
-    let PathArguments::AngleBracketed(args) = &segment.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
-        _ => None,
-    }
+    type_argument(ty, "State")
 }
 
 /// Whether `ty` (syntactically) is an `Option`.
@@ -85,7 +78,12 @@ pub(crate) fn is_option(ty: &Type) -> bool {
 
 /// The `T` of an `Option<T>`.
 pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
-    let segment = last_segment(ty).filter(|s| s.ident == "Option")?;
+    type_argument(ty, "Option")
+}
+
+/// The one type argument of `Name<T>` (by the path's last segment).
+fn type_argument<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+    let segment = last_segment(ty).filter(|s| s.ident == name)?;
     let PathArguments::AngleBracketed(args) = &segment.arguments else {
         return None;
     };

@@ -27,6 +27,7 @@ mod search {
             ::carnet::__private::Letter<'l'>,
             ::carnet::__private::Letter<'s'>,
         ),
+        (),
     > {
         ::core::unreachable!("the toolset did not compile")
     }

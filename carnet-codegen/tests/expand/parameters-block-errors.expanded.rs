@@ -38,6 +38,7 @@ pub mod misdescribed {
             ::carnet::__private::Letter<'e'>,
             ::carnet::__private::Letter<'d'>,
         ),
+        (),
     > {
         ::core::unreachable!("the toolset did not compile")
     }

@@ -9,20 +9,23 @@
 //! refuses what the schema closes out, with the message the session's schema check gives.
 //! Nested objects follow their types' serde attributes.
 
-use std::fmt::Display;
 use std::sync::Arc;
 
-use schemars::JsonSchema;
-use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::dispatch::{BoxFuture, Context, ToolError, ToolHandler, ToolImpl, ToolsetImpl};
 
 pub use schemars;
 pub use serde;
 pub use serde_json;
+
+mod errors;
+mod schema;
+
+pub use errors::{ErrorProbe, ViaDisplay, ViaError, ViaInto};
+pub use schema::{HasSchema, NoSchema, OutputSchema, Params, is_whole, single_schema, struct_schema};
 
 /// A free function tool's generated entry point.
 pub type Call = for<'a> fn(&'a Context<'a>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
@@ -129,61 +132,6 @@ pub fn method<T: Send + Sync + 'static>(
     }
 }
 
-/// The output schema of a tool whose success type is `T`, where `T` implements
-/// `JsonSchema`, by autoref specialisation: the generated code writes
-/// `(&OutputSchema::<T>::new()).output_schema()` with [`HasSchema`] and [`NoSchema`] in
-/// scope. Method lookup tries `OutputSchema<T>` (whose `HasSchema` impl needs
-/// `T: JsonSchema`) before `&OutputSchema<T>` (whose `NoSchema` impl always applies), so a
-/// type without a schema gets `None` instead of a compile error.
-pub struct OutputSchema<T: ?Sized>(std::marker::PhantomData<fn() -> Box<T>>);
-
-impl<T: ?Sized> OutputSchema<T> {
-    /// The probe.
-    #[must_use]
-    pub const fn new() -> Self {
-        OutputSchema(std::marker::PhantomData)
-    }
-}
-
-impl<T: ?Sized> Default for OutputSchema<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Chosen when the success type implements `JsonSchema`.
-pub trait HasSchema {
-    /// The schema.
-    fn output_schema(&self) -> Option<Value>;
-}
-
-impl<T: JsonSchema + ?Sized> HasSchema for OutputSchema<T> {
-    fn output_schema(&self) -> Option<Value> {
-        let mut schema = SchemaSettings::draft2020_12()
-            .with(|s| s.meta_schema = None)
-            .for_serialize()
-            .into_generator()
-            .root_schema_for::<T>()
-            .to_value();
-        if let Some(object) = schema.as_object_mut() {
-            object.remove("title");
-        }
-        Some(schema)
-    }
-}
-
-/// Chosen otherwise.
-pub trait NoSchema {
-    /// No schema.
-    fn output_schema(&self) -> Option<Value>;
-}
-
-impl<T: ?Sized> NoSchema for &OutputSchema<T> {
-    fn output_schema(&self) -> Option<Value> {
-        None
-    }
-}
-
 /// The toolset implementations, typed by the toolset's name and the states its tools take
 /// (see [`crate::BoundToolset`]).
 #[must_use]
@@ -218,187 +166,6 @@ pub fn state<T: Clone + 'static>(context: &Context<'_>) -> Result<crate::state::
 /// One character of a toolset's name, in [`crate::BoundToolset`]'s type; type errors
 /// print it: `BoundToolset<(Letter<'m'>, Letter<'a'>, ...)>`.
 pub struct Letter<const X: char>;
-
-fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12()
-        .with(|s| s.meta_schema = None)
-        .for_deserialize()
-        .into_generator()
-}
-
-/// Builds the object schema of a tool's named parameters.
-pub struct Params {
-    generator: SchemaGenerator,
-    properties: Map<String, Value>,
-    required: Vec<Value>,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            generator: generator(),
-            properties: Map::new(),
-            required: Vec::new(),
-        }
-    }
-}
-
-impl Params {
-    /// No parameters yet.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds parameter `name` whose schema is `T`'s; `required` is false for `Option`
-    /// parameters, for which the generated code passes the `T` of `Option<T>`: absence says
-    /// the parameter is optional, and strict clients refuse `"type": [T, "null"]`
-    /// (`Option<Option<T>>` passes `Option<T>`, whose schema accepts `null`). The
-    /// parameter's doc comment, unless empty, is its `description`.
-    pub fn param<T: JsonSchema>(&mut self, name: &str, required: bool, description: &str) {
-        let mut schema = self.generator.subschema_for::<T>();
-        if !description.is_empty() {
-            schema.insert("description".to_owned(), Value::String(description.to_owned()));
-        }
-        self.properties.insert(name.to_owned(), schema.to_value());
-        if required {
-            self.required.push(Value::String(name.to_owned()));
-        }
-    }
-
-    /// The object schema.
-    #[must_use]
-    pub fn finish(mut self) -> Value {
-        let mut schema = json!({
-            "type": "object",
-            "properties": self.properties,
-            "required": self.required,
-            "additionalProperties": false,
-        });
-        let definitions = self.generator.take_definitions(true);
-        if !definitions.is_empty() {
-            schema["$defs"] = Value::Object(definitions);
-        }
-        schema
-    }
-}
-
-/// The schema of a tool whose one parameter is the whole input, its top level closed
-/// (`additionalProperties: false`) like a named-parameter input's, where the type's schema
-/// is a plain object that does not say otherwise. The type's own `title` and
-/// `description` (its doc comment, written for Rust readers) are left out: the tool's
-/// description says what the input is. An optional field (one not `required`) is told by
-/// its absence, so its schema loses the `null` that `Option` adds.
-#[must_use]
-pub fn struct_schema<T: JsonSchema>() -> Value {
-    let mut schema = generator().root_schema_for::<T>().to_value();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("title");
-        object.remove("description");
-        close(object);
-        let required: Vec<String> = object
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default();
-        if let Some(Value::Object(properties)) = object.get_mut("properties") {
-            for (name, property) in properties.iter_mut() {
-                if !required.contains(name) {
-                    drop_null(property);
-                }
-            }
-        }
-    }
-    schema
-}
-
-/// Whether a single parameter of type `T` is the tool's whole input: its schema is an
-/// object with listed properties (a struct, or anything serializing as one), not a
-/// string, a number, an array, an enum of values or a map.
-#[must_use]
-pub fn is_whole<T: JsonSchema>() -> bool {
-    let schema = generator().root_schema_for::<T>().to_value();
-    schema.get("type") == Some(&Value::String("object".to_owned()))
-        && schema.get("properties").is_some_and(Value::is_object)
-}
-
-/// The input schema of a tool whose one parameter, `name`, is not an `Option`: the type's
-/// own schema when it is the whole input ([`is_whole`]), else an object with the one field.
-#[must_use]
-pub fn single_schema<T: JsonSchema>(name: &str, description: &str) -> Value {
-    if is_whole::<T>() {
-        struct_schema::<T>()
-    } else {
-        let mut params = Params::new();
-        params.param::<T>(name, true, description);
-        params.finish()
-    }
-}
-
-/// Takes the one parameter of a tool whose input is either that parameter's type whole or
-/// an object with one field `name` (see [`is_whole`]; `whole` is its answer, cached by the
-/// generated code).
-///
-/// # Errors
-///
-/// As [`from_value`] or [`Args::take`].
-pub fn single<T: DeserializeOwned>(arguments: Value, name: &str, whole: bool) -> Result<T, ToolError> {
-    if whole {
-        from_value(arguments)
-    } else {
-        args(arguments)?.take(name)
-    }
-}
-
-/// Removes the `null` alternative from a schema: `"type": ["integer", "null"]` becomes
-/// `"type": "integer"`, `anyOf: [X, {"type": "null"}]` becomes `X`.
-fn drop_null(schema: &mut Value) {
-    let Some(object) = schema.as_object_mut() else {
-        return;
-    };
-    if let Some(Value::Array(types)) = object.get_mut("type") {
-        types.retain(|t| t != "null");
-        if let [only] = types.as_slice() {
-            let only = only.clone();
-            object.insert("type".to_owned(), only);
-        }
-    }
-    if let Some(Value::Array(any_of)) = object.get("anyOf")
-        && any_of.len() == 2
-        && let Some(null) = any_of.iter().position(|s| s == &json!({"type": "null"}))
-    {
-        let Value::Object(other) = any_of[1 - null].clone() else {
-            return;
-        };
-        object.remove("anyOf");
-        for (key, value) in other {
-            object.entry(key).or_insert(value);
-        }
-    }
-}
-
-/// Keywords under which an object's fields are not all in its `properties`: a flattened
-/// map (`additionalProperties`), a flattened enum (`oneOf`), ...; such a schema stays open.
-const OPEN_KEYWORDS: &[&str] = &[
-    "additionalProperties",
-    "unevaluatedProperties",
-    "patternProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "$ref",
-    "if",
-    "not",
-];
-
-/// Adds `additionalProperties: false` to a plain object schema.
-fn close(object: &mut Map<String, Value>) {
-    if object.get("type") == Some(&Value::String("object".to_owned()))
-        && !OPEN_KEYWORDS.iter().any(|k| object.contains_key(*k))
-    {
-        object.insert("additionalProperties".to_owned(), Value::Bool(false));
-    }
-}
 
 /// The arguments of a call, taken field by field.
 #[derive(Debug)]
@@ -468,6 +235,21 @@ pub fn from_value<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolError>
     })
 }
 
+/// Takes the one parameter of a tool whose input is either that parameter's type whole or
+/// an object with one field `name` (see [`is_whole`]; `whole` is its answer, cached by the
+/// generated code).
+///
+/// # Errors
+///
+/// As [`from_value`] or [`Args::take`].
+pub fn single<T: DeserializeOwned>(arguments: Value, name: &str, whole: bool) -> Result<T, ToolError> {
+    if whole {
+        from_value(arguments)
+    } else {
+        args(arguments)?.take(name)
+    }
+}
+
 /// A tool's plain output as JSON.
 ///
 /// # Errors
@@ -477,72 +259,10 @@ pub fn output<T: Serialize>(value: T) -> Result<Value, ToolError> {
     serde_json::to_value(value).map_err(|e| ToolError::new(format!("the tool's result cannot be serialised: {e}")))
 }
 
-/// How a tool function's `Err` reaches the model, chosen by its type with autoderef
-/// specialisation: the generated code writes
-/// `(&&ErrorProbe::of(&error)).converter()(error)` with [`ViaInto`], [`ViaError`] and
-/// [`ViaDisplay`] in scope. Method lookup tries `&&ErrorProbe<E>` first (`ViaInto`, where
-/// `E: Into<ToolError>`: a `ToolError`, a `String`, or a type whose author wrote a `From`
-/// impl choosing what the model reads), then `&ErrorProbe<E>` (`ViaError`: an internal
-/// error with its chain of sources), then `ErrorProbe<E>` (`ViaDisplay`: an internal error
-/// with its alternate `Display`, which prints `anyhow::Error`'s chain).
-pub struct ErrorProbe<E>(std::marker::PhantomData<fn(E)>);
-
-// `Copy` whatever `E`: the last candidate is reached through two dereferences.
-impl<E> Clone for ErrorProbe<E> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E> Copy for ErrorProbe<E> {}
-
-impl<E> ErrorProbe<E> {
-    /// The probe for `error`'s type.
-    #[must_use]
-    pub const fn of(_error: &E) -> Self {
-        ErrorProbe(std::marker::PhantomData)
-    }
-}
-
-/// Chosen when the error converts into a [`ToolError`]: the model reads it.
-pub trait ViaInto<E> {
-    /// The conversion.
-    fn converter(self) -> fn(E) -> ToolError;
-}
-
-impl<E: Into<ToolError>> ViaInto<E> for &&ErrorProbe<E> {
-    fn converter(self) -> fn(E) -> ToolError {
-        Into::into
-    }
-}
-
-/// Chosen for other `std::error::Error`s: internal, with the chain.
-pub trait ViaError<E> {
-    /// The conversion.
-    fn converter(self) -> fn(E) -> ToolError;
-}
-
-impl<E: std::error::Error> ViaError<E> for &ErrorProbe<E> {
-    fn converter(self) -> fn(E) -> ToolError {
-        |error| ToolError::internal(&error)
-    }
-}
-
-/// Chosen for other `Display` types: internal.
-pub trait ViaDisplay<E> {
-    /// The conversion.
-    fn converter(self) -> fn(E) -> ToolError;
-}
-
-impl<E: Display> ViaDisplay<E> for ErrorProbe<E> {
-    fn converter(self) -> fn(E) -> ToolError {
-        |error| ToolError::internal_display(&error)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[derive(Debug, serde::Deserialize)]
     struct Filter {
