@@ -85,10 +85,12 @@ pub use carnet_runtime::{chat, providers, telemetry};
 pub mod manifest {
     //! The manifest: every agent, skill, toolset and tool of a carnet directory, as the
     //! generated code's `'static` data, read with [`Manifest::from_json`], or (feature `load`)
-    //! compiled from a directory at run time with `load_dir`.
+    //! compiled from a directory at run time with `load_dir`; and [`search`], the ranked
+    //! index over its tools that `searchTools` queries.
 
     pub use carnet_runtime::ManifestError;
     pub use carnet_runtime::manifest::*;
+    pub use carnet_runtime::search;
 
     /// Reads and validates a carnet directory at run time (feature `load`), with every
     /// check of the build step; bind its tools with [`ToolImpl`](crate::tools::ToolImpl)

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
+use carnet_manifest::search::SearchIndex;
 use carnet_manifest::{Manifest, Text};
 
 use crate::project::Project;
@@ -213,14 +214,18 @@ fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
     })
 }
 
-/// What generation writes: the module (`manifest.rs`) and the files of texts it embeds
-/// (`text/0.txt`, `text/1.txt`, ...: relative to the module, as `include_str!` reads them).
+/// What generation writes: the module (`manifest.rs`) and the files it embeds, relative to
+/// it: the texts (`text/0.txt`, `text/1.txt`, ..., read with `include_str!`) and the search
+/// index (`search.bin`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generated {
     /// The Rust module.
     pub code: String,
     /// The text files, in order: `text/{index}.txt`.
     pub texts: Vec<String>,
+    /// The search index over the tools (`search.bin`, embedded with `include_bytes!`):
+    /// [`carnet_manifest::search::SearchIndex`]'s bytes.
+    pub search: Vec<u8>,
 }
 
 /// The generated module.
@@ -268,7 +273,8 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     }
     let _ = writeln!(out, "    {},", names(&manifest.env_prefixes));
     let _ = writeln!(out, "    0x{:016x},", manifest.fingerprint);
-    out.push_str("));\n");
+    // The search index over the tools, built now: the engine starts with it ready.
+    out.push_str("), ::core::include_bytes!(\"search.bin\"));\n");
 
     let mut lists = Lists::default();
     table(&mut out, "AGENTS", "rt::Agent", "A", manifest.agents.len());
@@ -431,6 +437,7 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     Generated {
         code: out,
         texts: content.chunks,
+        search: SearchIndex::build(manifest).as_bytes().to_vec(),
     }
 }
 

@@ -324,10 +324,11 @@ impl Config {
 
     /// Compiles the directory for a build script: prints `cargo:rerun-if-changed` for the
     /// directory and every file read and `cargo:warning` for each warning, writes
-    /// `carnet/manifest.rs`, the texts it embeds (`carnet/text/*.txt`) and the toolsets for
-    /// the binding macros (`carnet/bindings.json`) into the output directory, only when
-    /// their bytes change (a build whose content did not change rebuilds nothing), and sets
-    /// `CARNET_MANIFEST` to the JSON's path for the macros.
+    /// `carnet/manifest.rs`, the texts and search index it embeds (`carnet/text/*.txt`,
+    /// `carnet/search.bin`) and the toolsets for the binding macros (`carnet/bindings.json`)
+    /// into the output directory, only when their bytes change (a build whose content did
+    /// not change rebuilds nothing), and sets `CARNET_MANIFEST` to the JSON's path for the
+    /// macros.
     ///
     /// # Errors
     ///
@@ -356,6 +357,7 @@ impl Config {
         let dir = out_dir.join("carnet");
         let rs_path = dir.join("manifest.rs");
         let json_path = dir.join("bindings.json");
+        let search_path = dir.join("search.bin");
         let text_dir = dir.join("text");
         let texts: Vec<(PathBuf, &[u8])> = generated
             .texts
@@ -367,9 +369,13 @@ impl Config {
             path: text_dir.clone(),
             source,
         })?;
-        for (path, bytes) in [(&rs_path, generated.code.as_bytes()), (&json_path, json.as_bytes())]
-            .into_iter()
-            .chain(texts.iter().map(|(path, bytes)| (path, *bytes)))
+        for (path, bytes) in [
+            (&rs_path, generated.code.as_bytes()),
+            (&json_path, json.as_bytes()),
+            (&search_path, &generated.search[..]),
+        ]
+        .into_iter()
+        .chain(texts.iter().map(|(path, bytes)| (path, *bytes)))
         {
             output::write_if_changed(path, bytes).map_err(|source| Error::Io {
                 path: path.clone(),

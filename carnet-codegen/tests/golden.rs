@@ -85,6 +85,10 @@ fn generated_code_and_json_match_golden_files() {
         // And the JSON must read back into the same manifest.
         let reloaded = carnet_manifest::Manifest::from_json(&manifest.to_json_pretty()).unwrap();
         assert_eq!(reloaded, manifest, "{}", case.display());
+        // The embedded search index is the one a program that reads the JSON builds.
+        let index = carnet_manifest::search::SearchIndex::build(&reloaded);
+        assert_eq!(index.as_bytes(), generated.search, "{}", case.display());
+        assert_eq!(index.fingerprint(), manifest.fingerprint);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -114,6 +118,7 @@ fn compile_copy(case: &Path, root: &Path, deep: &str) -> (Vec<u8>, Vec<u8>) {
         .compile()
         .unwrap();
     let mut rest = fs::read(out.join("carnet/bindings.json")).unwrap();
+    rest.extend(fs::read(out.join("carnet/search.bin")).unwrap());
     for i in 0.. {
         match fs::read(out.join(format!("carnet/text/{i}.txt"))) {
             Ok(text) => rest.extend(text),

@@ -6,7 +6,8 @@
 //! - its JSON form ([`Manifest::from_json`], [`Manifest::to_json`]), a superset of TS Carnet's
 //!   `carnet.manifest.json`, and the manifest's [`fingerprint`](Manifest::fingerprint);
 //! - [`names`]: meta-tool names and the provider-safe aliases of tool names;
-//! - [`media_type`]: media types of skill files; [`digest`]: their SHA-256 digests.
+//! - [`media_type`]: media types of skill files; [`digest`]: their SHA-256 digests;
+//! - [`search`]: the ranked search index over the tools, as bytes built once.
 //!
 //! Build time (`carnet-codegen`, on the host) and run time (`carnet-runtime`) both stand on
 //! this crate and neither on the other. Depend on the `carnet` facade instead: it re-exports
@@ -18,6 +19,7 @@ mod json;
 pub mod manifest;
 pub mod media_type;
 pub mod names;
+pub mod search;
 
 pub use json::ManifestError;
 pub use manifest::{

@@ -30,7 +30,6 @@ pub mod hook;
 mod index;
 mod meta_tool;
 mod prompt;
-mod search;
 pub mod session;
 mod state;
 pub mod suggest;
@@ -48,7 +47,7 @@ pub use engine::{
 pub use hook::{Before, CallInfo, Hook};
 // The data model lives in `carnet-manifest`, shared with the build-time side: its modules
 // keep their paths here.
-pub use carnet_manifest::{ManifestError, manifest, media_type, names};
+pub use carnet_manifest::{ManifestError, manifest, media_type, names, search};
 pub use manifest::{
     Agent, AgentId, App, Bytes, List, Manifest, Skill, SkillFile, SkillId, Text, Tool, ToolId, Toolset, ToolsetId,
 };

@@ -42,6 +42,8 @@ pub struct CarnetBuilder<Stage = Checked> {
     allow_unimplemented: bool,
     capture_content: Option<bool>,
     remote: RemoteOptions,
+    /// A compiled manifest's search index, built by the build step (`search.bin`).
+    search: Option<&'static [u8]>,
     stage: PhantomData<fn() -> Stage>,
 }
 
@@ -75,9 +77,10 @@ impl<Stage> fmt::Debug for CarnetBuilder<Stage> {
 }
 
 impl<Needs> CarnetBuilder<Bound<Needs>> {
-    pub(super) fn bound(manifest: Manifest, toolsets: Vec<ToolsetImpl>) -> Self {
+    pub(super) fn bound(manifest: Manifest, search: &'static [u8], toolsets: Vec<ToolsetImpl>) -> Self {
         let mut builder = CarnetBuilder::<Checked>::new(manifest);
         builder.toolsets = toolsets;
+        builder.search = Some(search);
         builder.stage()
     }
 }
@@ -135,6 +138,7 @@ impl<Stage> CarnetBuilder<Stage> {
             allow_unimplemented: self.allow_unimplemented,
             capture_content: self.capture_content,
             remote: self.remote,
+            search: self.search,
             stage: PhantomData,
         }
     }
@@ -182,6 +186,7 @@ impl CarnetBuilder<Checked> {
             allow_unimplemented: false,
             capture_content: None,
             remote: RemoteOptions::default(),
+            search: None,
             stage: PhantomData,
         }
     }
@@ -385,7 +390,7 @@ impl<Stage> CarnetBuilder<Stage> {
             .map(|s| s.toolsets.iter().filter_map(|t| toolset_ix(&manifest, t)).collect())
             .collect();
         let agents = agent_tables(&manifest);
-        let search = search_index(&manifest, &tools, &skill_toolsets);
+        let search = search_index(&manifest, &tools, self.search);
 
         let mut meta = self.meta.unwrap_or_else(|| self.preset.meta_tools().to_vec());
         meta.retain(|m| *m != MetaTool::CallTool);

@@ -22,15 +22,18 @@ use crate::manifest::Manifest;
 /// [`CompiledManifest::manifest`] and gets the run-time checks.
 pub struct CompiledManifest<T> {
     manifest: Manifest,
+    /// The search index over its tools, built with it (`carnet_manifest::search`).
+    search: &'static [u8],
     toolsets: PhantomData<fn(T)>,
 }
 
 impl<T> CompiledManifest<T> {
     #[doc(hidden)]
     #[must_use]
-    pub const fn __new(manifest: Manifest) -> Self {
+    pub const fn __new(manifest: Manifest, search: &'static [u8]) -> Self {
         CompiledManifest {
             manifest,
+            search,
             toolsets: PhantomData,
         }
     }
@@ -153,6 +156,6 @@ impl Carnet {
     where
         U: CompiledToolsets<Canonical = T>,
     {
-        CarnetBuilder::bound(manifest.manifest.clone(), toolsets.__into_impls())
+        CarnetBuilder::bound(manifest.manifest.clone(), manifest.search, toolsets.__into_impls())
     }
 }

@@ -14,7 +14,7 @@ use crate::dispatch::{ToolImpl, ToolsetImpl};
 use crate::index::{SkillIx, ToolIx, ToolsetIx};
 use crate::manifest::Manifest;
 use crate::names;
-use crate::search::{Fields, SearchIndex};
+use crate::search::{Field, SearchIndex, for_each_parameter};
 use crate::suggest::closest;
 use crate::tool::{ToolKind, ToolSpec};
 
@@ -168,43 +168,28 @@ fn open_schema() -> Value {
     json!({"type": "object", "additionalProperties": true})
 }
 
-/// The search index over every domain tool (numbered as `tools`): its name, description,
-/// title, parameters' names and descriptions (from its input schema, top-level
-/// properties), and its toolset's and skills' names and descriptions.
-pub(super) fn search_index(
-    manifest: &Manifest,
-    tools: &[DomainTool],
-    skill_toolsets: &[Vec<ToolsetIx>],
-) -> SearchIndex {
-    // Toolset → the skills that bring it.
-    let mut skills_of: Vec<Vec<usize>> = vec![Vec::new(); manifest.toolsets.len()];
-    for (skill, toolsets) in skill_toolsets.iter().enumerate() {
-        for t in toolsets {
-            skills_of[t.get()].push(skill);
+/// The search index over every domain tool (numbered as `tools`, the manifest's order): the
+/// compiled manifest's, built with it, or one built from the manifest now; then what only the
+/// program knows, the same way on both paths: the parameters of tools written in Rust (their
+/// input schemas' top-level properties) and the doc comment of those the manifest does not
+/// describe.
+pub(super) fn search_index(manifest: &Manifest, tools: &[DomainTool], compiled: Option<&'static [u8]>) -> SearchIndex {
+    let mut index = compiled
+        .and_then(|bytes| SearchIndex::from_bytes(Cow::Borrowed(bytes)))
+        .filter(|index| index.fingerprint() == manifest.fingerprint && index.tools() as usize == tools.len())
+        .unwrap_or_else(|| SearchIndex::build(manifest));
+    let declared = manifest.toolsets.iter().flat_map(|t| t.tools.iter());
+    for (number, (declared, tool)) in declared.zip(tools).enumerate() {
+        if tool.implementation.is_none() || declared.remote.is_some() {
+            continue;
         }
+        let number = u32::try_from(number).unwrap_or(u32::MAX);
+        if declared.description.is_empty() {
+            index.add(number, Field::Description, &tool.spec.description);
+        }
+        for_each_parameter(&tool.spec.input_schema, |text| {
+            index.add(number, Field::Parameter, text);
+        });
     }
-    SearchIndex::build(tools.iter().map(|tool| {
-        let spec = &tool.spec;
-        let mut parameters: Vec<&str> = spec.title.as_deref().into_iter().collect();
-        if let Some(properties) = spec.input_schema.get("properties").and_then(Value::as_object) {
-            for (name, schema) in properties {
-                parameters.push(name);
-                if let Some(description) = schema.get("description").and_then(Value::as_str) {
-                    parameters.push(description);
-                }
-            }
-        }
-        let toolset = &manifest.toolsets[tool.toolset.get()];
-        let mut context: Vec<&str> = vec![&toolset.name, &toolset.description];
-        for &skill in &skills_of[tool.toolset.get()] {
-            let skill = &manifest.skills[skill];
-            context.extend([&*skill.name, &*skill.description]);
-        }
-        Fields {
-            name: &spec.name,
-            description: &spec.description,
-            parameters,
-            context,
-        }
-    }))
+    index
 }

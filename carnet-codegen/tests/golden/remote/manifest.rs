@@ -10,7 +10,7 @@ pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__ne
     &[],
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
     0xd6fcae0671ccd35a,
-));
+), ::core::include_bytes!("search.bin"));
 
 const AGENTS: &[rt::Agent] = &[
     A0,

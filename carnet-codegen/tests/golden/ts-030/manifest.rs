@@ -14,7 +14,7 @@ pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__ne
     },
     const { &[rt::Cow::Borrowed("APP_")] },
     0xdde11c5cdf3838b5,
-));
+), ::core::include_bytes!("search.bin"));
 
 const AGENTS: &[rt::Agent] = &[
     A0,

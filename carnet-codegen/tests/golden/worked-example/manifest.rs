@@ -14,7 +14,7 @@ pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__ne
     },
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
     0x850272f8555a52d2,
-));
+), ::core::include_bytes!("search.bin"));
 
 const AGENTS: &[rt::Agent] = &[
     A0,

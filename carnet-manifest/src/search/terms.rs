@@ -1,0 +1,141 @@
+//! Search terms: words split as people read tool names, lowercased, stop words dropped,
+//! suffixes stripped; the same for tools and for queries.
+
+/// The longest word indexed, in bytes (longer ones are noise: hashes, base64).
+const MAX_WORD: usize = 40;
+
+/// Words that carry no meaning for tool search.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
+    "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
+    "please", "show", "so", "some", "that", "the", "their", "them", "then", "there", "these", "this", "to", "tool",
+    "use", "using", "want", "was", "we", "what", "when", "which", "who", "will", "with", "would", "you", "your",
+];
+
+/// `text` cut to at most `max` bytes at a character boundary.
+pub(super) fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A tool name as a query would write it whole: lowercase, letters and digits only
+/// (`file.read`, `file_read`, `fileRead` and `FileRead` are all `fileread`).
+pub(super) fn normalised_name(name: &str) -> String {
+    name.trim()
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Calls `f` with each search term of `text`: words split at non-alphanumerics, camelCase
+/// humps and letter/digit boundaries, lowercased, stop words dropped, suffixes stripped.
+pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    let flush = |word: &mut String, f: &mut dyn FnMut(&str)| {
+        if !word.is_empty() {
+            let lower = word.to_lowercase();
+            if lower.len() <= MAX_WORD && !STOP_WORDS.contains(&lower.as_str()) {
+                f(stem(&lower));
+            }
+            word.clear();
+        }
+    };
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            flush(&mut word, &mut f);
+            previous = None;
+            continue;
+        }
+        if let Some(p) = previous {
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let hump = (p.is_lowercase() && c.is_uppercase())
+                // `HTTPServer`: the last capital of a run starts the next word.
+                || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                || (p.is_alphabetic() && c.is_numeric())
+                || (p.is_numeric() && c.is_alphabetic());
+            if hump {
+                flush(&mut word, &mut f);
+            }
+        }
+        word.push(c);
+        previous = Some(c);
+    }
+    flush(&mut word, &mut f);
+}
+
+/// A light English suffix stripping, the same for queries and tools, so the forms of a word
+/// meet: `files` and `file` → `fil`, `directories` and `directory` → `director`, `listing`
+/// and `listed` → `list`, `created`, `creating` and `create` → `creat`, `boxes` → `box`.
+/// Short and non-ASCII words are kept whole.
+fn stem(word: &str) -> &str {
+    if word.len() <= 3 || !word.is_ascii() {
+        return word;
+    }
+    let long = |s: &str| s.len() >= 3;
+    let stripped = if let Some(s) = word.strip_suffix("ies").filter(|s| long(s)) {
+        s
+    } else if let Some(s) = word.strip_suffix("ing").filter(|s| long(s)) {
+        s
+    } else if let Some(s) = word.strip_suffix("ed").filter(|s| long(s)) {
+        s
+    } else if let Some(s) = word
+        .strip_suffix("es")
+        .filter(|s| s.ends_with(['s', 'x', 'z']) || s.ends_with("ch") || s.ends_with("sh"))
+    {
+        s
+    } else if let Some(s) = word.strip_suffix('s').filter(|s| long(s) && !s.ends_with('s')) {
+        s
+    } else if let Some(s) = word.strip_suffix('y').filter(|s| long(s)) {
+        s
+    } else {
+        word
+    };
+    match stripped.strip_suffix('e') {
+        Some(s) if long(s) => s,
+        _ => stripped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for_each_term(text, |t| out.push(t.to_owned()));
+        out
+    }
+
+    #[test]
+    fn names_split_as_people_read_them() {
+        assert_eq!(terms("readTextFile"), ["read", "text", "fil"]);
+        assert_eq!(terms("read_text_file"), ["read", "text", "fil"]);
+        assert_eq!(terms("file.read"), ["fil", "read"]);
+        assert_eq!(terms("HTTPServer v2"), ["http", "server", "v", "2"]);
+        assert_eq!(terms("list the directories"), ["list", "director"]);
+        assert_eq!(terms("directory"), ["director"]);
+        assert_eq!(terms("Listing files"), ["list", "fil"]);
+        assert_eq!(terms("created creating create"), ["creat", "creat", "creat"]);
+        assert_eq!(terms("boxes matches class"), ["box", "match", "class"]);
+        assert_eq!(terms("über Straße"), ["über", "straße"]);
+        assert!(terms("the of and to").is_empty());
+        assert!(terms("").is_empty());
+    }
+
+    #[test]
+    fn cuts_at_character_boundaries() {
+        assert_eq!(cut("ééé", 3), "é");
+        assert_eq!(cut("abc", 10), "abc");
+        assert_eq!(normalised_name("file.read"), "fileread");
+        assert_eq!(normalised_name(" Read_File "), "readfile");
+    }
+}

@@ -1,0 +1,178 @@
+use super::*;
+
+/// Three tools in two toolsets, one remote (its parameters come from the pin), one skill.
+fn manifest() -> Manifest {
+    let remote = serde_json::json!({
+        "inputSchema": {"type": "object", "properties": {
+            "timezone": {"type": "string", "description": "IANA time zone name"}
+        }}
+    });
+    let json = serde_json::json!({
+        "agents": {},
+        "skills": {"files": {"name": "files", "description": "Work with files on disk", "content": "Use the tools.", "toolsets": ["filesystem"]}},
+        "toolsets": {
+            "filesystem": {"name": "filesystem", "description": "Files on disk", "tools": [
+                {"name": "readTextFile", "description": "Read a file's contents as text"},
+                {"name": "listDirectory", "description": "List the entries of a directory"}
+            ]},
+            "time": {"name": "time", "description": "Clocks", "tools": [
+                {"name": "get_current_time", "description": "Get the current time in a time zone", "remote": remote}
+            ]}
+        }
+    });
+    Manifest::from_json(&json.to_string()).expect("a valid manifest")
+}
+
+fn top(index: &SearchIndex, query: &str) -> Option<u32> {
+    index.search(query, 3, |_| true).first().map(|s| s.tool)
+}
+
+#[test]
+fn ranks_by_meaning_and_exact_names_win() {
+    let index = SearchIndex::build(&manifest());
+    assert_eq!(index.tools(), 3);
+    assert_eq!(top(&index, "what time is it in Tokyo"), Some(2));
+    assert_eq!(top(&index, "show the folder listing of a directory"), Some(1));
+    assert_eq!(top(&index, "read a text file"), Some(0));
+    assert_eq!(top(&index, "get_current_time"), Some(2));
+    assert_eq!(
+        top(&index, "list_directory"),
+        Some(1),
+        "snake_case query, camelCase name"
+    );
+    assert_eq!(top(&index, "ListDirectory"), Some(1));
+    assert_eq!(
+        top(&index, "IANA zone"),
+        Some(2),
+        "a remote tool's pinned parameters are indexed"
+    );
+    assert_eq!(top(&index, "the of and"), None, "stop words only");
+    assert_eq!(top(&index, ""), None);
+    // The skill that brings a toolset is context of its tools.
+    let mut disk: Vec<u32> = index.search("disk", 3, |_| true).iter().map(|s| s.tool).collect();
+    disk.sort_unstable();
+    assert_eq!(disk, [0, 1]);
+    // Filtered tools are never returned.
+    assert!(index.search("file", 3, |t| t != 0).iter().all(|s| s.tool != 0));
+    assert!(index.search("get_current_time", 3, |t| t != 2).is_empty());
+}
+
+#[test]
+fn an_exact_name_outranks_any_number_of_matching_words() {
+    let index = SearchIndex::build(&manifest());
+    let hits = index.search("readTextFile", 3, |_| true);
+    assert_eq!(hits[0].tool, 0);
+    assert!(hits[0].score > EXACT_NAME);
+    assert!(hits.iter().skip(1).all(|h| h.score < EXACT_NAME));
+}
+
+#[test]
+fn the_bytes_are_the_same_on_every_build_and_read_back_as_they_are() {
+    let manifest = manifest();
+    let index = SearchIndex::build(&manifest);
+    assert_eq!(index.as_bytes(), SearchIndex::build(&manifest).as_bytes());
+    assert_eq!(index.fingerprint(), manifest.fingerprint);
+    let read = SearchIndex::from_bytes(index.as_bytes().to_vec().into()).expect("an index");
+    for query in ["time", "read a file", "directory listing", "get_current_time", "disk"] {
+        assert_eq!(
+            read.search(query, 3, |_| true),
+            index.search(query, 3, |_| true),
+            "{query}"
+        );
+    }
+    // Borrowed bytes (as `include_bytes!` gives them) are read in place.
+    let leaked: &'static [u8] = Box::leak(index.as_bytes().to_vec().into_boxed_slice());
+    let borrowed = SearchIndex::from_bytes(std::borrow::Cow::Borrowed(leaked)).expect("an index");
+    assert_eq!(borrowed.search("time", 3, |_| true), index.search("time", 3, |_| true));
+}
+
+#[test]
+fn what_the_program_adds_ranks_as_if_the_manifest_said_it() {
+    let mut added = SearchIndex::build(&manifest());
+    assert_eq!(top(&added, "encoding"), None);
+    added.add(0, Field::Parameter, "encoding: the text encoding, utf-8 by default");
+    assert_eq!(top(&added, "text encoding"), Some(0));
+    // Out of range: ignored.
+    added.add(99, Field::Name, "encoding");
+    assert!(added.search("encoding", 5, |_| true).iter().all(|s| s.tool == 0));
+
+    // Adding a word to a tool's description scores as a description written with it: the
+    // same as an index whose manifest had the words.
+    let mut json = manifest().to_json();
+    json = json.replace(
+        "List the entries of a directory",
+        "List the entries of a directory recursively",
+    );
+    let said = SearchIndex::build(&Manifest::from_json(&json).unwrap());
+    let mut added = SearchIndex::build(&manifest());
+    added.add(1, Field::Description, "recursively");
+    for query in ["recursively", "list directory recursively", "file"] {
+        let (a, b) = (said.search(query, 3, |_| true), added.search(query, 3, |_| true));
+        assert_eq!(a.len(), b.len(), "{query}");
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(a.tool, b.tool, "{query}");
+            assert!((a.score - b.score).abs() < 1e-4, "{query}: {} vs {}", a.score, b.score);
+        }
+    }
+}
+
+#[test]
+fn merging_sums_the_weights_of_a_tool_in_both_lists() {
+    let mut out = Vec::new();
+    merge(
+        [(1, 10), (3, 10), (7, 10)].into_iter(),
+        &[(0, 1), (3, 1), (9, 1)],
+        &mut out,
+    );
+    assert_eq!(out, [(0, 1), (1, 10), (3, 11), (7, 10), (9, 1)]);
+    out.clear();
+    merge(std::iter::empty(), &[(2, 1)], &mut out);
+    assert_eq!(out, [(2, 1)]);
+}
+
+#[test]
+fn hostile_queries_are_bounded() {
+    let index = SearchIndex::build(&manifest());
+    let huge = "file ".repeat(200_000);
+    assert_eq!(top(&index, &huge), Some(0));
+    let _ = index.search("文件 📁 \u{202e}read\u{0}", 3, |_| true);
+    let long_word = "x".repeat(100_000);
+    assert!(index.search(&long_word, 3, |_| true).is_empty());
+    let many = (0..10_000).map(|i| format!("w{i}x")).collect::<Vec<_>>().join(" ");
+    let _ = index.search(&many, 3, |_| true);
+    assert!(index.search("file", 0, |_| true).is_empty());
+}
+
+#[test]
+fn damaged_bytes_are_refused_or_find_less_never_panic() {
+    let bytes = SearchIndex::build(&manifest()).as_bytes().to_vec();
+    assert!(SearchIndex::from_bytes(Vec::new().into()).is_none());
+    assert!(SearchIndex::from_bytes(b"CSX1".to_vec().into()).is_none());
+    for cut in [1, 4, 47, bytes.len() - 1] {
+        assert!(
+            SearchIndex::from_bytes(bytes[..cut].to_vec().into()).is_none(),
+            "cut at {cut}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(SearchIndex::from_bytes(longer.into()).is_none());
+    // Every byte flipped in turn: read or refused, searched without a panic.
+    for at in 0..bytes.len() {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0xa5;
+        if let Some(index) = SearchIndex::from_bytes(damaged.into()) {
+            for query in ["time", "read_text_file", "directory"] {
+                let _ = index.search(query, 3, |_| true);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_empty_manifest_has_an_empty_index() {
+    let empty = Manifest::from_json(r#"{"agents": {}, "skills": {}, "toolsets": {}}"#).unwrap();
+    let index = SearchIndex::build(&empty);
+    assert_eq!(index.tools(), 0);
+    assert!(index.search("anything", 5, |_| true).is_empty());
+}
