@@ -1,0 +1,206 @@
+//! Per turn, the whole request body as bytes, for each provider format: what a program pays
+//! per model call (the counterpart of `bench/ts/request-bytes.mjs`).
+//!
+//! A turn: a new session of `agent`, the body of the first request (system prompt, the
+//! user's message, the tools), the model's `loadSkill` call run by the session (a different
+//! skill each turn), the body of the second request (the call and its result added). Each
+//! round builds a new engine (not timed) and goes once through the agent's skills, so every
+//! state after a load is one the engine has not seen: its prompt and tool list are built
+//! cold. Bodies are rendered and serialized to bytes as the clients send them:
+//!
+//! - `openai-chat`, `openai-responses`: `models::OpenAi::request_body`, then `to_string`;
+//! - `anthropic`: `models::Anthropic::request_body`, then `to_string`;
+//! - `gemini`: carnet renders Gemini's `tools` only (`providers::gemini::tools`); the rest
+//!   of a `generateContent` body (`systemInstruction`, `contents`) is written here the way
+//!   a client of one's own would;
+//! - `mcp`: the `tools/list` result of the session (`providers::mcp::tools`), before and
+//!   after the load.
+//!
+//! `session` is the same turn without bodies (the prompt and the tool list built, nothing
+//! rendered): what the session costs before any byte is written.
+//!
+//! The floor: `memcpy` of the same bodies into a buffer of their size, per turn.
+//!
+//! Prints one JSON object a line per provider: median nanoseconds per turn for carnet and
+//! for the copy, and the bytes of the turn's two bodies.
+//!
+//! Usage: `request-bytes <manifest.json> <agent> [rounds]`
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+
+use carnet_runtime::ToolOutput;
+use carnet_runtime::chat::{ChatRequest, Message};
+use carnet_runtime::models::{Anthropic, OpenAi, OpenAiApi};
+use carnet_runtime::providers::{gemini, mcp};
+use carnet_runtime::{Carnet, Manifest, Session, ToolCall};
+use serde_json::{Value, json};
+
+const PROVIDERS: [&str; 6] = [
+    "session",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "mcp",
+];
+
+/// The result of a future that is ready at once (the meta-tools' are), else of a runtime.
+fn ready<T>(future: impl Future<Output = T>) -> T {
+    let mut future = pin!(future);
+    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(value) => value,
+        Poll::Pending => tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime")
+            .block_on(future),
+    }
+}
+
+struct Clients {
+    chat: OpenAi,
+    responses: OpenAi,
+    anthropic: Anthropic,
+}
+
+/// A `generateContent` body around carnet's Gemini tools.
+fn gemini_body(request: &ChatRequest<'_>) -> Value {
+    let mut contents = Vec::new();
+    for message in request.messages {
+        match message {
+            Message::User(text) => contents.push(json!({"role": "user", "parts": [{"text": text}]})),
+            Message::Assistant { tool_calls, .. } => {
+                let parts: Vec<Value> = tool_calls
+                    .iter()
+                    .map(|c| json!({"functionCall": {"name": c.name, "args": c.arguments}}))
+                    .collect();
+                contents.push(json!({"role": "model", "parts": parts}));
+            }
+            Message::Tool { call, output } => contents.push(json!({"role": "user", "parts": [
+                {"functionResponse": {"name": call.name, "response": {"content": output.to_text()}}}
+            ]})),
+            _ => {}
+        }
+    }
+    let mut body = json!({
+        "systemInstruction": {"parts": [{"text": request.system}]},
+        "contents": contents,
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = gemini::tools(request.tools).expect("Gemini tools");
+    }
+    body
+}
+
+fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Message]) -> Vec<u8> {
+    if provider == "mcp" {
+        let list = mcp::tools(session.tools()).expect("a tool list");
+        return list.to_string().into_bytes();
+    }
+    let callable: Vec<String> = Vec::new();
+    let request = ChatRequest {
+        system: session.system_prompt(),
+        messages,
+        tools: session.tools(),
+        mode: session.carnet().mode(),
+        callable: &callable,
+    };
+    let value = match provider {
+        "openai-chat" => clients.chat.request_body(&request, false).expect("a body"),
+        "openai-responses" => clients.responses.request_body(&request, false).expect("a body"),
+        "anthropic" => clients.anthropic.request_body(&request, false).expect("a body"),
+        "gemini" => gemini_body(&request),
+        // The session's work alone: its prompt and tools, no body.
+        "session" => return Vec::new(),
+        other => unreachable!("{other}"),
+    };
+    value.to_string().into_bytes()
+}
+
+/// One turn; returns its two bodies.
+fn turn(provider: &str, clients: &Clients, carnet: &Carnet, agent: &str, skill: &str) -> [Vec<u8>; 2] {
+    let mut session = carnet.session(agent).expect("the agent");
+    let mut messages = vec![Message::User("Help me with the task at hand.".to_owned())];
+    let first = body(provider, clients, &session, &messages);
+    let call = ToolCall {
+        id: Some("call_1".to_owned()),
+        name: "loadSkill".to_owned(),
+        arguments: json!({"skillName": skill}),
+    };
+    let output: ToolOutput = ready(session.call("loadSkill", call.arguments.clone()));
+    assert!(!output.is_error, "{skill} loads: {}", output.to_text());
+    messages.push(Message::Assistant {
+        text: None,
+        tool_calls: vec![call.clone()],
+    });
+    messages.push(Message::Tool { call, output });
+    let second = body(provider, clients, &session, &messages);
+    [first, second]
+}
+
+fn median(mut samples: Vec<u128>) -> u128 {
+    samples.sort_unstable();
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: request-bytes <manifest.json> <agent> [rounds]";
+    let path = args.next().expect(usage);
+    let agent = args.next().expect(usage);
+    let rounds: usize = args.next().map_or(3, |r| r.parse().expect("a number of rounds"));
+    let json = std::fs::read_to_string(&path).expect("read the manifest");
+    let manifest = Manifest::from_json(&json).expect("a valid manifest");
+    let skills: Vec<String> = manifest
+        .agent(&agent)
+        .expect("the agent")
+        .skills
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let clients = Clients {
+        chat: OpenAi::new(None, "http://localhost:1/v1", "gpt-4.1").expect("a client"),
+        responses: OpenAi::new(None, "http://localhost:1/v1", "gpt-4.1")
+            .expect("a client")
+            .api(OpenAiApi::Responses),
+        anthropic: Anthropic::new(None, "http://localhost:1", "claude-sonnet-4-5").expect("a client"),
+    };
+    for provider in PROVIDERS {
+        let (mut times, mut copies, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let carnet = Carnet::builder(&manifest)
+                .allow_unimplemented()
+                .build()
+                .expect("the engine builds");
+            let mut bodies = Vec::with_capacity(skills.len());
+            for skill in &skills {
+                let start = Instant::now();
+                let turn = black_box(turn(provider, &clients, &carnet, &agent, skill));
+                times.push(start.elapsed().as_nanos());
+                bodies.push(turn);
+            }
+            // The floor: the same bytes copied, into buffers already there.
+            let mut into: Vec<[Vec<u8>; 2]> = bodies
+                .iter()
+                .map(|[a, b]| [vec![0; a.len()], vec![0; b.len()]])
+                .collect();
+            for ([a, b], [x, y]) in bodies.iter().zip(&mut into) {
+                let start = Instant::now();
+                x.copy_from_slice(black_box(a));
+                y.copy_from_slice(black_box(b));
+                black_box((&x, &y));
+                copies.push(start.elapsed().as_nanos());
+            }
+            bytes.extend(bodies.iter().map(|[a, b]| (a.len() + b.len()) as u128));
+        }
+        println!(
+            "{{\"provider\": \"{provider}\", \"turn_ns\": {}, \"memcpy_ns\": {}, \"bytes\": {}}}",
+            median(times),
+            median(copies),
+            median(bytes)
+        );
+    }
+}
