@@ -50,6 +50,8 @@ pub(crate) fn relative_path(from: &Path, to: &Path) -> Option<String> {
 pub(crate) struct Options<'a> {
     /// The crate directory (`CARGO_MANIFEST_DIR`) that embedded paths are relative to.
     pub(crate) crate_dir: &'a Path,
+    /// The search index the previous build wrote, reused when the tools' text is unchanged.
+    pub(crate) previous_search: Option<&'a [u8]>,
 }
 
 /// A Rust string literal of `s`: only `"`, `\` and control characters are escaped (a bare
@@ -437,7 +439,9 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
     Generated {
         code: out,
         texts: content.chunks,
-        search: SearchIndex::build(manifest).as_bytes().to_vec(),
+        search: SearchIndex::build_reusing(manifest, options.previous_search)
+            .as_bytes()
+            .to_vec(),
     }
 }
 

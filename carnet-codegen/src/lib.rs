@@ -302,7 +302,7 @@ impl Config {
         if report.has_errors() {
             return Err(Error::Content(Box::new(report)));
         }
-        Ok(self.generate_from(&report))
+        Ok(self.generate_from(&report, None))
     }
 
     fn crate_dir_or_default(&self) -> PathBuf {
@@ -313,13 +313,20 @@ impl Config {
             .unwrap_or_default()
     }
 
-    fn generate_from(&self, report: &Report) -> Generated {
+    fn generate_from(&self, report: &Report, previous_search: Option<&[u8]>) -> Generated {
         let manifest = report
             .manifest
             .as_ref()
             .expect("generate_from is called without errors");
         let crate_dir = self.crate_dir_or_default();
-        generate::generate(&report.project, manifest, &generate::Options { crate_dir: &crate_dir })
+        generate::generate(
+            &report.project,
+            manifest,
+            &generate::Options {
+                crate_dir: &crate_dir,
+                previous_search,
+            },
+        )
     }
 
     /// Compiles the directory for a build script: prints `cargo:rerun-if-changed` for the
@@ -348,16 +355,18 @@ impl Config {
         if report.has_errors() {
             return Err(Error::Content(Box::new(report)));
         }
-        let generated = self.generate_from(&report);
+        let dir = out_dir.join("carnet");
+        let search_path = dir.join("search.bin");
+        // The index of the last build, if any: reused when no tool's text changed.
+        let previous_search = std::fs::read(&search_path).ok();
+        let generated = self.generate_from(&report, previous_search.as_deref());
         let json = report
             .manifest
             .as_ref()
             .map(|m| bindings_json(m, &report.project, &self.crate_dir_or_default()))
             .unwrap_or_default();
-        let dir = out_dir.join("carnet");
         let rs_path = dir.join("manifest.rs");
         let json_path = dir.join("bindings.json");
-        let search_path = dir.join("search.bin");
         let text_dir = dir.join("text");
         let texts: Vec<(PathBuf, &[u8])> = generated
             .texts

@@ -1,5 +1,5 @@
 //! Where `carnet_codegen::compile` spends its time on a catalog: checking (discover, parse,
-//! validate, lower) against generating the Rust module.
+//! validate, lower) against generating the Rust module and the search index.
 //!
 //! Usage: `codegen-time <dir> [out.rs]` (the generated module is written to `out.rs`, and
 //! its texts to `text/*.txt` beside it, when given)
@@ -23,6 +23,16 @@ fn main() {
         elapsed.as_secs_f64() * 1e3,
         generated.code.len(),
         generated.texts.iter().map(String::len).sum::<usize>()
+    );
+    // Part of generating: the search index over the tools (`search.bin`).
+    let manifest = report.manifest().expect("a manifest");
+    let start = Instant::now();
+    let index = carnet_runtime::search::SearchIndex::build(manifest);
+    println!(
+        "of which the search index {:.0} ms ({} tools, {} bytes)",
+        start.elapsed().as_secs_f64() * 1e3,
+        index.tools(),
+        index.as_bytes().len()
     );
     let out_dir = std::env::temp_dir().join(format!("codegen-time-{}", std::process::id()));
     config.out_dir(&out_dir);

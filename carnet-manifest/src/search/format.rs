@@ -5,8 +5,8 @@
 //! Little-endian `u32`s after a fixed header, then two blobs of text:
 //!
 //! ```text
-//! header  magic "CSX1", tools, fingerprint (u64), terms, postings, term bytes, name bytes,
-//!         total length (u64)
+//! header  magic "CSX1", tools, terms, fingerprint (u64), postings, term bytes, name bytes,
+//!         total length (u64), inputs (u64: the hash of what the index was built from)
 //! lengths        tools × u32         each tool's weighted length
 //! term ends      terms × u32         end of each term in the term bytes (sorted terms)
 //! posting ends   terms × u32         end of each term's postings
@@ -26,6 +26,7 @@ const HEADER: usize = 48;
 /// What [`write`] takes: the index's parts, terms sorted.
 pub(super) struct Parts<'a> {
     pub(super) fingerprint: u64,
+    pub(super) inputs: u64,
     pub(super) lengths: &'a [u32],
     /// Sorted terms, each with its postings (tools ascending).
     pub(super) terms: &'a [(&'a str, &'a [(u32, u32)])],
@@ -54,7 +55,7 @@ pub(super) fn write(parts: &Parts<'_>) -> Vec<u8> {
         out.extend_from_slice(&count(n).to_le_bytes());
     }
     out.extend_from_slice(&total.to_le_bytes());
-    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&parts.inputs.to_le_bytes());
     debug_assert_eq!(out.len(), HEADER);
     let mut put = |n: u32| out.extend_from_slice(&n.to_le_bytes());
     for &length in parts.lengths {
@@ -98,6 +99,31 @@ pub(super) fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// A term's postings, read from the bytes.
+pub(super) struct Postings<'a>(std::slice::ChunksExact<'a, u8>);
+
+impl Iterator for Postings<'_> {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        let posting = self.0.next()?;
+        Some((u32_at(posting, 0)?, u32_at(posting, 4)?))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Postings<'_> {}
+
+/// `bytes` (an index) with the manifest fingerprint `fingerprint` in its header.
+pub(super) fn set_fingerprint(bytes: &mut [u8], fingerprint: u64) {
+    if let Some(field) = bytes.get_mut(12..20) {
+        field.copy_from_slice(&fingerprint.to_le_bytes());
+    }
+}
+
 /// An index's bytes, read in place: the sections' positions, checked once against the length.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct View<'a> {
@@ -105,6 +131,7 @@ pub(super) struct View<'a> {
     pub(super) tools: u32,
     pub(super) fingerprint: u64,
     pub(super) total_length: u64,
+    pub(super) inputs: u64,
     terms: u32,
     lengths: usize,
     term_ends: usize,
@@ -140,6 +167,7 @@ impl<'a> View<'a> {
         let term_bytes_len = u32_at(bytes, 24)? as usize;
         let name_bytes_len = u32_at(bytes, 28)? as usize;
         let total_length = u64_at(bytes, 32)?;
+        let inputs = u64_at(bytes, 40)?;
         let (t, n) = (tools as usize, terms as usize);
         let lengths = HEADER;
         let term_ends = lengths.checked_add(t.checked_mul(4)?)?;
@@ -157,6 +185,7 @@ impl<'a> View<'a> {
             tools,
             fingerprint,
             total_length,
+            inputs,
             terms,
             lengths,
             term_ends,
@@ -194,12 +223,13 @@ impl<'a> View<'a> {
     }
 
     /// The postings of `term`: (tool, weighted frequency), tools ascending.
-    pub(super) fn postings(&self, term: &str) -> impl Iterator<Item = (u32, u32)> + 'a {
-        let found = self.find_term(term.as_bytes());
-        let (start, end) = found.and_then(|i| self.range(self.posting_ends, i)).unwrap_or((0, 0));
-        let bytes = self.bytes;
-        let at = self.postings;
-        (start..end).map_while(move |p| Some((u32_at(bytes, at + 8 * p)?, u32_at(bytes, at + 8 * p + 4)?)))
+    pub(super) fn postings(&self, term: &str) -> Postings<'a> {
+        let bytes = self
+            .find_term(term.as_bytes())
+            .and_then(|i| self.range(self.posting_ends, i))
+            .and_then(|(start, end)| self.bytes.get(self.postings + 8 * start..self.postings + 8 * end))
+            .unwrap_or_default();
+        Postings(bytes.chunks_exact(8))
     }
 
     fn find_term(&self, term: &[u8]) -> Option<u32> {

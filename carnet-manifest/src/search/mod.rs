@@ -20,8 +20,10 @@
 //! Tools are numbered as the manifest lists them: toolsets in order, each one's tools in
 //! declaration order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
+use crate::hash::StableHasher;
 use crate::manifest::{Bytes, Manifest};
 
 mod format;
@@ -112,6 +114,9 @@ pub struct SearchIndex {
     fingerprint: u64,
     total_length: u64,
     added: Added,
+    /// Each tool's BM25 length normalisation, computed at the first query (and again after
+    /// an [`SearchIndex::add`]): a few microseconds at 10,000 tools, paid once, not at start.
+    norms: OnceLock<Vec<f32>>,
 }
 
 /// What [`SearchIndex::add`] added: postings and lengths on top of the bytes.
@@ -128,57 +133,75 @@ impl SearchIndex {
     /// names and descriptions.
     #[must_use]
     pub fn build(manifest: &Manifest) -> Self {
-        // Toolset → the skills that bring it.
-        let mut skills_of: Vec<Vec<usize>> = vec![Vec::new(); manifest.toolsets.len()];
-        for (skill, s) in manifest.skills.iter().enumerate() {
-            for name in s.toolsets.iter() {
+        let mut terms = Terms::default();
+        // Each toolset's context, its words counted once: its name and description, and the
+        // names and descriptions of the skills that bring it.
+        let mut context: Vec<Vec<(u32, u32)>> = manifest
+            .toolsets
+            .iter()
+            .map(|toolset| {
+                let mut words = Vec::new();
+                terms.count(&mut words, &toolset.name, Field::Context);
+                terms.count(&mut words, &toolset.description, Field::Context);
+                words
+            })
+            .collect();
+        for skill in manifest.skills.iter() {
+            for name in skill.toolsets.iter() {
                 if let Ok(t) = manifest.toolsets.binary_search_by(|t| (*t.name).cmp(name)) {
-                    skills_of[t].push(skill);
+                    terms.count(&mut context[t], &skill.name, Field::Context);
+                    terms.count(&mut context[t], &skill.description, Field::Context);
                 }
             }
         }
-        let mut postings: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+
+        for words in &mut context {
+            sum_by_term(words);
+        }
+
+        // Term id → its postings.
+        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut lengths = Vec::new();
         let mut names = Vec::new();
-        let mut frequencies: HashMap<String, u32> = HashMap::new();
+        let mut words: Vec<(u32, u32)> = Vec::new();
         let tools = manifest
             .toolsets
             .iter()
             .enumerate()
-            .flat_map(|(t, toolset)| toolset.tools.iter().map(move |tool| (t, toolset, tool)));
-        for (number, (t, toolset, tool)) in tools.enumerate() {
-            let mut length = 0;
-            let mut add = |text: &str, field: Field| {
-                for_each_term(text, |term| {
-                    *frequencies.entry(term.to_owned()).or_default() += field.weight();
-                    length += field.weight();
-                });
-            };
-            add(&tool.name, Field::Name);
-            add(&tool.description, Field::Description);
+            .flat_map(|(t, toolset)| toolset.tools.iter().map(move |tool| (t, tool)));
+        for (number, (t, tool)) in tools.enumerate() {
+            words.clear();
+            terms.count(&mut words, &tool.name, Field::Name);
+            terms.count(&mut words, &tool.description, Field::Description);
             if let Some(title) = &tool.title {
-                add(title, Field::Parameter);
+                terms.count(&mut words, title, Field::Parameter);
             }
             if let Some(schema) = tool.remote.as_deref().and_then(input_schema) {
-                for_each_parameter(&schema, |text| add(text, Field::Parameter));
+                for_each_parameter(&schema, |text| terms.count(&mut words, text, Field::Parameter));
             }
-            add(&toolset.name, Field::Context);
-            add(&toolset.description, Field::Context);
-            for &skill in &skills_of[t] {
-                let skill = &manifest.skills[skill];
-                add(&skill.name, Field::Context);
-                add(&skill.description, Field::Context);
-            }
+            words.extend_from_slice(&context[t]);
+            sum_by_term(&mut words);
             let number = u32::try_from(number).unwrap_or(u32::MAX);
-            for (term, weight) in frequencies.drain() {
-                postings.entry(term).or_default().push((number, weight));
+            postings.resize_with(terms.names.len(), Vec::new);
+            for &(term, weight) in &words {
+                postings[term as usize].push((number, weight));
             }
-            lengths.push(length);
+            lengths.push(words.iter().map(|&(_, weight)| weight).sum());
             names.push(normalised_name(&tool.name));
         }
-        let terms: Vec<(&str, &[(u32, u32)])> = postings.iter().map(|(t, p)| (t.as_str(), p.as_slice())).collect();
+        postings.resize_with(terms.names.len(), Vec::new);
+        let mut sorted: Vec<(&str, &[(u32, u32)])> = terms
+            .names
+            .iter()
+            .zip(&postings)
+            .filter(|(_, postings)| !postings.is_empty())
+            .map(|(term, postings)| (&**term, postings.as_slice()))
+            .collect();
+        sorted.sort_unstable_by_key(|&(term, _)| term);
+        let terms = sorted;
         let bytes = format::write(&format::Parts {
             fingerprint: manifest.fingerprint,
+            inputs: inputs(manifest),
             lengths: &lengths,
             terms: &terms,
             names: &names,
@@ -189,7 +212,25 @@ impl SearchIndex {
             fingerprint: manifest.fingerprint,
             total_length: lengths.iter().map(|&l| u64::from(l)).sum(),
             added: Added::default(),
+            norms: OnceLock::new(),
         }
+    }
+
+    /// The index of `manifest`, taken from `previous` (the bytes of an index built before)
+    /// when it was built from the same text, else built: what a build script does, so that
+    /// an edit that changes no tool's text (a skill's body, a file) does not build it again.
+    /// Either way the bytes are those [`SearchIndex::build`] gives.
+    #[must_use]
+    pub fn build_reusing(manifest: &Manifest, previous: Option<&[u8]>) -> Self {
+        let unchanged = previous.filter(|bytes| View::new(bytes).is_some_and(|view| view.inputs == inputs(manifest)));
+        if let Some(previous) = unchanged {
+            let mut bytes = previous.to_vec();
+            format::set_fingerprint(&mut bytes, manifest.fingerprint);
+            if let Some(index) = SearchIndex::from_bytes(bytes.into()) {
+                return index;
+            }
+        }
+        SearchIndex::build(manifest)
     }
 
     /// The index whose bytes are `bytes` (what [`SearchIndex::as_bytes`] gave); `None` when
@@ -204,6 +245,7 @@ impl SearchIndex {
             fingerprint,
             total_length,
             added: Added::default(),
+            norms: OnceLock::new(),
         })
     }
 
@@ -231,6 +273,7 @@ impl SearchIndex {
         if tool >= self.tools {
             return;
         }
+        self.norms = OnceLock::new();
         let added = &mut self.added;
         for_each_term(text, |term| {
             let postings = added.postings.entry(term.into()).or_default();
@@ -241,6 +284,20 @@ impl SearchIndex {
             *added.lengths.entry(tool).or_default() += field.weight();
             self.total_length += u64::from(field.weight());
         });
+    }
+
+    /// `K1 · (1 − B + B · length / average length)` of each tool, lengths in words.
+    fn norms(&self, view: &View<'_>) -> Vec<f32> {
+        #[allow(clippy::cast_precision_loss)] // lengths are far below 2^24 words
+        let average = (self.total_length as f32 / 10.0 / self.tools.max(1) as f32).max(f32::EPSILON);
+        (0..self.tools)
+            .map(|tool| {
+                let extra = self.added.lengths.get(&tool).copied().unwrap_or(0);
+                #[allow(clippy::cast_precision_loss)]
+                let length = view.length(tool).saturating_add(extra) as f32 / 10.0;
+                K1 * (1.0 - B + B * length / average)
+            })
+            .collect()
     }
 
     /// The tools matching `query` for which `allowed` holds, best first, at most `limit`;
@@ -257,40 +314,50 @@ impl SearchIndex {
                 terms.push(term.to_owned());
             }
         });
-        #[allow(clippy::cast_precision_loss)] // tool counts and lengths are far below 2^24
-        let (total, average) = (
-            self.tools as f32,
-            self.total_length as f32 / 10.0 / self.tools.max(1) as f32,
-        );
+        let norms = self.norms.get_or_init(|| self.norms(&view));
+        #[allow(clippy::cast_precision_loss)] // tool counts are far below 2^24
+        let total = self.tools as f32;
         let mut scores = vec![0.0_f32; self.tools as usize];
         let mut touched: Vec<u32> = Vec::new();
         let mut merged: Vec<(u32, u32)> = Vec::new();
-        for term in &terms {
-            let added = self.added.postings.get(term.as_str()).map_or(&[][..], Vec::as_slice);
-            merged.clear();
-            merge(view.postings(term), added, &mut merged);
-            if merged.is_empty() {
-                continue;
+        let mut score = |tool: u32, weight: u32, idf: f32| {
+            let Some(&norm) = norms.get(tool as usize) else {
+                return;
+            };
+            if !allowed(tool) {
+                return;
             }
             #[allow(clippy::cast_precision_loss)]
-            let found = merged.len() as f32;
-            let idf = (1.0 + (total - found + 0.5) / (found + 0.5)).ln();
-            for &(tool, weight) in &merged {
-                if tool >= self.tools || !allowed(tool) {
-                    continue;
+            let frequency = weight as f32 / 10.0;
+            let score = &mut scores[tool as usize];
+            if *score == 0.0 {
+                touched.push(tool);
+            }
+            *score += idf * frequency * (K1 + 1.0) / (frequency + norm);
+        };
+        let idf = |found: usize| {
+            #[allow(clippy::cast_precision_loss)]
+            let found = found as f32;
+            (1.0 + (total - found + 0.5) / (found + 0.5)).ln()
+        };
+        for term in &terms {
+            let postings = view.postings(term);
+            match self.added.postings.get(term.as_str()) {
+                // Most terms: the bytes alone, read in place.
+                None => {
+                    let idf = idf(postings.len());
+                    for (tool, weight) in postings {
+                        score(tool, weight, idf);
+                    }
                 }
-                let extra = self.added.lengths.get(&tool).copied().unwrap_or(0);
-                #[allow(clippy::cast_precision_loss)]
-                let (frequency, length) = (
-                    weight as f32 / 10.0,
-                    (view.length(tool).saturating_add(extra)) as f32 / 10.0,
-                );
-                let norm = K1 * (1.0 - B + B * length / average.max(f32::EPSILON));
-                let score = &mut scores[tool as usize];
-                if *score == 0.0 {
-                    touched.push(tool);
+                Some(added) => {
+                    merged.clear();
+                    merge(postings, added, &mut merged);
+                    let idf = idf(merged.len());
+                    for &(tool, weight) in &merged {
+                        score(tool, weight, idf);
+                    }
                 }
-                *score += idf * frequency * (K1 + 1.0) / (frequency + norm);
             }
         }
         let exact = normalised_name(query);
@@ -312,9 +379,95 @@ impl SearchIndex {
                 score: scores[tool as usize],
             })
             .collect();
-        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.tool.cmp(&b.tool)));
-        ranked.truncate(limit);
+        let order = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.tool.cmp(&b.tool));
+        // The best `limit` first, then only those sorted: a common word matches most tools.
+        if limit == 0 {
+            return Vec::new();
+        }
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, order);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(order);
         ranked
+    }
+}
+
+/// What changes the index when it changes: how text becomes terms ([`INDEX_VERSION`], and the
+/// terms of a probe text, so that a change of the tokenizer is seen even if the version is
+/// not bumped) and every text the index reads, each with its length.
+fn inputs(manifest: &Manifest) -> u64 {
+    let mut hasher = StableHasher::new();
+    let mut text = |text: &str| {
+        hasher.bytes(&(text.len() as u64).to_le_bytes());
+        hasher.bytes(text.as_bytes());
+    };
+    text(INDEX_VERSION);
+    for_each_term(
+        "readTextFile HTTPServer v2 s3_bucket listing directories created boxes the of über 26.2",
+        &mut text,
+    );
+    text("");
+    for toolset in manifest.toolsets.iter() {
+        text(&toolset.name);
+        text(&toolset.description);
+        for tool in toolset.tools.iter() {
+            text(&tool.name);
+            text(&tool.description);
+            text(tool.title.as_deref().unwrap_or_default());
+            text(tool.remote.as_deref().unwrap_or_default());
+        }
+        text("");
+    }
+    for skill in manifest.skills.iter() {
+        text(&skill.name);
+        text(&skill.description);
+        for toolset in skill.toolsets.iter() {
+            text(toolset);
+        }
+        text("");
+    }
+    hasher.finish()
+}
+
+/// The layout and scoring inputs of the index: changed whenever the bytes an index of the same
+/// text would have change.
+const INDEX_VERSION: &str = "carnet search index 1";
+
+/// `words` sorted by term, each term once with its weights summed.
+fn sum_by_term(words: &mut Vec<(u32, u32)>) {
+    words.sort_unstable_by_key(|&(term, _)| term);
+    words.dedup_by(|later, first| {
+        let same = later.0 == first.0;
+        if same {
+            first.1 += later.1;
+        }
+        same
+    });
+}
+
+/// The terms met while building, each numbered once.
+#[derive(Default)]
+struct Terms {
+    ids: HashMap<Box<str>, u32>,
+    names: Vec<Box<str>>,
+}
+
+impl Terms {
+    /// Appends each term of `text` to `words`, by id, weighing `field`'s weight.
+    fn count(&mut self, words: &mut Vec<(u32, u32)>, text: &str, field: Field) {
+        for_each_term(text, |term| {
+            let id = match self.ids.get(term) {
+                Some(&id) => id,
+                None => {
+                    let id = format::count(self.names.len());
+                    self.ids.insert(term.into(), id);
+                    self.names.push(term.into());
+                    id
+                }
+            };
+            words.push((id, field.weight()));
+        });
     }
 }
 

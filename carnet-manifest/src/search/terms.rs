@@ -37,39 +37,47 @@ pub(super) fn normalised_name(name: &str) -> String {
 /// Calls `f` with each search term of `text`: words split at non-alphanumerics, camelCase
 /// humps and letter/digit boundaries, lowercased, stop words dropped, suffixes stripped.
 pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    let mut word = String::new();
-    let mut previous: Option<char> = None;
-    let flush = |word: &mut String, f: &mut dyn FnMut(&str)| {
-        if !word.is_empty() {
-            let lower = word.to_lowercase();
-            if lower.len() <= MAX_WORD && !STOP_WORDS.contains(&lower.as_str()) {
-                f(stem(&lower));
-            }
-            word.clear();
+    let mut lower = String::new();
+    let mut emit = |word: &str| {
+        if word.is_empty() || word.len() > MAX_WORD {
+            return;
+        }
+        lower.clear();
+        if word.is_ascii() {
+            lower.push_str(word);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.extend(word.chars().flat_map(char::to_lowercase));
+        }
+        if STOP_WORDS.binary_search(&lower.as_str()).is_err() {
+            f(stem(&lower));
         }
     };
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    let mut start = 0;
+    let mut previous: Option<char> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if !c.is_alphanumeric() {
-            flush(&mut word, &mut f);
+            emit(&text[start..i]);
+            start = i + c.len_utf8();
             previous = None;
             continue;
         }
         if let Some(p) = previous {
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let next_lower = chars.peek().is_some_and(|&(_, n)| n.is_lowercase());
             let hump = (p.is_lowercase() && c.is_uppercase())
                 // `HTTPServer`: the last capital of a run starts the next word.
                 || (p.is_uppercase() && c.is_uppercase() && next_lower)
                 || (p.is_alphabetic() && c.is_numeric())
                 || (p.is_numeric() && c.is_alphabetic());
             if hump {
-                flush(&mut word, &mut f);
+                emit(&text[start..i]);
+                start = i;
             }
         }
-        word.push(c);
         previous = Some(c);
     }
-    flush(&mut word, &mut f);
+    emit(&text[start..]);
 }
 
 /// A light English suffix stripping, the same for queries and tools, so the forms of a word
@@ -129,6 +137,11 @@ mod tests {
         assert_eq!(terms("über Straße"), ["über", "straße"]);
         assert!(terms("the of and to").is_empty());
         assert!(terms("").is_empty());
+    }
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -176,3 +176,32 @@ fn an_empty_manifest_has_an_empty_index() {
     assert_eq!(index.tools(), 0);
     assert!(index.search("anything", 5, |_| true).is_empty());
 }
+
+#[test]
+fn a_build_reuses_the_previous_index_only_when_no_tool_text_changed() {
+    let before = manifest();
+    let previous = SearchIndex::build(&before);
+    // A skill's body is not indexed: the previous bytes are reused, with the new fingerprint,
+    // and they are exactly what a fresh build gives.
+    let json = before.to_json().replace("Use the tools.", "Use the tools well.");
+    let body_edit = Manifest::from_json(&json).unwrap();
+    assert_ne!(body_edit.fingerprint, before.fingerprint);
+    let reused = SearchIndex::build_reusing(&body_edit, Some(previous.as_bytes()));
+    assert_eq!(reused.fingerprint(), body_edit.fingerprint);
+    assert_eq!(reused.as_bytes(), SearchIndex::build(&body_edit).as_bytes());
+    // A description is: built again.
+    let json = before
+        .to_json()
+        .replace("Read a file's contents as text", "Read a file's bytes");
+    let description_edit = Manifest::from_json(&json).unwrap();
+    let rebuilt = SearchIndex::build_reusing(&description_edit, Some(previous.as_bytes()));
+    assert_eq!(rebuilt.as_bytes(), SearchIndex::build(&description_edit).as_bytes());
+    assert_ne!(rebuilt.as_bytes(), previous.as_bytes());
+    // Bytes that are no index, or none: built.
+    let garbage = SearchIndex::build_reusing(&before, Some(b"not an index"));
+    assert_eq!(garbage.as_bytes(), previous.as_bytes());
+    assert_eq!(
+        SearchIndex::build_reusing(&before, None).as_bytes(),
+        previous.as_bytes()
+    );
+}
