@@ -6,15 +6,19 @@
 //! skill each turn), the body of the second request (the call and its result added). Each
 //! round builds a new engine (not timed) and goes once through the agent's skills, so every
 //! state after a load is one the engine has not seen: its prompt and tool list are built
-//! cold. Bodies are rendered and serialized to bytes as the clients send them:
+//! cold. Bodies are written as the clients send them:
 //!
-//! - `openai-chat`, `openai-responses`: `models::OpenAi::request_body`, then `to_string`;
-//! - `anthropic`: `models::Anthropic::request_body`, then `to_string`;
+//! - `openai-chat`, `openai-responses`: `models::OpenAi::write_request_body`;
+//! - `anthropic`: `models::Anthropic::write_request_body`;
 //! - `gemini`: carnet renders Gemini's `tools` only (`providers::gemini::tools`); the rest
 //!   of a `generateContent` body (`systemInstruction`, `contents`) is written here the way
-//!   a client of one's own would;
-//! - `mcp`: the `tools/list` result of the session (`providers::mcp::tools`), before and
-//!   after the load.
+//!   a client of one's own would, as a `Value`, then `to_string`;
+//! - `mcp`: the `tools/list` result of the session (`providers::mcp::write_tools`), before
+//!   and after the load.
+//!
+//! `…/value` is the same turn with the body built as a `serde_json::Value` and serialized
+//! (`request_body`, `mcp::tools`, then `to_string`): what the clients sent before the
+//! writers, the same bytes.
 //!
 //! `session` is the same turn without bodies (the prompt and the tool list built, nothing
 //! rendered): what the session costs before any byte is written.
@@ -96,9 +100,19 @@ fn gemini_body(request: &ChatRequest<'_>) -> Value {
 }
 
 fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Message]) -> Vec<u8> {
-    if provider == "mcp" {
-        let list = mcp::tools(session.tools()).expect("a tool list");
-        return list.to_string().into_bytes();
+    let mut out = Vec::new();
+    match provider {
+        "mcp" => mcp::write_tools(session.tools(), &mut out).expect("a tool list"),
+        "mcp/value" => {
+            out = mcp::tools(session.tools())
+                .expect("a tool list")
+                .to_string()
+                .into_bytes()
+        }
+        _ => {}
+    }
+    if provider.starts_with("mcp") {
+        return out;
     }
     let callable: Vec<String> = Vec::new();
     let request = ChatRequest {
@@ -109,15 +123,30 @@ fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Messag
         callable: &callable,
     };
     let value = match provider {
-        "openai-chat" => clients.chat.request_body(&request, false).expect("a body"),
-        "openai-responses" => clients.responses.request_body(&request, false).expect("a body"),
-        "anthropic" => clients.anthropic.request_body(&request, false).expect("a body"),
-        "gemini" => gemini_body(&request),
+        "openai-chat" => clients
+            .chat
+            .write_request_body(&request, false, &mut out)
+            .map(|()| None),
+        "openai-responses" => clients
+            .responses
+            .write_request_body(&request, false, &mut out)
+            .map(|()| None),
+        "anthropic" => clients
+            .anthropic
+            .write_request_body(&request, false, &mut out)
+            .map(|()| None),
+        "openai-chat/value" => clients.chat.request_body(&request, false).map(Some),
+        "openai-responses/value" => clients.responses.request_body(&request, false).map(Some),
+        "anthropic/value" => clients.anthropic.request_body(&request, false).map(Some),
+        "gemini" => Ok(Some(gemini_body(&request))),
         // The session's work alone: its prompt and tools, no body.
-        "session" => return Vec::new(),
+        "session" => Ok(None),
         other => unreachable!("{other}"),
     };
-    value.to_string().into_bytes()
+    if let Some(value) = value.expect("a body") {
+        out = value.to_string().into_bytes();
+    }
+    out
 }
 
 /// One turn; returns its two bodies.

@@ -9,6 +9,8 @@ use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use super::http::{StreamError, Transport, read_stream, secret_header};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
+use crate::providers::conversation;
+use crate::providers::writer::Spliced;
 use crate::providers::{Aliases, ProviderSearch, ResponseStream, StreamFormat, anthropic};
 
 const PROVIDER: &str = "anthropic";
@@ -140,9 +142,32 @@ impl Anthropic {
     ///
     /// When the tools cannot be sent (see [`crate::providers::ProviderError`]).
     pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
-        let mut body = anthropic::request(request, &self.options)
+        Ok(self.body(request, stream, false)?.body)
+    }
+
+    /// Writes the exact body sent for `request` into `out`: the bytes of
+    /// [`Anthropic::request_body`] serialized, written without building that `Value` (see
+    /// [`crate::providers`], *Bytes*). This is what the client sends.
+    ///
+    /// # Errors
+    ///
+    /// When the tools cannot be sent, or `out` fails.
+    pub fn write_request_body<W: std::io::Write + ?Sized>(
+        &self,
+        request: &ChatRequest<'_>,
+        stream: bool,
+        out: &mut W,
+    ) -> Result<(), ModelError> {
+        self.body(request, stream, true)?
+            .write(out)
+            .map_err(|e| ModelError::other(format!("the body cannot be written: {e}")))
+    }
+
+    fn body<'a>(&self, request: &ChatRequest<'a>, stream: bool, splice: bool) -> Result<Spliced<'a>, ModelError> {
+        let mut spliced = conversation::anthropic_body(request, &self.options, splice)
             .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
-        anthropic::declare_tool_search(&mut body, self.search)
+        let body = &mut spliced.body;
+        anthropic::declare_tool_search(body, self.search)
             .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
         if !request.tools.is_empty()
             && let Some(choice) = self.tool_choice.anthropic()
@@ -152,7 +177,7 @@ impl Anthropic {
         if stream {
             body["stream"] = Value::Bool(true);
         }
-        Ok(body)
+        Ok(spliced)
     }
 
     fn uri(&self) -> Result<Uri, ModelError> {
@@ -196,7 +221,9 @@ impl Anthropic {
     ) -> Result<ChatResponse, ModelError> {
         let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
         let stream = on_delta.is_some();
-        let body = Bytes::from(self.request_body(&request, stream)?.to_string());
+        let mut body = Vec::new();
+        self.write_request_body(&request, stream, &mut body)?;
+        let body = Bytes::from(body);
         let (uri, headers) = (self.uri()?, self.headers(stream)?);
         let Some(on_delta) = on_delta else {
             let bytes = self.transport.post(&uri, &headers, body).await?;

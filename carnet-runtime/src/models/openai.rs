@@ -9,6 +9,8 @@ use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use super::http::{StreamError, Transport, read_stream, secret_header};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
+use crate::providers::conversation;
+use crate::providers::writer::Spliced;
 use crate::providers::{Aliases, ProviderSearch, ResponseStream, StreamFormat, openai};
 
 const PROVIDER: &str = "openai";
@@ -159,13 +161,37 @@ impl OpenAi {
     ///
     /// When the tools cannot be sent (see [`crate::providers::ProviderError`]).
     pub fn request_body(&self, request: &ChatRequest<'_>, stream: bool) -> Result<Value, ModelError> {
+        Ok(self.body(request, stream, false)?.body)
+    }
+
+    /// Writes the exact body sent for `request` into `out`: the bytes of
+    /// [`OpenAi::request_body`] serialized, written without building that `Value` (see
+    /// [`crate::providers`], *Bytes*). This is what the client sends.
+    ///
+    /// # Errors
+    ///
+    /// When the tools cannot be sent, or `out` fails.
+    pub fn write_request_body<W: std::io::Write + ?Sized>(
+        &self,
+        request: &ChatRequest<'_>,
+        stream: bool,
+        out: &mut W,
+    ) -> Result<(), ModelError> {
+        self.body(request, stream, true)?
+            .write(out)
+            .map_err(|e| ModelError::other(format!("the body cannot be written: {e}")))
+    }
+
+    fn body<'a>(&self, request: &ChatRequest<'a>, stream: bool, splice: bool) -> Result<Spliced<'a>, ModelError> {
         let rendered = match self.api {
-            OpenAiApi::ChatCompletions => openai::chat_request(request, &self.options),
-            OpenAiApi::Responses => openai::responses_request(request, &self.options),
+            OpenAiApi::ChatCompletions => conversation::openai_chat_body(request, &self.options, splice),
+            OpenAiApi::Responses => conversation::openai_responses_body(request, &self.options, splice),
         };
-        let mut body = rendered.map_err(|e| ModelError::other(format!("the tools cannot be sent to OpenAI: {e}")))?;
+        let mut spliced =
+            rendered.map_err(|e| ModelError::other(format!("the tools cannot be sent to OpenAI: {e}")))?;
+        let body = &mut spliced.body;
         if self.api == OpenAiApi::Responses {
-            openai::declare_tool_search(&mut body, self.search);
+            openai::declare_tool_search(body, self.search);
         }
         if let Some(tokens) = self.max_output_tokens {
             let key = match self.api {
@@ -187,7 +213,7 @@ impl OpenAi {
                 body["stream_options"] = json!({"include_usage": true});
             }
         }
-        Ok(body)
+        Ok(spliced)
     }
 
     fn uri(&self) -> Result<Uri, ModelError> {
@@ -226,7 +252,9 @@ impl OpenAi {
     ) -> Result<ChatResponse, ModelError> {
         let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
         let stream = on_delta.is_some();
-        let body = Bytes::from(self.request_body(&request, stream)?.to_string());
+        let mut body = Vec::new();
+        self.write_request_body(&request, stream, &mut body)?;
+        let body = Bytes::from(body);
         let (uri, headers) = (self.uri()?, self.headers(stream)?);
         let Some(on_delta) = on_delta else {
             let bytes = self.transport.post(&uri, &headers, body).await?;

@@ -88,6 +88,9 @@ pub enum ProviderError {
         /// What is wrong, and where.
         message: String,
     },
+    /// A request body could not be written to its destination (an [`std::io::Write`]).
+    #[error("the body could not be written: {0}")]
+    Write(#[from] std::io::Error),
     /// A call's arguments are valid JSON but not an object (every tool takes an object).
     #[error("the arguments of {} are not a JSON object", describe_call(id.as_deref(), name))]
     ArgumentsNotObject {

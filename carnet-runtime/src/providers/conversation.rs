@@ -10,6 +10,8 @@ use serde_json::{Map, Value, json};
 use super::common::{Aliases, ProviderError, wire_name};
 use super::openai::tools as openai;
 use super::response::{anthropic_hosted, openai_hosted};
+use super::tool_bytes::{ANTHROPIC, CHAT, CHAT_STRICT, RESPONSES, RESPONSES_STRICT, ToolFormat};
+use super::writer::{Spliced, SystemAt};
 use crate::chat::{ChatRequest, Message};
 use crate::engine::{ExposureMode, ProviderSearch};
 use crate::tool::{ToolKind, ToolSpec};
@@ -57,8 +59,23 @@ fn arguments_text(arguments: &Value) -> String {
 ///
 /// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
 pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) -> Result<Value, ProviderError> {
+    Ok(anthropic_body(request, options, false)?.body)
+}
+
+/// [`anthropic_request`]'s body; with `splice`, the prompt and (but in
+/// [`ExposureMode::Deferred`]) the tools left for the writer.
+pub(crate) fn anthropic_body<'a>(
+    request: &ChatRequest<'a>,
+    options: &AnthropicOptions,
+    splice: bool,
+) -> Result<Spliced<'a>, ProviderError> {
     let aliases = Aliases::new(request.tools)?;
-    let mut tools = super::anthropic::tools::tools(request.tools)?;
+    let splice_tools = splice && request.mode != ExposureMode::Deferred;
+    let mut tools = if splice_tools {
+        Value::Null
+    } else {
+        super::anthropic::tools::tools(request.tools)?
+    };
     if request.mode == ExposureMode::Deferred {
         for (tool, spec) in tools.as_array_mut().into_iter().flatten().zip(request.tools) {
             if spec.kind == ToolKind::Domain {
@@ -129,13 +146,36 @@ pub fn anthropic_request(request: &ChatRequest<'_>, options: &AnthropicOptions) 
     let mut body = json!({
         "model": options.model,
         "max_tokens": options.max_tokens,
-        "system": request.system,
+        "system": if splice { "" } else { request.system },
         "messages": messages,
     });
     if !request.tools.is_empty() {
         body["tools"] = tools;
     }
-    Ok(body)
+    Ok(spliced(
+        body,
+        splice,
+        SystemAt::Field("system"),
+        request,
+        splice_tools.then_some(ANTHROPIC),
+    ))
+}
+
+/// `body` as it is, or with the prompt (and the tools in `tools`' format) to splice in.
+fn spliced<'a>(
+    body: Value,
+    splice: bool,
+    at: SystemAt,
+    request: &ChatRequest<'a>,
+    tools: Option<ToolFormat>,
+) -> Spliced<'a> {
+    if !splice {
+        return Spliced::whole(body);
+    }
+    let tools = tools
+        .filter(|_| !request.tools.is_empty())
+        .map(|format| (format, request.tools));
+    Spliced::new(body, at, request.system, tools)
 }
 
 /// A server block as sent back: its `null` fields left out, as the response models write
@@ -314,8 +354,19 @@ fn chat_allowed_tools(request: &ChatRequest<'_>, aliases: &Aliases) -> Value {
 ///
 /// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
 pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -> Result<Value, ProviderError> {
+    Ok(openai_chat_body(request, options, false)?.body)
+}
+
+/// [`openai_chat_request`]'s body; with `splice`, the prompt and the tools left for the
+/// writer.
+pub(crate) fn openai_chat_body<'a>(
+    request: &ChatRequest<'a>,
+    options: &OpenAiOptions,
+    splice: bool,
+) -> Result<Spliced<'a>, ProviderError> {
     let aliases = Aliases::new(request.tools)?;
-    let mut messages = vec![json!({"role": "system", "content": request.system})];
+    let system = if splice { "" } else { request.system };
+    let mut messages = vec![json!({"role": "system", "content": system})];
     for (index, message) in request.messages.iter().enumerate() {
         match message {
             Message::User(text) => messages.push(json!({"role": "user", "content": text})),
@@ -351,12 +402,23 @@ pub fn openai_chat_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -
     }
     let mut body = json!({"model": options.model, "messages": messages});
     if !request.tools.is_empty() {
-        body["tools"] = openai::chat_tools(request.tools, &openai_tools_options(options))?;
+        body["tools"] = if splice {
+            Value::Null
+        } else {
+            openai::chat_tools(request.tools, &openai_tools_options(options))?
+        };
         if request.mode == ExposureMode::AllowedTools {
             body["tool_choice"] = chat_allowed_tools(request, &aliases);
         }
     }
-    Ok(body)
+    let format = if options.strict { CHAT_STRICT } else { CHAT };
+    Ok(spliced(
+        body,
+        splice,
+        SystemAt::FirstMessage("messages"),
+        request,
+        Some(format),
+    ))
 }
 
 /// A Responses function tool; `defer_loading` for the deferred ones.
@@ -404,10 +466,23 @@ fn namespaces(specs: &[&ToolSpec], aliases: &Aliases, options: &OpenAiOptions, d
 ///
 /// When the tools' aliases collide or a name has none (see [`Aliases::new`]).
 pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptions) -> Result<Value, ProviderError> {
+    Ok(openai_responses_body(request, options, false)?.body)
+}
+
+/// [`openai_responses_request`]'s body; with `splice`, the prompt and (but in
+/// [`ExposureMode::Deferred`]) the tools left for the writer.
+pub(crate) fn openai_responses_body<'a>(
+    request: &ChatRequest<'a>,
+    options: &OpenAiOptions,
+    splice: bool,
+) -> Result<Spliced<'a>, ProviderError> {
     let aliases = Aliases::new(request.tools)?;
     let tool_options = openai_tools_options(options);
     let deferred = request.mode == ExposureMode::Deferred;
-    let tools: Vec<Value> = if deferred {
+    let splice_tools = splice && !deferred;
+    let tools: Vec<Value> = if splice_tools {
+        Vec::new()
+    } else if deferred {
         let (meta, domain): (Vec<&ToolSpec>, Vec<&ToolSpec>) =
             request.tools.iter().partition(|t| t.kind == ToolKind::Meta);
         meta.iter()
@@ -461,9 +536,10 @@ pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptio
             }
         }
     }
-    let mut body = json!({"model": options.model, "instructions": request.system, "input": input});
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools);
+    let system = if splice { "" } else { request.system };
+    let mut body = json!({"model": options.model, "instructions": system, "input": input});
+    if !tools.is_empty() || (splice_tools && !request.tools.is_empty()) {
+        body["tools"] = if splice_tools { Value::Null } else { Value::Array(tools) };
         if request.mode == ExposureMode::AllowedTools {
             let allowed: Vec<Value> = request
                 .callable
@@ -473,7 +549,8 @@ pub fn openai_responses_request(request: &ChatRequest<'_>, options: &OpenAiOptio
             body["tool_choice"] = json!({"type": "allowed_tools", "mode": "auto", "tools": allowed});
         }
     }
-    Ok(body)
+    let format = splice_tools.then_some(if options.strict { RESPONSES_STRICT } else { RESPONSES });
+    Ok(spliced(body, splice, SystemAt::Field("instructions"), request, format))
 }
 
 /// Gemini's `toolConfig` restricting the model to the callable tools
@@ -497,90 +574,5 @@ pub fn gemini_tool_config(request: &ChatRequest<'_>) -> Result<Option<Value>, Pr
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use super::*;
-    use crate::dispatch::ToolOutput;
-    use crate::tool::ToolCall;
-
-    fn spec(name: &str, kind: ToolKind) -> ToolSpec {
-        ToolSpec {
-            name: name.into(),
-            description: String::new(),
-            input_schema: Arc::new(json!({"type": "object"})),
-            kind,
-            toolset: (kind == ToolKind::Domain).then(|| "files".to_owned()),
-            output_schema: None,
-            title: None,
-            annotations: crate::manifest::Annotations::NONE,
-        }
-    }
-
-    #[test]
-    fn calls_without_ids_get_matching_made_up_ids() {
-        let tools = [spec("loadSkill", ToolKind::Meta), spec("file.read", ToolKind::Domain)];
-        let call = |name: &str| ToolCall {
-            id: None,
-            name: name.into(),
-            arguments: json!({}),
-        };
-        let messages = [
-            Message::User("hi".into()),
-            Message::Assistant {
-                text: None,
-                tool_calls: vec![call("loadSkill"), call("file.read")],
-            },
-            Message::Tool {
-                call: call("loadSkill"),
-                output: ToolOutput::ok(json!({"success": true})).exposing(vec!["file.read".into()]),
-            },
-            Message::Tool {
-                call: call("file.read"),
-                output: ToolOutput::error("nope", json!({})),
-            },
-        ];
-        let callable = vec!["loadSkill".to_owned()];
-        let request = ChatRequest {
-            system: "s",
-            messages: &messages,
-            tools: &tools,
-            mode: ExposureMode::Deferred,
-            callable: &callable,
-        };
-        let body = anthropic_request(
-            &request,
-            &AnthropicOptions {
-                model: "m".into(),
-                max_tokens: 1,
-            },
-        )
-        .unwrap();
-        let uses = &body["messages"][1]["content"];
-        let results = &body["messages"][2]["content"];
-        assert_eq!(uses[0]["id"], "toolu_1_0");
-        assert_eq!(uses[1]["name"], "file_read", "aliased");
-        assert_eq!(results[0]["tool_use_id"], uses[0]["id"]);
-        assert_eq!(results[1]["tool_use_id"], uses[1]["id"]);
-        assert_eq!(
-            results[0]["content"][1],
-            json!({"type": "tool_reference", "tool_name": "file_read"})
-        );
-        assert_eq!(results[1]["is_error"], true);
-        let chat = openai_chat_request(&request, &OpenAiOptions::default()).unwrap();
-        assert_eq!(
-            chat["messages"][2]["tool_calls"][1]["id"],
-            chat["messages"][4]["tool_call_id"]
-        );
-        let responses = openai_responses_request(&request, &OpenAiOptions::default()).unwrap();
-        let input = responses["input"].as_array().unwrap();
-        assert_eq!(input[1]["call_id"], input[3]["call_id"]);
-        assert_eq!(input[4]["type"], "additional_tools");
-        assert_eq!(input[4]["tools"][0]["tools"][0]["name"], "file_read");
-        assert_eq!(
-            input[4]["tools"][0]["tools"][0].get("defer_loading"),
-            None,
-            "loaded: not deferred"
-        );
-    }
-}
+#[path = "conversation_tests.rs"]
+mod tests;

@@ -12,6 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::common::{Aliases, ProviderError, aliased, object_arguments, string_field};
+use super::tool_bytes::{self, ToolFormat};
 use crate::tool::{ToolCall, ToolSpec};
 
 /// The result of `tools/list`: `{"tools": [{"name", "description", "inputSchema"}]}`,
@@ -65,6 +66,27 @@ pub fn tools(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
         .collect();
     Ok(json!({ "tools": tools }))
 }
+
+/// Writes the result of `tools/list` into `out`: the bytes of
+/// [`tools`]'s `Value` serialized, each tool's kept from the first
+/// list that held it.
+///
+/// # Errors
+///
+/// As [`tools`], and when `out` fails.
+pub fn write_tools<W: std::io::Write + ?Sized>(specs: &[ToolSpec], out: &mut W) -> Result<(), ProviderError> {
+    Aliases::new(specs)?;
+    out.write_all(b"{\"tools\":")?;
+    tool_bytes::write_list(out, MCP, specs)?;
+    out.write_all(b"}")?;
+    Ok(())
+}
+
+/// One `tools/list` item, kept as bytes by [`write_tools`].
+const MCP: ToolFormat = ToolFormat {
+    name: "mcp",
+    render: |spec| Ok(tool_bytes::only(tools(std::slice::from_ref(spec))?["tools"].take())),
+};
 
 /// The call of a `tools/call` request: `request` may be its `params` (`{"name",
 /// "arguments"}`) or the whole JSON-RPC request, whose `id` then becomes the call's id

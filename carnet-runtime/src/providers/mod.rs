@@ -79,6 +79,17 @@
 //! MCP receive it unchanged. `OpenAI`'s strict mode needs a rewrite ([`openai::strict_schema`]),
 //! and Gemini's `parameters` take an `OpenAPI` 3.0 subset ([`gemini::parameters`]).
 //!
+//! # Bytes
+//!
+//! Besides the `Value` renderers, each body has a writer that appends its bytes to an
+//! [`std::io::Write`] ([`openai::write_chat_request`], [`openai::write_responses_request`],
+//! [`anthropic::write_request`], [`mcp::write_tools`]): the same bytes as the `Value`
+//! serialized by `serde_json`, written without building it. The system prompt is escaped
+//! eight bytes at a time; each tool's JSON is serialized the first time a list holds it and
+//! kept for the process under its name with the spec it came from, so a later list of the
+//! same specs (an engine's sessions share them) is a run of copies. The model clients send
+//! what the writers write.
+//!
 //! # Examples
 //!
 //! ```
@@ -117,8 +128,9 @@
 //! ```
 
 pub mod anthropic;
+mod bodies;
 mod common;
-mod conversation;
+pub(crate) mod conversation;
 mod response;
 mod sse;
 mod stream;
@@ -130,5 +142,8 @@ pub mod gemini;
 pub mod mcp;
 pub mod openai;
 
+mod json_text;
 mod schema;
 mod strict;
+mod tool_bytes;
+pub(crate) mod writer;

@@ -7,6 +7,7 @@
 
 pub(super) mod tools;
 
+pub use super::bodies::write_anthropic_request as write_request;
 pub use super::conversation::{
     AnthropicOptions as RequestOptions, anthropic_request as request, anthropic_tool_search as declare_tool_search,
 };

@@ -14,6 +14,9 @@
 
 pub(super) mod tools;
 
+pub use super::bodies::{
+    write_openai_chat_request as write_chat_request, write_openai_responses_request as write_responses_request,
+};
 pub use super::conversation::{
     OpenAiOptions as RequestOptions, openai_chat_request as chat_request,
     openai_responses_request as responses_request, openai_tool_search as declare_tool_search,

@@ -1,0 +1,87 @@
+//! Request bodies: ids made for calls without one, in every provider.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::dispatch::ToolOutput;
+use crate::tool::ToolCall;
+
+fn spec(name: &str, kind: ToolKind) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: String::new(),
+        input_schema: Arc::new(json!({"type": "object"})),
+        kind,
+        toolset: (kind == ToolKind::Domain).then(|| "files".to_owned()),
+        output_schema: None,
+        title: None,
+        annotations: crate::manifest::Annotations::NONE,
+    }
+}
+
+#[test]
+fn calls_without_ids_get_matching_made_up_ids() {
+    let tools = [spec("loadSkill", ToolKind::Meta), spec("file.read", ToolKind::Domain)];
+    let call = |name: &str| ToolCall {
+        id: None,
+        name: name.into(),
+        arguments: json!({}),
+    };
+    let messages = [
+        Message::User("hi".into()),
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![call("loadSkill"), call("file.read")],
+        },
+        Message::Tool {
+            call: call("loadSkill"),
+            output: ToolOutput::ok(json!({"success": true})).exposing(vec!["file.read".into()]),
+        },
+        Message::Tool {
+            call: call("file.read"),
+            output: ToolOutput::error("nope", json!({})),
+        },
+    ];
+    let callable = vec!["loadSkill".to_owned()];
+    let request = ChatRequest {
+        system: "s",
+        messages: &messages,
+        tools: &tools,
+        mode: ExposureMode::Deferred,
+        callable: &callable,
+    };
+    let body = anthropic_request(
+        &request,
+        &AnthropicOptions {
+            model: "m".into(),
+            max_tokens: 1,
+        },
+    )
+    .unwrap();
+    let uses = &body["messages"][1]["content"];
+    let results = &body["messages"][2]["content"];
+    assert_eq!(uses[0]["id"], "toolu_1_0");
+    assert_eq!(uses[1]["name"], "file_read", "aliased");
+    assert_eq!(results[0]["tool_use_id"], uses[0]["id"]);
+    assert_eq!(results[1]["tool_use_id"], uses[1]["id"]);
+    assert_eq!(
+        results[0]["content"][1],
+        json!({"type": "tool_reference", "tool_name": "file_read"})
+    );
+    assert_eq!(results[1]["is_error"], true);
+    let chat = openai_chat_request(&request, &OpenAiOptions::default()).unwrap();
+    assert_eq!(
+        chat["messages"][2]["tool_calls"][1]["id"],
+        chat["messages"][4]["tool_call_id"]
+    );
+    let responses = openai_responses_request(&request, &OpenAiOptions::default()).unwrap();
+    let input = responses["input"].as_array().unwrap();
+    assert_eq!(input[1]["call_id"], input[3]["call_id"]);
+    assert_eq!(input[4]["type"], "additional_tools");
+    assert_eq!(input[4]["tools"][0]["tools"][0]["name"], "file_read");
+    assert_eq!(
+        input[4]["tools"][0]["tools"][0].get("defer_loading"),
+        None,
+        "loaded: not deferred"
+    );
+}

@@ -1,0 +1,168 @@
+//! Each tool's JSON in each provider format, serialized once and kept: a tool list written
+//! into a request body is then a run of copies.
+//!
+//! A tool's bytes are made the first time a list holding it is written, by the same
+//! renderer that builds the tool's `Value` (`openai::chat_tools` and the others, on a list
+//! of that one tool), so they are the bytes `serde_json` writes for that `Value`. They
+//! are kept in one table for the process, under the tool's name, with the spec they were made
+//! from: a later list uses them only when its spec is the same (name, description, schemas by
+//! pointer or else by value, title, annotations). An engine's sessions share their specs'
+//! schemas (`Arc`s), so a hit costs a lookup and a few comparisons, not a walk of the schema.
+//! The table holds a few versions of a name (two engines in one process may differ) and
+//! starts over past a bound, like the engine's state cache.
+//!
+//! Why not in the engine or the specs: [`ToolSpec`] and
+//! [`ChatRequest`](crate::chat::ChatRequest) are public structs built by callers, which a new
+//! field would break, and a list may hold specs of no engine at all.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
+
+use serde_json::Value;
+
+use super::anthropic::tools::tools as anthropic_tools;
+use super::common::ProviderError;
+use super::openai::tools::{Options, chat_tools, responses_tools};
+use crate::tool::ToolSpec;
+
+/// A provider format of one tool: a name for the table, and the renderer that makes the
+/// tool's `Value` (the format's list renderer on that one tool).
+#[derive(Clone, Copy)]
+pub(crate) struct ToolFormat {
+    pub(crate) name: &'static str,
+    pub(crate) render: fn(&ToolSpec) -> Result<Value, ProviderError>,
+}
+
+impl std::fmt::Debug for ToolFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The one item of a list rendered for one tool.
+pub(crate) fn only(list: Value) -> Value {
+    match list {
+        Value::Array(mut items) if items.len() == 1 => items.swap_remove(0),
+        other => other,
+    }
+}
+
+/// The tool formats whose bytes the writer keeps: each renderer on one tool.
+pub(crate) const CHAT: ToolFormat = ToolFormat {
+    name: "chat",
+    render: |spec| {
+        Ok(only(chat_tools(
+            std::slice::from_ref(spec),
+            &Options { strict: false },
+        )?))
+    },
+};
+pub(crate) const CHAT_STRICT: ToolFormat = ToolFormat {
+    name: "chat-strict",
+    render: |spec| Ok(only(chat_tools(std::slice::from_ref(spec), &Options { strict: true })?)),
+};
+pub(crate) const RESPONSES: ToolFormat = ToolFormat {
+    name: "responses",
+    render: |spec| {
+        Ok(only(responses_tools(
+            std::slice::from_ref(spec),
+            &Options { strict: false },
+        )?))
+    },
+};
+pub(crate) const RESPONSES_STRICT: ToolFormat = ToolFormat {
+    name: "responses-strict",
+    render: |spec| {
+        Ok(only(responses_tools(
+            std::slice::from_ref(spec),
+            &Options { strict: true },
+        )?))
+    },
+};
+pub(crate) const ANTHROPIC: ToolFormat = ToolFormat {
+    name: "anthropic",
+    render: |spec| Ok(only(anthropic_tools(std::slice::from_ref(spec))?)),
+};
+
+struct Entry {
+    format: &'static str,
+    spec: ToolSpec,
+    bytes: Arc<[u8]>,
+}
+
+/// Versions kept of one name, and entries in all.
+const VERSIONS: usize = 8;
+const LIMIT: usize = 1 << 16;
+
+static TABLE: LazyLock<RwLock<HashMap<String, Vec<Entry>>>> = LazyLock::new(RwLock::default);
+
+fn same_schema(a: &Arc<Value>, b: &Arc<Value>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
+
+/// Whether bytes made from `made` serve `spec`.
+fn same(made: &ToolSpec, spec: &ToolSpec) -> bool {
+    made.name == spec.name
+        && made.description == spec.description
+        && same_schema(&made.input_schema, &spec.input_schema)
+        && match (&made.output_schema, &spec.output_schema) {
+            (Some(a), Some(b)) => same_schema(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+        && made.kind == spec.kind
+        && made.toolset == spec.toolset
+        && made.title == spec.title
+        && made.annotations == spec.annotations
+}
+
+fn lookup(table: &HashMap<String, Vec<Entry>>, format: ToolFormat, spec: &ToolSpec) -> Option<Arc<[u8]>> {
+    table
+        .get(spec.name.as_str())?
+        .iter()
+        .find(|e| e.format == format.name && same(&e.spec, spec))
+        .map(|e| Arc::clone(&e.bytes))
+}
+
+/// The bytes of `spec` in `format`, made now if no list written before held it.
+fn bytes(format: ToolFormat, spec: &ToolSpec) -> Result<Arc<[u8]>, ProviderError> {
+    if let Some(bytes) = lookup(&TABLE.read().unwrap_or_else(PoisonError::into_inner), format, spec) {
+        return Ok(bytes);
+    }
+    let value = (format.render)(spec)?;
+    let bytes: Arc<[u8]> = serde_json::to_vec(&value).map_err(io::Error::from)?.into();
+    let mut table = TABLE.write().unwrap_or_else(PoisonError::into_inner);
+    if table.values().map(Vec::len).sum::<usize>() >= LIMIT {
+        table.clear();
+    }
+    let versions = table.entry(spec.name.clone()).or_default();
+    if versions.len() >= VERSIONS {
+        versions.remove(0);
+    }
+    versions.push(Entry {
+        format: format.name,
+        spec: spec.clone(),
+        bytes: Arc::clone(&bytes),
+    });
+    Ok(bytes)
+}
+
+/// Writes `[tool, tool, ...]`, each tool's kept bytes; the same bytes as `serde_json` gives
+/// for the format's renderer on the whole list. The caller checks the aliases first (a list
+/// whose aliases collide is an error, not a body).
+pub(crate) fn write_list<W: Write + ?Sized>(
+    out: &mut W,
+    format: ToolFormat,
+    specs: &[ToolSpec],
+) -> Result<(), ProviderError> {
+    out.write_all(b"[")?;
+    for (n, spec) in specs.iter().enumerate() {
+        if n > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(&bytes(format, spec)?)?;
+    }
+    out.write_all(b"]")?;
+    Ok(())
+}

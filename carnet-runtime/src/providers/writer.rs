@@ -1,0 +1,106 @@
+//! Request bodies written as bytes into one buffer: the conversation's messages as
+//! `serde_json` writes them, and beside them the two parts that make most of a body and
+//! repeat turn after turn written without a `Value` tree: the system prompt, escaped by
+//! [`json_text`](super::json_text), and the tools, each one's bytes kept from the first
+//! time it was written ([`tool_bytes`](super::tool_bytes)).
+//!
+//! A renderer builds its body with two placeholders (an empty system prompt, `null` tools)
+//! where the writer splices those parts in; everything else, keys in `serde_json`'s sorted
+//! order included, is the renderer's own `Value`, so the bytes are the ones `to_string` gives
+//! for the whole `Value`. Where a mode rewrites the tools (defer them, group them in
+//! namespaces), the renderer builds them as a `Value` and only the prompt is spliced.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::common::ProviderError;
+use super::json_text::write_str;
+use super::tool_bytes::{ToolFormat, write_list};
+use crate::tool::ToolSpec;
+
+/// Where a body holds its system prompt.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SystemAt {
+    /// A top-level string field (`instructions`, `system`).
+    Field(&'static str),
+    /// The `content` of the first message of a top-level array (`messages`), a
+    /// `{"content", "role": "system"}` object.
+    FirstMessage(&'static str),
+}
+
+/// A body and what to splice into it.
+#[derive(Debug)]
+pub(crate) struct Spliced<'a> {
+    /// The body; a spliced part's place holds a placeholder.
+    pub(crate) body: Value,
+    system: Option<(SystemAt, &'a str)>,
+    tools: Option<(ToolFormat, &'a [ToolSpec])>,
+}
+
+impl<'a> Spliced<'a> {
+    /// A body with nothing to splice.
+    pub(crate) fn whole(body: Value) -> Self {
+        Spliced {
+            body,
+            system: None,
+            tools: None,
+        }
+    }
+
+    /// A body whose prompt goes `at`, and whose top-level `tools` (when present) are `specs`
+    /// in `format` (`None`: the body holds them already).
+    pub(crate) fn new(body: Value, at: SystemAt, system: &'a str, tools: Option<(ToolFormat, &'a [ToolSpec])>) -> Self {
+        Spliced {
+            body,
+            system: Some((at, system)),
+            tools,
+        }
+    }
+
+    /// Writes the body: the bytes of `serde_json::to_writer` on the whole body.
+    ///
+    /// # Errors
+    ///
+    /// When `out` fails, or a tool cannot be rendered.
+    pub(crate) fn write<W: Write + ?Sized>(&self, out: &mut W) -> Result<(), ProviderError> {
+        let Value::Object(fields) = &self.body else {
+            return Ok(serde_json::to_writer(&mut *out, &self.body).map_err(std::io::Error::from)?);
+        };
+        out.write_all(b"{")?;
+        for (n, (key, value)) in fields.iter().enumerate() {
+            if n > 0 {
+                out.write_all(b",")?;
+            }
+            write_str(out, key)?;
+            out.write_all(b":")?;
+            match (self.system, self.tools) {
+                (_, Some((format, specs))) if key == "tools" => write_list(out, format, specs)?,
+                (Some((SystemAt::Field(field), system)), _) if key == field => write_str(out, system)?,
+                (Some((SystemAt::FirstMessage(field), system)), _) if key == field => {
+                    write_messages(out, system, value)?;
+                }
+                _ => serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?,
+            }
+        }
+        out.write_all(b"}")?;
+        Ok(())
+    }
+}
+
+/// `[{"content": system, "role": "system"}, the other messages...]`.
+fn write_messages<W: Write + ?Sized>(out: &mut W, system: &str, messages: &Value) -> Result<(), ProviderError> {
+    out.write_all(b"[{\"content\":")?;
+    write_str(out, system)?;
+    out.write_all(b",\"role\":\"system\"}")?;
+    for message in messages.as_array().into_iter().flatten().skip(1) {
+        out.write_all(b",")?;
+        serde_json::to_writer(&mut *out, message).map_err(std::io::Error::from)?;
+    }
+    out.write_all(b"]")?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "writer_tests.rs"]
+mod tests;

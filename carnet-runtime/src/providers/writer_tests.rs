@@ -1,0 +1,218 @@
+//! The writers give the bytes of the `Value` renderers serialized: every provider, mode,
+//! strictness and kind of message, tools whose specs change under the same name included.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::chat::{ChatRequest, Message};
+use crate::dispatch::ToolOutput;
+use crate::engine::ExposureMode;
+use crate::manifest::Annotations;
+use crate::providers::{anthropic, mcp, openai};
+use crate::tool::{ToolCall, ToolKind};
+
+fn spec(name: &str, kind: ToolKind, description: &str, schema: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        input_schema: Arc::new(schema),
+        kind,
+        toolset: (kind == ToolKind::Domain).then(|| "files".to_owned()),
+        output_schema: None,
+        title: None,
+        annotations: Annotations::NONE,
+    }
+}
+
+fn tools() -> Vec<ToolSpec> {
+    let mut read = spec(
+        "file.read",
+        ToolKind::Domain,
+        "Reads a file.\nSays \"where\" \\ how.",
+        json!({"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+               "required": ["path"]}),
+    );
+    read.output_schema = Some(Arc::new(
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    ));
+    read.title = Some("Read a file".into());
+    read.annotations.read_only = Some(true);
+    vec![
+        spec(
+            "loadSkill",
+            ToolKind::Meta,
+            "Load a skill",
+            json!({"type": "object",
+            "properties": {"skillName": {"type": "string"}}, "required": ["skillName"], "additionalProperties": false}),
+        ),
+        read,
+        // Strict mode cannot express a free-form map: sent as it is, `strict: false`.
+        spec(
+            "notes_put",
+            ToolKind::Domain,
+            "Stores notes — ünïcödé 🦀\u{1}",
+            json!({"type": "object",
+            "properties": {"notes": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+        ),
+    ]
+}
+
+fn messages() -> Vec<Message> {
+    let call = |id: Option<&str>, name: &str, arguments: Value| ToolCall {
+        id: id.map(Into::into),
+        name: name.into(),
+        arguments,
+    };
+    let load = call(Some("call_9"), "loadSkill", json!({"skillName": "files"}));
+    let read = call(None, "file.read", json!({"path": "a\tb.md"}));
+    let raw = call(Some("call_raw"), "notes_put", Value::String("{not json".into()));
+    vec![
+        Message::User("Read \"a.md\"\n\u{7f}\u{0}é".into()),
+        Message::Hosted(vec![
+            json!({"type": "server_tool_use", "id": "srv_1", "name": "tool_search_tool_bm25", "input": {"query": "x"}, "extra": null}),
+            json!({"type": "tool_search_call", "id": "ts_1", "call_id": null, "execution": "server", "status": "completed",
+                   "arguments": {"query": "x"}, "created_by": "me"}),
+        ]),
+        Message::Assistant {
+            text: Some("Loading.".into()),
+            tool_calls: vec![load.clone(), read.clone(), raw.clone()],
+        },
+        Message::Tool {
+            call: load,
+            output: ToolOutput::ok(json!({"success": true, "content": "# Files\n\nUse them."}))
+                .exposing(vec!["file.read".into(), "notes_put".into()]),
+        },
+        Message::Tool {
+            call: read,
+            output: ToolOutput::error("no such file", json!({"code": "missing"})),
+        },
+        Message::Tool {
+            call: raw,
+            output: ToolOutput::ok(json!("stored")),
+        },
+        Message::Assistant {
+            text: None,
+            tool_calls: Vec::new(),
+        },
+    ]
+}
+
+const SYSTEM: &str = "You are \"helpful\".\n\n## Skills\n- files: read\tand write \\ files\u{1b}[0m — ok\r\n";
+
+fn same(value: &Value, written: &[u8], what: &str) {
+    assert_eq!(
+        String::from_utf8_lossy(written),
+        value.to_string(),
+        "{what}: the writer's bytes are the Value's"
+    );
+}
+
+#[test]
+fn every_body_is_written_as_its_value_serializes() {
+    let modes = [
+        ExposureMode::Dynamic,
+        ExposureMode::Dispatcher,
+        ExposureMode::Deferred,
+        ExposureMode::AllowedTools,
+    ];
+    let callable = vec!["loadSkill".to_owned(), "file.read".to_owned()];
+    let messages = messages();
+    for tools in [tools(), Vec::new()] {
+        for mode in modes {
+            for system in [SYSTEM, ""] {
+                let request = ChatRequest {
+                    system,
+                    messages: &messages,
+                    tools: &tools,
+                    mode,
+                    callable: &callable,
+                };
+                let what = format!("{mode:?}, {} tools, prompt {:?}", tools.len(), system.len());
+                for strict in [false, true] {
+                    let options = openai::RequestOptions {
+                        model: "gpt-4.1".into(),
+                        strict,
+                        namespaces: [("files".to_owned(), "Files".to_owned())].into(),
+                    };
+                    let mut out = Vec::new();
+                    openai::write_chat_request(&request, &options, &mut out).unwrap();
+                    same(
+                        &openai::chat_request(&request, &options).unwrap(),
+                        &out,
+                        &format!("chat {what}"),
+                    );
+                    let mut out = Vec::new();
+                    openai::write_responses_request(&request, &options, &mut out).unwrap();
+                    same(
+                        &openai::responses_request(&request, &options).unwrap(),
+                        &out,
+                        &format!("responses {what}"),
+                    );
+                }
+                let options = anthropic::RequestOptions {
+                    model: "claude".into(),
+                    max_tokens: 10,
+                };
+                let mut out = Vec::new();
+                anthropic::write_request(&request, &options, &mut out).unwrap();
+                same(
+                    &anthropic::request(&request, &options).unwrap(),
+                    &out,
+                    &format!("anthropic {what}"),
+                );
+            }
+        }
+        let mut out = Vec::new();
+        mcp::write_tools(&tools, &mut out).unwrap();
+        same(&mcp::tools(&tools).unwrap(), &out, "mcp");
+    }
+}
+
+#[test]
+fn a_tool_changed_under_the_same_name_is_written_as_it_is_now() {
+    let mut tools = tools();
+    let mut before = Vec::new();
+    mcp::write_tools(&tools, &mut before).unwrap();
+    tools[1].description = "Reads a file, changed.".into();
+    tools[2].input_schema = Arc::new(json!({"type": "object", "properties": {"other": {"type": "number"}}}));
+    tools[1].annotations = Annotations::NONE;
+    let mut after = Vec::new();
+    mcp::write_tools(&tools, &mut after).unwrap();
+    assert_ne!(before, after);
+    same(&mcp::tools(&tools).unwrap(), &after, "mcp after a change");
+    let options = openai::RequestOptions::default();
+    let request = ChatRequest {
+        system: "s",
+        messages: &[],
+        tools: &tools,
+        mode: ExposureMode::Dynamic,
+        callable: &[],
+    };
+    let mut out = Vec::new();
+    openai::write_chat_request(&request, &options, &mut out).unwrap();
+    same(
+        &openai::chat_request(&request, &options).unwrap(),
+        &out,
+        "chat after a change",
+    );
+}
+
+#[test]
+fn colliding_aliases_are_an_error_not_a_body() {
+    let tools = [
+        spec("file.read", ToolKind::Domain, "", json!({"type": "object"})),
+        spec("file_read", ToolKind::Domain, "", json!({"type": "object"})),
+    ];
+    let request = ChatRequest {
+        system: "s",
+        messages: &[],
+        tools: &tools,
+        mode: ExposureMode::Dynamic,
+        callable: &[],
+    };
+    let mut out = Vec::new();
+    assert!(openai::write_chat_request(&request, &openai::RequestOptions::default(), &mut out).is_err());
+    assert!(mcp::write_tools(&tools, &mut out).is_err());
+}
