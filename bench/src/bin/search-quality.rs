@@ -11,7 +11,9 @@
 //! for each, on the real catalog and with the noise; the requests `searchTools` misses at 5;
 //! the build time and the time of a query.
 //!
-//! Usage: `search-quality [total-tools]` (default 10,000).
+//! Usage: `search-quality [total-tools] [queries.json]` (default 10,000 and
+//! `bench/search/queries.json`; `bench/search/queries-holdout.json` holds requests written
+//! after the synonyms of `carnet_manifest::search`, to see whether they carry over).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -101,14 +103,18 @@ struct Searched {
 }
 
 fn main() {
-    let total: usize = std::env::args()
-        .nth(1)
-        .map_or(10_000, |n| n.parse().expect("usage: search-quality [total-tools]"));
+    let total: usize = std::env::args().nth(1).map_or(10_000, |n| {
+        n.parse().expect("usage: search-quality [total-tools] [queries.json]")
+    });
     let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = bench.parent().expect("bench/ is in the workspace");
     let out = target_dir().join("search-quality");
     let servers = read_servers(&bench.join("search/servers.json"));
-    let queries = read_queries(&bench.join("search/queries.json"));
+    let queries = read_queries(
+        &std::env::args()
+            .nth(2)
+            .map_or_else(|| bench.join("search/queries.json"), PathBuf::from),
+    );
 
     let real = compile_real(root, &bench.join("search"), &out.join("catalog"), &servers);
     let real_tools = tool_count(&real);

@@ -27,6 +27,7 @@ use crate::hash::StableHasher;
 use crate::manifest::{Bytes, Manifest};
 
 mod format;
+mod synonyms;
 mod terms;
 
 use format::View;
@@ -39,6 +40,8 @@ const B: f32 = 0.75;
 /// The score added to a tool whose name is the query (after normalisation): above any
 /// BM25 score a few words can reach.
 const EXACT_NAME: f32 = 100.0;
+/// What a word of a query's synonyms weighs against the query's own words.
+const SYNONYM: f32 = 0.5;
 /// The most distinct query terms scored: a longer query is cut (a model's query is a few
 /// words; a megabyte of text must not cost a lookup per word).
 pub const MAX_QUERY_TERMS: usize = 32;
@@ -65,9 +68,11 @@ impl Field {
     const fn weight(self) -> u32 {
         match self {
             Field::Name => 30,
-            Field::Description => 10,
+            // What brings a tool weighs as much as its own description: a request often names
+            // the service ("in the browser", "on GitHub") but not the tool's words (measured
+            // in `bench/search/`: 0.4 and 2 found less).
+            Field::Description | Field::Context => 10,
             Field::Parameter => 6,
-            Field::Context => 4,
         }
     }
 }
@@ -133,6 +138,11 @@ impl SearchIndex {
     /// names and descriptions.
     #[must_use]
     pub fn build(manifest: &Manifest) -> Self {
+        SearchIndex::build_with(manifest, inputs(manifest))
+    }
+
+    /// The index of `manifest`, `inputs` in its header.
+    fn build_with(manifest: &Manifest, inputs: u64) -> Self {
         let mut terms = Terms::default();
         // Each toolset's context, its words counted once: its name and description, and the
         // names and descriptions of the skills that bring it.
@@ -201,7 +211,7 @@ impl SearchIndex {
         let terms = sorted;
         let bytes = format::write(&format::Parts {
             fingerprint: manifest.fingerprint,
-            inputs: inputs(manifest),
+            inputs,
             lengths: &lengths,
             terms: &terms,
             names: &names,
@@ -308,12 +318,21 @@ impl SearchIndex {
             return Vec::new();
         };
         let query = cut(query, MAX_QUERY_BYTES);
-        let mut terms: Vec<String> = Vec::new();
+        let mut terms: Vec<(String, f32)> = Vec::new();
         for_each_term(query, |term| {
-            if terms.len() < MAX_QUERY_TERMS && !terms.iter().any(|t| t == term) {
-                terms.push(term.to_owned());
+            if terms.len() < MAX_QUERY_TERMS && !terms.iter().any(|(t, _)| t == term) {
+                terms.push((term.to_owned(), 1.0));
             }
         });
+        // The words that ask for the same, at a lower weight.
+        let own = terms.len();
+        for i in 0..own {
+            for other in synonyms::of(&terms[i].0) {
+                if terms.len() - own < synonyms::MAX_EXTRA_TERMS && !terms.iter().any(|(t, _)| t == other) {
+                    terms.push((other.clone(), SYNONYM));
+                }
+            }
+        }
         let norms = self.norms.get_or_init(|| self.norms(&view));
         #[allow(clippy::cast_precision_loss)] // tool counts are far below 2^24
         let total = self.tools as f32;
@@ -321,6 +340,7 @@ impl SearchIndex {
         let mut touched: Vec<u32> = Vec::new();
         let mut merged: Vec<(u32, u32)> = Vec::new();
         let mut score = |tool: u32, weight: u32, idf: f32| {
+            // `idf` carries the term's own weight (a synonym's is lower).
             let Some(&norm) = norms.get(tool as usize) else {
                 return;
             };
@@ -340,12 +360,12 @@ impl SearchIndex {
             let found = found as f32;
             (1.0 + (total - found + 0.5) / (found + 0.5)).ln()
         };
-        for term in &terms {
+        for (term, factor) in &terms {
             let postings = view.postings(term);
             match self.added.postings.get(term.as_str()) {
                 // Most terms: the bytes alone, read in place.
                 None => {
-                    let idf = idf(postings.len());
+                    let idf = factor * idf(postings.len());
                     for (tool, weight) in postings {
                         score(tool, weight, idf);
                     }
@@ -353,7 +373,7 @@ impl SearchIndex {
                 Some(added) => {
                     merged.clear();
                     merge(postings, added, &mut merged);
-                    let idf = idf(merged.len());
+                    let idf = factor * idf(merged.len());
                     for &(tool, weight) in &merged {
                         score(tool, weight, idf);
                     }
@@ -393,9 +413,9 @@ impl SearchIndex {
     }
 }
 
-/// What changes the index when it changes: how text becomes terms ([`INDEX_VERSION`], and the
-/// terms of a probe text, so that a change of the tokenizer is seen even if the version is
-/// not bumped) and every text the index reads, each with its length.
+/// What changes the index when it changes: how text becomes an index ([`INDEX_VERSION`], and
+/// the bytes of a probe's index, so that a change of the tokenizer, the stemmer or a weight is
+/// seen even if the version is not bumped) and every text the index reads, with its length.
 fn inputs(manifest: &Manifest) -> u64 {
     let mut hasher = StableHasher::new();
     let mut text = |text: &str| {
@@ -403,11 +423,12 @@ fn inputs(manifest: &Manifest) -> u64 {
         hasher.bytes(text.as_bytes());
     };
     text(INDEX_VERSION);
-    for_each_term(
-        "readTextFile HTTPServer v2 s3_bucket listing directories created boxes the of über 26.2",
-        &mut text,
-    );
-    text("");
+    let probe = Manifest::from_json(PROBE).map(|probe| SearchIndex::build_with(&probe, 0));
+    hasher.bytes(probe.as_ref().map_or(&[][..], SearchIndex::as_bytes));
+    let mut text = |text: &str| {
+        hasher.bytes(&(text.len() as u64).to_le_bytes());
+        hasher.bytes(text.as_bytes());
+    };
     for toolset in manifest.toolsets.iter() {
         text(&toolset.name);
         text(&toolset.description);
@@ -430,9 +451,21 @@ fn inputs(manifest: &Manifest) -> u64 {
     hasher.finish()
 }
 
+/// A manifest whose index shows how text becomes an index: names in every case, digits, stop
+/// words, plurals and verb forms, non-ASCII words, a title, a remote tool's parameters, a
+/// toolset and a skill (every field).
+const PROBE: &str = r#"{"agents": {}, "skills": {"probeSkill": {"name": "probeSkill",
+    "description": "Skills bring toolsets", "content": "", "toolsets": ["t"]}},
+    "toolsets": {"t": {"name": "t", "description": "The toolset of über boxes", "tools": [
+    {"name": "readTextFile", "title": "Read matches",
+    "description": "Reads the HTTPServer v2 s3_bucket listing of directories created in 26.2 s"},
+    {"name": "get_current_time", "description": "",
+    "remote": {"inputSchema": {"properties": {"timeZone": {"description": "An IANA zone"}}}}}
+    ]}}}"#;
+
 /// The layout and scoring inputs of the index: changed whenever the bytes an index of the same
 /// text would have change.
-const INDEX_VERSION: &str = "carnet search index 1";
+const INDEX_VERSION: &str = "carnet search index 2";
 
 /// `words` sorted by term, each term once with its weights summed.
 fn sum_by_term(words: &mut Vec<(u32, u32)>) {

@@ -6,10 +6,11 @@ const MAX_WORD: usize = 40;
 
 /// Words that carry no meaning for tool search.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
-    "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
-    "please", "show", "so", "some", "that", "the", "their", "them", "then", "there", "these", "this", "to", "tool",
-    "use", "using", "want", "was", "we", "what", "when", "which", "who", "will", "with", "would", "you", "your",
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for",
+    "from", "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "many", "me", "much",
+    "my", "of", "on", "or", "our", "please", "should", "show", "so", "some", "that", "the", "their", "them", "then",
+    "there", "these", "this", "to", "tool", "use", "using", "want", "was", "we", "what", "when", "which", "who",
+    "will", "with", "would", "you", "your",
 ];
 
 /// `text` cut to at most `max` bytes at a character boundary.
@@ -34,12 +35,14 @@ pub(super) fn normalised_name(name: &str) -> String {
         .collect()
 }
 
-/// Calls `f` with each search term of `text`: words split at non-alphanumerics, camelCase
-/// humps and letter/digit boundaries, lowercased, stop words dropped, suffixes stripped.
+/// Calls `f` with each search term of `text`: words split at non-alphanumerics and camelCase
+/// humps, lowercased, stop words and numbers dropped (a number in a request is a value, not
+/// what the tool does: "26.2 miles"), suffixes stripped. Letters and digits together stay one
+/// word (`s3`, `base64`, `v2`).
 pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let mut lower = String::new();
     let mut emit = |word: &str| {
-        if word.is_empty() || word.len() > MAX_WORD {
+        if word.is_empty() || word.len() > MAX_WORD || word.chars().all(char::is_numeric) {
             return;
         }
         lower.clear();
@@ -67,9 +70,7 @@ pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             let next_lower = chars.peek().is_some_and(|&(_, n)| n.is_lowercase());
             let hump = (p.is_lowercase() && c.is_uppercase())
                 // `HTTPServer`: the last capital of a run starts the next word.
-                || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                || (p.is_alphabetic() && c.is_numeric())
-                || (p.is_numeric() && c.is_alphabetic());
+                || (p.is_uppercase() && c.is_uppercase() && next_lower);
             if hump {
                 emit(&text[start..i]);
                 start = i;
@@ -128,7 +129,12 @@ mod tests {
         assert_eq!(terms("readTextFile"), ["read", "text", "fil"]);
         assert_eq!(terms("read_text_file"), ["read", "text", "fil"]);
         assert_eq!(terms("file.read"), ["fil", "read"]);
-        assert_eq!(terms("HTTPServer v2"), ["http", "server", "v", "2"]);
+        assert_eq!(terms("HTTPServer v2"), ["http", "server", "v2"]);
+        assert_eq!(
+            terms("upload to s3, base64 encoded"),
+            ["upload", "s3", "base64", "encod"]
+        );
+        assert_eq!(terms("how many kilometers is 26.2 miles"), ["kilometer", "mil"]);
         assert_eq!(terms("list the directories"), ["list", "director"]);
         assert_eq!(terms("directory"), ["director"]);
         assert_eq!(terms("Listing files"), ["list", "fil"]);

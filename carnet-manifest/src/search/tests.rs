@@ -205,3 +205,14 @@ fn a_build_reuses_the_previous_index_only_when_no_tool_text_changed() {
         previous.as_bytes()
     );
 }
+
+#[test]
+fn the_probe_that_stands_for_the_tokenizer_and_weights_is_a_manifest() {
+    let probe = Manifest::from_json(PROBE).expect("the probe parses");
+    let index = SearchIndex::build_with(&probe, 0);
+    assert_eq!(index.tools(), 2);
+    // It reaches every field: a name, a description, a title, a remote parameter, context.
+    for query in ["readTextFile", "HTTPServer", "matches", "IANA", "über", "probe skill"] {
+        assert!(!index.search(query, 2, |_| true).is_empty(), "{query}");
+    }
+}
