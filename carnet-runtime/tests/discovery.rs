@@ -331,3 +331,13 @@ fn search_can_load_what_it_finds() {
         "not a hit: still refused"
     );
 }
+
+/// An engine without `searchTools` builds no index, and the tool is not there to call.
+#[test]
+fn without_search_tools_there_is_nothing_to_search() {
+    let engine = carnet(|b| b.preset(Preset::Full));
+    let mut session = engine.session("assistant").unwrap();
+    assert!(!names(&session).contains(&"searchTools".to_owned()));
+    let out = call(&mut session, "searchTools", json!({"query": "folder"}));
+    assert!(out.is_error, "{}", out.value);
+}

@@ -643,9 +643,10 @@ fn report_time(out: &mut String, real: &Catalog, full: &Catalog, searched: &Sear
          | searchTools at {tools} tools, p99 | {:.0} µs |\n\
          | searchTools at {tools} tools, the session's first call | {:.0} µs |\n\
          | slowest query at {tools} tools (its median): \"{}\" | {:.0} µs |\n\n\
-         The search index is built with every engine, whatever the preset, so the public API\n\
-         cannot time a build without it; a call is timed through `Session::call` (argument\n\
-         check, span, ten hits as JSON), as a model's call runs.",
+         The engines offer `searchTools` (`Preset::Discovery`), so each build includes the\n\
+         index over a manifest read at run time (`search-index` times it alone, against the\n\
+         compiled index); a call is timed through `Session::call` (argument check, span, ten\n\
+         hits as JSON), as a model's call runs.",
         real.tools.len(),
         real.build.as_secs_f64() * 1e3,
         full.build.as_secs_f64() * 1e3,

@@ -124,6 +124,27 @@ pub struct SearchIndex {
     norms: OnceLock<Vec<f32>>,
 }
 
+impl Default for SearchIndex {
+    /// The index of no tool.
+    fn default() -> Self {
+        let bytes = format::write(&format::Parts {
+            fingerprint: 0,
+            inputs: 0,
+            lengths: &[],
+            terms: &[],
+            names: &[],
+        });
+        SearchIndex {
+            bytes: bytes.into(),
+            tools: 0,
+            fingerprint: 0,
+            total_length: 0,
+            added: Added::default(),
+            norms: OnceLock::new(),
+        }
+    }
+}
+
 /// What [`SearchIndex::add`] added: postings and lengths on top of the bytes.
 #[derive(Debug, Clone, Default)]
 struct Added {

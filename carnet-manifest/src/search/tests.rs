@@ -175,6 +175,10 @@ fn an_empty_manifest_has_an_empty_index() {
     let index = SearchIndex::build(&empty);
     assert_eq!(index.tools(), 0);
     assert!(index.search("anything", 5, |_| true).is_empty());
+    let default = SearchIndex::default();
+    assert_eq!(default.tools(), 0);
+    assert!(SearchIndex::from_bytes(default.as_bytes().to_vec().into()).is_some());
+    assert!(default.search("anything", 5, |_| true).is_empty());
 }
 
 #[test]

@@ -16,6 +16,7 @@ use crate::hook::Hook;
 use crate::index::ToolsetIx;
 use crate::manifest::Manifest;
 use crate::meta_tool::MetaTool;
+use crate::search::SearchIndex;
 use crate::state::{Provides, States};
 use crate::suggest::closest;
 use crate::variables::Variables;
@@ -390,12 +391,17 @@ impl<Stage> CarnetBuilder<Stage> {
             .map(|s| s.toolsets.iter().filter_map(|t| toolset_ix(&manifest, t)).collect())
             .collect();
         let agents = agent_tables(&manifest);
-        let search = search_index(&manifest, &tools, self.search);
 
         let mut meta = self.meta.unwrap_or_else(|| self.preset.meta_tools().to_vec());
         meta.retain(|m| *m != MetaTool::CallTool);
         meta.sort();
         meta.dedup();
+        // Only `searchTools` reads the index: an engine without it builds none.
+        let search = if meta.contains(&MetaTool::SearchTools) {
+            search_index(&manifest, &tools, self.search)
+        } else {
+            SearchIndex::default()
+        };
         if self.mode == ExposureMode::Dispatcher {
             meta.push(MetaTool::CallTool);
         }
