@@ -124,3 +124,17 @@ pub fn catalog_json(skills: usize) -> Value {
 pub fn catalog(skills: usize) -> carnet_runtime::Manifest {
     carnet_runtime::Manifest::from_value(&catalog_json(skills)).expect("the synthetic catalog is valid")
 }
+
+/// `target/` of the workspace, for a benchmark binary running from `target/<profile>/`.
+///
+/// # Panics
+///
+/// When the running binary is not two levels below a folder.
+#[must_use]
+pub fn target_dir() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the running binary's path");
+    exe.parent()
+        .and_then(std::path::Path::parent)
+        .expect("the binary is in target/<profile>/")
+        .to_path_buf()
+}

@@ -338,14 +338,7 @@ impl std::fmt::Write for Bounded<'_> {
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
 pub(crate) fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(max)]
 }
 
 #[cfg(test)]

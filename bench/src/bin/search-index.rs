@@ -27,9 +27,10 @@ const LIMIT: usize = 8;
 
 fn main() {
     let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifest_path = std::env::args()
-        .nth(1)
-        .map_or_else(|| target_dir().join("search-quality/full.manifest.json"), PathBuf::from);
+    let manifest_path = std::env::args().nth(1).map_or_else(
+        || carnet_bench::target_dir().join("search-quality/full.manifest.json"),
+        PathBuf::from,
+    );
     let text = fs::read_to_string(&manifest_path).unwrap_or_else(|e| {
         panic!(
             "read {}: {e} (run `cargo run --release -p carnet-bench --bin search-quality` first)",
@@ -121,13 +122,4 @@ fn millis(d: Duration) -> f64 {
 
 fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
-}
-
-/// `target/` of the workspace: this binary is `target/<profile>/search-index`.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the running binary's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("the binary is in target/<profile>/")
-        .to_path_buf()
 }

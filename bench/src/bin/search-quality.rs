@@ -108,7 +108,7 @@ fn main() {
     });
     let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = bench.parent().expect("bench/ is in the workspace");
-    let out = target_dir().join("search-quality");
+    let out = carnet_bench::target_dir().join("search-quality");
     let servers = read_servers(&bench.join("search/servers.json"));
     let queries = read_queries(
         &std::env::args()
@@ -158,15 +158,6 @@ fn main() {
     report_misses(&mut report, &real, &searched, &queries);
     report_time(&mut report, &real, &full, &searched[1], &queries);
     print!("{report}");
-}
-
-/// `target/` of the workspace: this binary is `target/<profile>/search-quality`.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the running binary's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("the binary is in target/<profile>/")
-        .to_path_buf()
 }
 
 fn read_json(path: &Path) -> Value {

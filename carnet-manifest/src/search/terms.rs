@@ -15,14 +15,7 @@ const STOP_WORDS: &[&str] = &[
 
 /// `text` cut to at most `max` bytes at a character boundary.
 pub(super) fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(max)]
 }
 
 /// A tool name as a query would write it whole: lowercase, letters and digits only
