@@ -13,6 +13,7 @@ use carnet::Carnet;
 use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step, Transcript};
 use carnet::engine::ExposureMode;
 use carnet::models::{Anthropic, OpenAi, OpenAiApi};
+use carnet::providers::ProviderSearch;
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use serde_json::json;
@@ -20,7 +21,7 @@ use serde_json::json;
 pub(crate) const USAGE: &str = "\
 usage: research-agent                        the scripted conversation (offline)
        research-agent --model PROVIDER:NAME [--prompt TEXT] [--json] [--max-steps N] [--mode MODE]
-                      [--save FILE] [--resume FILE]
+                      [--tool-search SEARCH] [--save FILE] [--resume FILE]
        research-agent prompt|tools|call|stats|serve-mcp ...
                                              the agent seen through carnet's commands, with
                                              these tools' real implementations (`carnet::cli`;
@@ -33,6 +34,10 @@ usage: research-agent                        the scripted conversation (offline)
   --json       one JSON object per model call, then {\"answer\", \"steps\", \"stop\"}, per message
   --max-steps  model calls per message (default 12)
   --mode       dynamic (default), dispatcher, deferred or allowed-tools
+  --tool-search  off (default), bm25 or regex: with --mode deferred, the provider searches the
+               deferred tools itself (Anthropic's tool search tool, OpenAI Responses'
+               tool_search; Chat Completions has none); the session still refuses what no
+               skill exposed
   --save       write the conversation to FILE (JSON) after each message
   --resume     go on with the conversation saved in FILE";
 
@@ -45,6 +50,7 @@ pub(crate) struct Options {
     json: bool,
     max_steps: usize,
     mode: ExposureMode,
+    tool_search: ProviderSearch,
     save: Option<std::path::PathBuf>,
     resume: Option<std::path::PathBuf>,
 }
@@ -59,6 +65,7 @@ impl Options {
             json: false,
             max_steps: 12,
             mode: ExposureMode::Dynamic,
+            tool_search: ProviderSearch::Off,
             save: None,
             resume: None,
         };
@@ -97,19 +104,38 @@ impl Options {
                     let mode = value("--mode")?;
                     options.mode = mode.parse().map_err(|e| format!("--mode `{mode}`: {e}"))?;
                 }
+                "--tool-search" => {
+                    let search = value("--tool-search")?;
+                    options.tool_search = search.parse().map_err(|e| format!("--tool-search `{search}`: {e}"))?;
+                }
                 other => return Err(format!("unknown argument `{other}`")),
             }
         }
         if options.provider.is_empty() {
             return Err("--model is required for a live run".to_owned());
         }
+        if options.tool_search != ProviderSearch::Off {
+            if options.mode != ExposureMode::Deferred {
+                return Err("--tool-search: the provider searches deferred tools; add --mode deferred".to_owned());
+            }
+            if options.provider == "openai" {
+                return Err(
+                    "--tool-search: Chat Completions has no tool search; use openai-responses:NAME or anthropic:NAME"
+                        .to_owned(),
+                );
+            }
+        }
         Ok(Some(options))
     }
 
     fn client(&self) -> Result<Box<dyn ChatModel>, chat::ModelError> {
         Ok(match self.provider.as_str() {
-            "anthropic" => Box::new(Anthropic::from_env(&self.model)?),
-            "openai-responses" => Box::new(OpenAi::from_env(&self.model)?.api(OpenAiApi::Responses)),
+            "anthropic" => Box::new(Anthropic::from_env(&self.model)?.tool_search(self.tool_search)),
+            "openai-responses" => Box::new(
+                OpenAi::from_env(&self.model)?
+                    .api(OpenAiApi::Responses)
+                    .tool_search(self.tool_search),
+            ),
             _ => Box::new(OpenAi::from_env(&self.model)?),
         })
     }

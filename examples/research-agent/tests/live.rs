@@ -279,3 +279,38 @@ fn a_conversation_saved_by_one_process_resumes_in_another_with_the_same_bytes() 
     assert_eq!(uninterrupted.len(), 4);
     assert_eq!(*split, *uninterrupted, "every request, byte for byte");
 }
+
+/// `--tool-search` declares the provider's own search over the deferred tools, and is refused
+/// where it cannot work.
+#[test]
+fn tool_search_declares_the_providers_search_over_deferred_tools() {
+    let (base, received) = recording_stand_in(vec![json!({})]);
+    let _ = agent()
+        .env("OPENAI_BASE_URL", &base)
+        .args(["--model", "openai-responses:stand-in", "--mode", "deferred"])
+        .args(["--tool-search", "bm25", "--prompt", "chart the temperatures"])
+        .output()
+        .unwrap();
+    let body: Value = serde_json::from_str(&received.lock().unwrap()[0]).unwrap();
+    let tools = body["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["type"] == "tool_search"), "{body}");
+
+    let refused = |args: &[&str], says: &str| {
+        let output = agent().args(args).args(["--prompt", "hi"]).output().unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+    };
+    refused(
+        &["--model", "openai:m", "--mode", "deferred", "--tool-search", "regex"],
+        "Chat Completions has no tool search",
+    );
+    refused(
+        &["--model", "anthropic:m", "--tool-search", "bm25"],
+        "add --mode deferred",
+    );
+    refused(
+        &["--model", "anthropic:m", "--tool-search", "fuzzy"],
+        "expected one of off, bm25, regex",
+    );
+}
