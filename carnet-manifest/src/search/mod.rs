@@ -2,12 +2,13 @@
 //! and a BM25F index (several weighted fields per tool) that is plain bytes.
 //!
 //! A tool's text comes in fields of different weight ([`Field`]): its name (split at
-//! camelCase, `snake_case`, dots and digits) counts most, then its description, its title and
-//! its parameters' names and descriptions, and what brings it (its toolset's and skills'
-//! names and descriptions). Words are lowercased, English stop words dropped, and a light
+//! camelCase, `snake_case` and dots) counts most, then its description and what brings it (its
+//! toolset's and skills' names and descriptions), then its title and its parameters' names and
+//! descriptions. Words are lowercased, English stop words and numbers dropped, and a light
 //! suffix stripping folds plurals and common verb forms (`files`/`file`, `listing`/`list`),
-//! applied the same way to queries and tools. A query naming a tool exactly ranks that tool
-//! first.
+//! applied the same way to queries and tools. A query's words are widened with a small
+//! thesaurus of tool vocabulary (folder and directory, remember and memory), at half weight.
+//! A query naming a tool exactly ranks that tool first.
 //!
 //! The index is built from what the manifest says ([`SearchIndex::build`]): `carnet_codegen`
 //! builds it in `build.rs` and embeds its bytes beside the generated manifest, so a compiled
@@ -120,7 +121,7 @@ pub struct SearchIndex {
     total_length: u64,
     added: Added,
     /// Each tool's BM25 length normalisation, computed at the first query (and again after
-    /// an [`SearchIndex::add`]): a few microseconds at 10,000 tools, paid once, not at start.
+    /// [`SearchIndex::add`]): a few microseconds at 10,000 tools, paid once, not at start.
     norms: OnceLock<Vec<f32>>,
 }
 
@@ -221,20 +222,19 @@ impl SearchIndex {
             names.push(normalised_name(&tool.name));
         }
         postings.resize_with(terms.names.len(), Vec::new);
-        let mut sorted: Vec<(&str, &[(u32, u32)])> = terms
+        let mut by_term: Vec<(&str, &[(u32, u32)])> = terms
             .names
             .iter()
             .zip(&postings)
             .filter(|(_, postings)| !postings.is_empty())
             .map(|(term, postings)| (&**term, postings.as_slice()))
             .collect();
-        sorted.sort_unstable_by_key(|&(term, _)| term);
-        let terms = sorted;
+        by_term.sort_unstable_by_key(|&(term, _)| term);
         let bytes = format::write(&format::Parts {
             fingerprint: manifest.fingerprint,
             inputs,
             lengths: &lengths,
-            terms: &terms,
+            terms: &by_term,
             names: &names,
         });
         SearchIndex {
@@ -253,7 +253,8 @@ impl SearchIndex {
     /// Either way the bytes are those [`SearchIndex::build`] gives.
     #[must_use]
     pub fn build_reusing(manifest: &Manifest, previous: Option<&[u8]>) -> Self {
-        let unchanged = previous.filter(|bytes| View::new(bytes).is_some_and(|view| view.inputs == inputs(manifest)));
+        let inputs = inputs(manifest);
+        let unchanged = previous.filter(|bytes| View::new(bytes).is_some_and(|view| view.inputs == inputs));
         if let Some(previous) = unchanged {
             let mut bytes = previous.to_vec();
             format::set_fingerprint(&mut bytes, manifest.fingerprint);
@@ -261,7 +262,7 @@ impl SearchIndex {
                 return index;
             }
         }
-        SearchIndex::build(manifest)
+        SearchIndex::build_with(manifest, inputs)
     }
 
     /// The index whose bytes are `bytes` (what [`SearchIndex::as_bytes`] gave); `None` when
