@@ -357,8 +357,9 @@ impl Config {
         }
         let dir = out_dir.join("carnet");
         let search_path = dir.join("search.bin");
-        // The index of the last build, if any: reused when no tool's text changed.
-        let previous_search = std::fs::read(&search_path).ok();
+        // The index of the last build, if any: reused when no tool's text changed. Read only
+        // as large as an index of the manifest's limits could be (anything else is rebuilt).
+        let previous_search = read_file(&search_path, 1 << 30).ok();
         let generated = self.generate_from(&report, previous_search.as_deref());
         let json = report
             .manifest

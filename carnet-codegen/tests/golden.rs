@@ -192,6 +192,15 @@ fn unchanged_output_is_not_rewritten() {
     fs::write(&rs, "stale").unwrap();
     config.compile().unwrap();
     assert!(fs::read_to_string(&rs).unwrap().starts_with("// @generated"));
+    // The search index is reused when nothing it reads changed, and a damaged or foreign one
+    // is built again: either way the bytes a fresh build gives.
+    let search = out.join("carnet/search.bin");
+    let fresh = fs::read(&search).unwrap();
+    for previous in [b"not an index".to_vec(), fresh[..fresh.len() / 2].to_vec(), Vec::new()] {
+        fs::write(&search, previous).unwrap();
+        config.compile().unwrap();
+        assert_eq!(fs::read(&search).unwrap(), fresh);
+    }
 }
 
 #[test]
