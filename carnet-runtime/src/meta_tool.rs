@@ -105,7 +105,7 @@ impl MetaTool {
         ToolSpec {
             name: self.name(naming).to_owned(),
             description: self.description().to_owned(),
-            input_schema: Arc::new(self.input_schema(naming)),
+            input_schema: self.shared_input_schema(naming),
             kind: ToolKind::Meta,
             toolset: None,
             output_schema: None,
@@ -163,6 +163,21 @@ impl MetaTool {
             spec.input_schema = Arc::new(schema);
         }
         spec
+    }
+
+    /// The input schema under `naming`, made once per process: every session state's tool
+    /// list holds the same `Arc`, so it is not rebuilt with each new state, and the provider
+    /// writers find the tool's bytes by its address.
+    fn shared_input_schema(self, naming: Naming) -> Arc<Value> {
+        type Made = Vec<((MetaTool, Naming), Arc<Value>)>;
+        static MADE: std::sync::Mutex<Made> = std::sync::Mutex::new(Vec::new());
+        let mut made = MADE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, schema)) = made.iter().find(|(key, _)| *key == (self, naming)) {
+            return Arc::clone(schema);
+        }
+        let schema = Arc::new(self.input_schema(naming));
+        made.push(((self, naming), Arc::clone(&schema)));
+        schema
     }
 
     /// The input schema under `naming`.

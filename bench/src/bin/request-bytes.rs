@@ -43,13 +43,17 @@ use carnet_runtime::providers::{gemini, mcp};
 use carnet_runtime::{Carnet, Manifest, Session, ToolCall};
 use serde_json::{Value, json};
 
-const PROVIDERS: [&str; 6] = [
+const PROVIDERS: [&str; 10] = [
     "session",
     "openai-chat",
+    "openai-chat/value",
     "openai-responses",
+    "openai-responses/value",
     "anthropic",
+    "anthropic/value",
     "gemini",
     "mcp",
+    "mcp/value",
 ];
 
 /// The result of a future that is ready at once (the meta-tools' are), else of a runtime.
@@ -114,6 +118,8 @@ fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Messag
     if provider.starts_with("mcp") {
         return out;
     }
+    // As the clients do: room for the prompt and some more.
+    out.reserve(session.system_prompt().len() + 16 * 1024);
     let callable: Vec<String> = Vec::new();
     let request = ChatRequest {
         system: session.system_prompt(),

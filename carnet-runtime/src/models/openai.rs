@@ -252,7 +252,8 @@ impl OpenAi {
     ) -> Result<ChatResponse, ModelError> {
         let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
         let stream = on_delta.is_some();
-        let mut body = Vec::new();
+        // Room for the prompt, most of a body, and some tools and messages: few regrowths.
+        let mut body = Vec::with_capacity(request.system.len() + 16 * 1024);
         self.write_request_body(&request, stream, &mut body)?;
         let body = Bytes::from(body);
         let (uri, headers) = (self.uri()?, self.headers(stream)?);

@@ -143,6 +143,7 @@ pub mod mcp;
 pub mod openai;
 
 mod json_text;
+mod prompt_bytes;
 mod schema;
 mod strict;
 mod tool_bytes;

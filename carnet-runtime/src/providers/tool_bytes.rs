@@ -95,7 +95,14 @@ struct Entry {
 const VERSIONS: usize = 8;
 const LIMIT: usize = 1 << 16;
 
-static TABLE: LazyLock<RwLock<HashMap<String, Vec<Entry>>>> = LazyLock::new(RwLock::default);
+/// Versions by name, and how many in all.
+#[derive(Default)]
+struct Table {
+    names: HashMap<String, Vec<Entry>>,
+    entries: usize,
+}
+
+static TABLE: LazyLock<RwLock<Table>> = LazyLock::new(RwLock::default);
 
 fn same_schema(a: &Arc<Value>, b: &Arc<Value>) -> bool {
     Arc::ptr_eq(a, b) || a == b
@@ -117,8 +124,9 @@ fn same(made: &ToolSpec, spec: &ToolSpec) -> bool {
         && made.annotations == spec.annotations
 }
 
-fn lookup(table: &HashMap<String, Vec<Entry>>, format: ToolFormat, spec: &ToolSpec) -> Option<Arc<[u8]>> {
+fn lookup(table: &Table, format: ToolFormat, spec: &ToolSpec) -> Option<Arc<[u8]>> {
     table
+        .names
         .get(spec.name.as_str())?
         .iter()
         .find(|e| e.format == format.name && same(&e.spec, spec))
@@ -132,13 +140,19 @@ fn bytes(format: ToolFormat, spec: &ToolSpec) -> Result<Arc<[u8]>, ProviderError
     }
     let value = (format.render)(spec)?;
     let bytes: Arc<[u8]> = serde_json::to_vec(&value).map_err(io::Error::from)?.into();
-    let mut table = TABLE.write().unwrap_or_else(PoisonError::into_inner);
-    if table.values().map(Vec::len).sum::<usize>() >= LIMIT {
-        table.clear();
+    let mut guard = TABLE.write().unwrap_or_else(PoisonError::into_inner);
+    let table = &mut *guard;
+    if let Some(bytes) = lookup(table, format, spec) {
+        return Ok(bytes);
     }
-    let versions = table.entry(spec.name.clone()).or_default();
+    if table.entries >= LIMIT {
+        *table = Table::default();
+    }
+    let versions = table.names.entry(spec.name.clone()).or_default();
     if versions.len() >= VERSIONS {
         versions.remove(0);
+    } else {
+        table.entries += 1;
     }
     versions.push(Entry {
         format: format.name,

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::common::ProviderError;
 use super::json_text::write_str;
+use super::prompt_bytes::write_prompt;
 use super::tool_bytes::{ToolFormat, write_list};
 use crate::tool::ToolSpec;
 
@@ -76,7 +77,7 @@ impl<'a> Spliced<'a> {
             out.write_all(b":")?;
             match (self.system, self.tools) {
                 (_, Some((format, specs))) if key == "tools" => write_list(out, format, specs)?,
-                (Some((SystemAt::Field(field), system)), _) if key == field => write_str(out, system)?,
+                (Some((SystemAt::Field(field), system)), _) if key == field => write_prompt(out, system)?,
                 (Some((SystemAt::FirstMessage(field), system)), _) if key == field => {
                     write_messages(out, system, value)?;
                 }
@@ -91,7 +92,7 @@ impl<'a> Spliced<'a> {
 /// `[{"content": system, "role": "system"}, the other messages...]`.
 fn write_messages<W: Write + ?Sized>(out: &mut W, system: &str, messages: &Value) -> Result<(), ProviderError> {
     out.write_all(b"[{\"content\":")?;
-    write_str(out, system)?;
+    write_prompt(out, system)?;
     out.write_all(b",\"role\":\"system\"}")?;
     for message in messages.as_array().into_iter().flatten().skip(1) {
         out.write_all(b",")?;
