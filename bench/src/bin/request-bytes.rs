@@ -118,8 +118,11 @@ fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Messag
     if provider.starts_with("mcp") {
         return out;
     }
-    // As the clients do: room for the prompt and some more.
-    out.reserve(session.system_prompt().len() + 16 * 1024);
+    // As the clients do: room for the prompt and some more (not for the session's work
+    // alone, which writes nothing).
+    if provider != "session" {
+        out.reserve(session.system_prompt().len() + 16 * 1024);
+    }
     let callable: Vec<String> = Vec::new();
     let request = ChatRequest {
         system: session.system_prompt(),
