@@ -57,7 +57,7 @@ echo "# request bytes per turn, $(date -u +%Y-%m-%d), $machine"
 echo "# 198-skill agent of a 1,000-skill catalog; medians of $runs runs x $inner rounds x 197 turns"
 echo
 printf "%-17s %9s %9s %9s %11s %9s %11s %9s\n" provider "carnet" "TS" "memcpy" "TS/carnet" "carnet/memcpy" "bytes" "TS bytes"
-for provider in openai-chat openai-chat/value openai-responses openai-responses/value anthropic anthropic/value gemini mcp mcp/value; do
+for provider in openai-chat openai-chat/value openai-responses openai-responses/value anthropic anthropic/value gemini gemini/value mcp mcp/value; do
   c=$(field "$scratch/request-bytes-carnet" "$provider" turn_ns)
   m=$(field "$scratch/request-bytes-carnet" "$provider" memcpy_ns)
   b=$(field "$scratch/request-bytes-carnet" "$provider" bytes)
@@ -69,5 +69,6 @@ done
 s=$(field "$scratch/request-bytes-carnet" session turn_ns)
 echo
 echo "(…/value: the body built as a serde_json::Value and serialized, as the clients did before"
-echo " the writers; the same bytes. gemini has no writer: its body is a Value either way.)"
+echo " the writers; the same bytes. gemini: the benchmark's generateContent body, its prompt and"
+echo " tools written by carnet's gemini writers, against the same body as a Value.)"
 echo "carnet's session work alone in the same turn (new session, prompt and tools twice, the load; no body): $(us "$s") µs"

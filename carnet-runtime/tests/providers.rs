@@ -235,6 +235,23 @@ fn gemini_json_schema_snapshot() {
     assert_snapshot("gemini_json_schema", &gemini::tools_json_schema(&specs()).unwrap());
 }
 
+/// The writers give the snapshotted lists' bytes: `serde_json` on the `Value`, twice (the
+/// second time from each tool's kept bytes).
+#[test]
+fn gemini_writers_write_the_snapshotted_lists() {
+    for _ in 0..2 {
+        let mut out = Vec::new();
+        gemini::write_tools(&specs(), &mut out).unwrap();
+        assert_eq!(out, serde_json::to_vec(&gemini::tools(&specs()).unwrap()).unwrap());
+        let mut out = Vec::new();
+        gemini::write_tools_json_schema(&specs(), &mut out).unwrap();
+        assert_eq!(
+            out,
+            serde_json::to_vec(&gemini::tools_json_schema(&specs()).unwrap()).unwrap()
+        );
+    }
+}
+
 #[test]
 fn mcp_snapshot() {
     assert_snapshot("mcp", &mcp::tools(&specs()).unwrap());

@@ -10,15 +10,17 @@
 //!
 //! - `openai-chat`, `openai-responses`: `models::OpenAi::write_request_body`;
 //! - `anthropic`: `models::Anthropic::write_request_body`;
-//! - `gemini`: carnet renders Gemini's `tools` only (`providers::gemini::tools`); the rest
-//!   of a `generateContent` body (`systemInstruction`, `contents`) is written here the way
-//!   a client of one's own would, as a `Value`, then `to_string`;
+//! - `gemini`: carnet has no Gemini client; the `generateContent` body is written here the
+//!   way a client of one's own would: `contents` (the history) serialized from a `Value`,
+//!   `systemInstruction` by `providers::gemini::write_system_instruction` and `tools` by
+//!   `providers::gemini::write_tools` (both from kept bytes, as the clients' writers);
 //! - `mcp`: the `tools/list` result of the session (`providers::mcp::write_tools`), before
 //!   and after the load.
 //!
 //! `…/value` is the same turn with the body built as a `serde_json::Value` and serialized
-//! (`request_body`, `mcp::tools`, then `to_string`): what the clients sent before the
-//! writers, the same bytes.
+//! (`request_body`, `gemini::tools` in a `json!` body, `mcp::tools`, then `to_string`):
+//! what the clients sent before the writers, the same bytes (checked for Gemini before the
+//! timings).
 //!
 //! `session` is the same turn without bodies (the prompt and the tool list built, nothing
 //! rendered): what the session costs before any byte is written.
@@ -39,11 +41,11 @@ use std::time::Instant;
 use carnet_runtime::ToolOutput;
 use carnet_runtime::chat::{ChatRequest, Message};
 use carnet_runtime::models::{Anthropic, OpenAi, OpenAiApi};
-use carnet_runtime::providers::{gemini, mcp};
+use carnet_runtime::providers::{ProviderError, gemini, mcp};
 use carnet_runtime::{Carnet, Manifest, Session, ToolCall};
 use serde_json::{Value, json};
 
-const PROVIDERS: [&str; 10] = [
+const PROVIDERS: [&str; 11] = [
     "session",
     "openai-chat",
     "openai-chat/value",
@@ -52,6 +54,7 @@ const PROVIDERS: [&str; 10] = [
     "anthropic",
     "anthropic/value",
     "gemini",
+    "gemini/value",
     "mcp",
     "mcp/value",
 ];
@@ -74,8 +77,8 @@ struct Clients {
     anthropic: Anthropic,
 }
 
-/// A `generateContent` body around carnet's Gemini tools.
-fn gemini_body(request: &ChatRequest<'_>) -> Value {
+/// The `contents` of a `generateContent` body: the history.
+fn gemini_contents(request: &ChatRequest<'_>) -> Value {
     let mut contents = Vec::new();
     for message in request.messages {
         match message {
@@ -93,14 +96,34 @@ fn gemini_body(request: &ChatRequest<'_>) -> Value {
             _ => {}
         }
     }
+    Value::Array(contents)
+}
+
+/// A `generateContent` body around carnet's Gemini tools, as a `Value`.
+fn gemini_body(request: &ChatRequest<'_>) -> Value {
     let mut body = json!({
         "systemInstruction": {"parts": [{"text": request.system}]},
-        "contents": contents,
+        "contents": gemini_contents(request),
     });
     if !request.tools.is_empty() {
         body["tools"] = gemini::tools(request.tools).expect("Gemini tools");
     }
     body
+}
+
+/// The same body written: the keys in `serde_json`'s order (`contents`,
+/// `systemInstruction`, `tools`), the prompt and the tools from kept bytes.
+fn write_gemini_body(request: &ChatRequest<'_>, out: &mut Vec<u8>) -> Result<(), ProviderError> {
+    out.extend_from_slice(b"{\"contents\":");
+    serde_json::to_writer(&mut *out, &gemini_contents(request)).map_err(std::io::Error::from)?;
+    out.extend_from_slice(b",\"systemInstruction\":");
+    gemini::write_system_instruction(request.system, out)?;
+    if !request.tools.is_empty() {
+        out.extend_from_slice(b",\"tools\":");
+        gemini::write_tools(request.tools, out)?;
+    }
+    out.extend_from_slice(b"}");
+    Ok(())
 }
 
 fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Message]) -> Vec<u8> {
@@ -147,7 +170,11 @@ fn body(provider: &str, clients: &Clients, session: &Session, messages: &[Messag
         "openai-chat/value" => clients.chat.request_body(&request, false).map(Some),
         "openai-responses/value" => clients.responses.request_body(&request, false).map(Some),
         "anthropic/value" => clients.anthropic.request_body(&request, false).map(Some),
-        "gemini" => Ok(Some(gemini_body(&request))),
+        "gemini" => {
+            write_gemini_body(&request, &mut out).expect("a Gemini body");
+            Ok(None)
+        }
+        "gemini/value" => Ok(Some(gemini_body(&request))),
         // The session's work alone: its prompt and tools, no body.
         "session" => Ok(None),
         other => unreachable!("{other}"),
@@ -206,6 +233,19 @@ fn main() {
             .api(OpenAiApi::Responses),
         anthropic: Anthropic::new(None, "http://localhost:1", "claude-sonnet-4-5").expect("a client"),
     };
+    // The Gemini body written is the `Value`'s bytes (the clients' writers are tested in
+    // carnet-runtime; this one is the benchmark's own).
+    let carnet = Carnet::builder(&manifest)
+        .allow_unimplemented()
+        .build()
+        .expect("the engine builds");
+    for skill in skills.iter().take(3) {
+        assert_eq!(
+            turn("gemini", &clients, &carnet, &agent, skill),
+            turn("gemini/value", &clients, &carnet, &agent, skill),
+            "the Gemini body of {skill}: written and serialized"
+        );
+    }
     for provider in PROVIDERS {
         let (mut times, mut copies, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {

@@ -10,7 +10,7 @@ use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
 use crate::engine::ExposureMode;
 use crate::manifest::Annotations;
-use crate::providers::{anthropic, mcp, openai};
+use crate::providers::{anthropic, gemini, mcp, openai};
 use crate::tool::{ToolCall, ToolKind};
 
 fn spec(name: &str, kind: ToolKind, description: &str, schema: Value) -> ToolSpec {
@@ -215,4 +215,154 @@ fn colliding_aliases_are_an_error_not_a_body() {
     let mut out = Vec::new();
     assert!(openai::write_chat_request(&request, &openai::RequestOptions::default(), &mut out).is_err());
     assert!(mcp::write_tools(&tools, &mut out).is_err());
+}
+
+/// Both Gemini writers against their `Value` renderers, twice (the second from kept bytes).
+fn same_gemini(tools: &[ToolSpec], what: &str) {
+    for _ in 0..2 {
+        let mut out = Vec::new();
+        gemini::write_tools(tools, &mut out).unwrap();
+        same(&gemini::tools(tools).unwrap(), &out, &format!("gemini {what}"));
+        let mut out = Vec::new();
+        gemini::write_tools_json_schema(tools, &mut out).unwrap();
+        same(
+            &gemini::tools_json_schema(tools).unwrap(),
+            &out,
+            &format!("gemini json schema {what}"),
+        );
+    }
+}
+
+/// Gemini's `parameters` rewrites: `$ref`s inlined, `anyOf` with `null` and type lists as
+/// `nullable`, `oneOf` of constants as one `enum`; and tools without parameters.
+fn gemini_tools() -> Vec<ToolSpec> {
+    vec![
+        spec(
+            "records.search",
+            ToolKind::Domain,
+            "Search \"records\".",
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "filter": {"$ref": "#/$defs/Filter", "description": "Restrict them"},
+                    "after": {"type": ["string", "null"], "format": "date-time"},
+                    "limit": {"anyOf": [{"type": "integer", "format": "uint32"}, {"type": "null"}]},
+                    "order": {"oneOf": [
+                        {"const": "asc", "description": "Oldest first"},
+                        {"const": "desc", "description": "Newest first"}
+                    ]},
+                    "id": {"type": ["string", "integer"]},
+                    "mode": {"type": "string", "nullable": true, "enum": ["a", "b", null]}
+                },
+                "required": ["filter", "missing"],
+                "$defs": {"Filter": {"type": "object", "properties": {
+                    "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}}
+                }}, "Tag": {"type": "string", "minLength": 1}}
+            }),
+        ),
+        spec("clock.now", ToolKind::Domain, "The time", json!({"type": "object"})),
+        spec(
+            "notes_clear",
+            ToolKind::Domain,
+            "",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        ),
+    ]
+}
+
+#[test]
+fn gemini_tools_are_written_as_their_value_serializes() {
+    same_gemini(&tools(), "the writer tests' tools");
+    same_gemini(&gemini_tools(), "rewritten schemas");
+    same_gemini(&[], "no tool");
+    let mut both = tools();
+    both.extend(gemini_tools());
+    same_gemini(&both, "both lists");
+    // A declaration is the alias's: `file.read` goes as `file_read`, `clock.now` as `clock_now`.
+    let mut out = Vec::new();
+    gemini::write_tools(&both, &mut out).unwrap();
+    let written: Value = serde_json::from_slice(&out).unwrap();
+    let names: Vec<&str> = written[0]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "loadSkill",
+            "file_read",
+            "notes_put",
+            "records_search",
+            "clock_now",
+            "notes_clear"
+        ]
+    );
+    // Without parameters: no `parameters` (Gemini refuses empty `properties`), but
+    // `parametersJsonSchema` as it is.
+    assert!(written[0]["functionDeclarations"][4].get("parameters").is_none());
+    let mut out = Vec::new();
+    gemini::write_tools_json_schema(&gemini_tools()[1..2], &mut out).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"[{"functionDeclarations":[{"description":"The time","name":"clock_now","parametersJsonSchema":{"type":"object"}}]}]"#
+    );
+}
+
+#[test]
+fn a_gemini_tool_changed_under_the_same_name_is_written_as_it_is_now() {
+    let mut tools = gemini_tools();
+    same_gemini(&tools, "before");
+    tools[0].description = "Changed.".into();
+    tools[1].input_schema = Arc::new(json!({"type": "object", "properties": {"zone": {"type": "string"}}}));
+    same_gemini(&tools, "after a change");
+}
+
+#[test]
+fn gemini_writers_fail_as_their_renderers_do() {
+    let recursive = json!({
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/Node"}},
+        "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
+    });
+    let mut tools = gemini_tools();
+    tools.insert(1, spec("tree.walk", ToolKind::Domain, "Walk", recursive));
+    tools.push(spec(
+        "bad.all_of",
+        ToolKind::Domain,
+        "",
+        json!({"type": "object", "allOf": [{}, {}]}),
+    ));
+    for _ in 0..2 {
+        let expected = gemini::tools(&tools).unwrap_err();
+        assert!(matches!(expected, ProviderError::Schema { .. }), "{expected:?}");
+        let error = gemini::write_tools(&tools, &mut Vec::new()).unwrap_err();
+        assert_eq!(format!("{error:?}"), format!("{expected:?}"));
+        assert_eq!(error.to_string(), expected.to_string());
+    }
+    // The unconverted schema is fine as it is.
+    let mut out = Vec::new();
+    gemini::write_tools_json_schema(&tools, &mut out).unwrap();
+    same(
+        &gemini::tools_json_schema(&tools).unwrap(),
+        &out,
+        "recursive, as `parametersJsonSchema`",
+    );
+    // Colliding aliases: the renderers' error, before any byte.
+    let colliding = [
+        spec("file.read", ToolKind::Domain, "", json!({"type": "object"})),
+        spec("file_read", ToolKind::Domain, "", json!({"type": "object"})),
+    ];
+    let expected = gemini::tools(&colliding).unwrap_err();
+    for written in [
+        gemini::write_tools(&colliding, &mut Vec::new()),
+        gemini::write_tools_json_schema(&colliding, &mut Vec::new()),
+    ] {
+        assert_eq!(format!("{:?}", written.unwrap_err()), format!("{expected:?}"));
+    }
+    let mut out = Vec::new();
+    assert!(gemini::write_tools(&colliding, &mut out).is_err());
+    assert!(out.is_empty(), "nothing written before the aliases are checked");
 }

@@ -40,6 +40,8 @@
 //! at all: Gemini rejects an object schema with empty `properties`. Types stay lowercase
 //! (`"string"`), which the API accepts as well as `"STRING"`.
 
+use std::io::Write;
+
 use serde_json::{Map, Value, json};
 
 pub use super::conversation::gemini_tool_config as tool_config;
@@ -49,6 +51,8 @@ mod openapi;
 use openapi::Convert;
 
 use super::common::{Aliases, ProviderError, aliased, array_field, call_location, object_arguments, string_field};
+use super::prompt_bytes::write_prompt;
+use super::tool_bytes::{self, ToolFormat};
 use crate::tool::{ToolCall, ToolSpec};
 
 /// The `tools` of a `generateContent` request, with `parameters`:
@@ -92,6 +96,106 @@ pub fn tools_json_schema(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
         })
         .collect();
     Ok(wrap(declarations))
+}
+
+/// Writes [`tools`]'s `Value` serialized into `out`, each declaration's bytes kept from the
+/// first list that held the tool (see the [`providers`](super#bytes) docs, *Bytes*).
+///
+/// # Errors
+///
+/// As [`tools`] (the same error for the same specs), and when `out` fails
+/// ([`ProviderError::Write`]). On an error, `out` may hold the start of the list.
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use carnet_runtime::{ToolKind, ToolSpec};
+/// use carnet_runtime::providers::gemini;
+/// use serde_json::json;
+///
+/// let schema = json!({ "type": "object", "properties": { "path": { "type": "string" } } });
+/// let spec = ToolSpec { name: "file.read".into(), description: "Read a file".into(),
+///     input_schema: Arc::new(schema), kind: ToolKind::Domain, toolset: None, output_schema: None,
+///     title: None, annotations: Default::default() };
+/// let mut body = Vec::new();
+/// gemini::write_tools(&[spec.clone()], &mut body)?;
+/// assert_eq!(body, serde_json::to_vec(&gemini::tools(&[spec])?).unwrap());
+/// # Ok::<(), carnet_runtime::providers::ProviderError>(())
+/// ```
+pub fn write_tools<W: Write + ?Sized>(specs: &[ToolSpec], out: &mut W) -> Result<(), ProviderError> {
+    write_declarations(out, DECLARATION, specs)
+}
+
+/// Writes [`tools_json_schema`]'s `Value` serialized into `out`, each declaration's bytes
+/// kept as [`write_tools`] keeps them.
+///
+/// # Errors
+///
+/// As [`tools_json_schema`], and when `out` fails ([`ProviderError::Write`]).
+pub fn write_tools_json_schema<W: Write + ?Sized>(specs: &[ToolSpec], out: &mut W) -> Result<(), ProviderError> {
+    write_declarations(out, DECLARATION_JSON_SCHEMA, specs)
+}
+
+/// Writes the `systemInstruction` of a `generateContent` request into `out`:
+/// `{"parts":[{"text": system}]}`, as `serde_json` writes it. The prompt's escaped text is
+/// kept, so a later prompt sharing its start (a session's stable sections) copies it and
+/// escapes only the rest, as the other providers' writers do.
+///
+/// # Errors
+///
+/// When `out` fails ([`ProviderError::Write`]).
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::providers::gemini;
+/// use serde_json::json;
+///
+/// let mut out = Vec::new();
+/// gemini::write_system_instruction("Be \"brief\".", &mut out)?;
+/// assert_eq!(out, json!({"parts": [{"text": "Be \"brief\"."}]}).to_string().into_bytes());
+/// # Ok::<(), carnet_runtime::providers::ProviderError>(())
+/// ```
+pub fn write_system_instruction<W: Write + ?Sized>(system: &str, out: &mut W) -> Result<(), ProviderError> {
+    out.write_all(b"{\"parts\":[{\"text\":")?;
+    write_prompt(out, system)?;
+    out.write_all(b"}]}")?;
+    Ok(())
+}
+
+/// `[{"functionDeclarations": [...]}]`, or `[]` for no tool, as [`wrap`] builds it.
+fn write_declarations<W: Write + ?Sized>(
+    out: &mut W,
+    format: ToolFormat,
+    specs: &[ToolSpec],
+) -> Result<(), ProviderError> {
+    Aliases::new(specs)?;
+    if specs.is_empty() {
+        out.write_all(b"[]")?;
+        return Ok(());
+    }
+    out.write_all(b"[{\"functionDeclarations\":")?;
+    tool_bytes::write_list(out, format, specs)?;
+    out.write_all(b"}]")?;
+    Ok(())
+}
+
+/// The one declaration of a list of one tool, as [`write_tools`] keeps it.
+const DECLARATION: ToolFormat = ToolFormat {
+    name: "gemini",
+    render: |spec| Ok(declaration(tools(std::slice::from_ref(spec))?)),
+};
+
+/// The same with `parametersJsonSchema`, as [`write_tools_json_schema`] keeps it.
+const DECLARATION_JSON_SCHEMA: ToolFormat = ToolFormat {
+    name: "gemini-json-schema",
+    render: |spec| Ok(declaration(tools_json_schema(std::slice::from_ref(spec))?)),
+};
+
+/// The declaration in `[{"functionDeclarations": [declaration]}]`.
+fn declaration(mut list: Value) -> Value {
+    tool_bytes::only(list[0]["functionDeclarations"].take())
 }
 
 fn wrap(declarations: Vec<Value>) -> Value {
