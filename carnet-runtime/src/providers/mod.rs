@@ -143,7 +143,7 @@ pub mod gemini;
 pub mod mcp;
 pub mod openai;
 
-mod json_text;
+pub(crate) mod json_text;
 mod prompt_bytes;
 mod schema;
 mod strict;
