@@ -83,9 +83,10 @@
 //!
 //! Besides the `Value` renderers, each body has a writer that appends its bytes to an
 //! [`std::io::Write`] ([`openai::write_chat_request`], [`openai::write_responses_request`],
-//! [`anthropic::write_request`], [`mcp::write_tools`], and for Gemini [`gemini::write_tools`],
-//! [`gemini::write_tools_json_schema`], [`gemini::write_system_instruction`]): the same bytes as the `Value`
-//! serialized by `serde_json`, written without building it. The system prompt is escaped
+//! [`anthropic::write_request`], [`mcp::write_tools`]; for Gemini, which has no client here,
+//! [`gemini::write_tools`], [`gemini::write_tools_json_schema`] and
+//! [`gemini::write_system_instruction`]): the same bytes as the `Value` serialized by
+//! `serde_json`, written without building it. The system prompt is escaped
 //! eight bytes at a time; each tool's JSON is serialized the first time a list holds it and
 //! kept for the process under its name with the spec it came from, so a later list of the
 //! same specs (an engine's sessions share them) is a run of copies. The model clients send
