@@ -28,6 +28,10 @@ pub(crate) struct AgentTables {
     /// The full tool list of the modes that keep the prefix: meta-tools, then every domain
     /// tool the agent can reach, sorted by name. Built once.
     pub(crate) all_tools: OnceLock<Arc<[ToolSpec]>>,
+    /// The meta-tools as the agent's model sees them (`session::meta::specs`: their name
+    /// parameters list what the agent can reach), built once: every session state's tool list
+    /// clones these, so their schemas are the same `Arc`s in every state.
+    pub(crate) meta_tools: OnceLock<Box<[ToolSpec]>>,
 }
 
 /// A domain tool: its toolset, what the model sees of it, and its code.

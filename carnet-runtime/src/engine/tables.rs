@@ -158,6 +158,7 @@ pub(super) fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
                 reachable,
                 prefix: OnceLock::new(),
                 all_tools: OnceLock::new(),
+                meta_tools: OnceLock::new(),
             }
         })
         .collect()

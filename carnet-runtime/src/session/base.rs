@@ -373,7 +373,8 @@ impl Session {
                         .collect();
                     domain.sort_by(|a, b| a.name.cmp(&b.name));
                     super::meta::specs(inner, &self.loaded)
-                        .into_iter()
+                        .iter()
+                        .cloned()
                         .chain(self.task_specs())
                         .chain(domain)
                         .collect()
@@ -383,7 +384,7 @@ impl Session {
             inner
                 .state_cache
                 .tools((self.loaded.agent, exposed.clone().into_boxed_slice()), || {
-                    let mut tools = super::meta::specs(inner, &self.loaded);
+                    let mut tools = super::meta::specs(inner, &self.loaded).to_vec();
                     tools.extend(self.task_specs());
                     if inner.mode == ExposureMode::Dynamic {
                         tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));

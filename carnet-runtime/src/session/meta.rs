@@ -10,6 +10,7 @@ use crate::index::{SkillIx, ToolIx};
 use crate::prompt::xml_escape;
 use crate::schema;
 use crate::suggest::similar;
+use crate::tool::ToolSpec;
 
 pub(crate) use crate::meta_tool::param;
 pub use crate::meta_tool::{META_TOOLS, META_TOOLS_SNAKE, MetaTool, NameEnums, NameKind};
@@ -19,7 +20,19 @@ pub use crate::meta_tool::{META_TOOLS, META_TOOLS_SNAKE, MetaTool, NameEnums, Na
 /// names reachable, not those loaded), so the tools array keeps its bytes all conversation
 /// long. The arguments are still checked against the schema without the `enum`
 /// ([`check_arguments`]), so a wrong name gets the error that names the right ones.
-pub(crate) fn specs(inner: &Inner, loaded: &Loaded) -> Vec<crate::tool::ToolSpec> {
+///
+/// Built once per agent of an engine and kept in its tables: a session in a new state
+/// clones them (the schemas are `Arc`s), rather than gathering the names and building the
+/// schemas again, and the provider writers find the tools' kept bytes by the schemas'
+/// address.
+pub(crate) fn specs<'a>(inner: &'a Inner, loaded: &Loaded) -> &'a [ToolSpec] {
+    inner
+        .agent_tables(loaded.agent)
+        .meta_tools
+        .get_or_init(|| build(inner, loaded).into())
+}
+
+fn build(inner: &Inner, loaded: &Loaded) -> Vec<ToolSpec> {
     let caps = inner.prompt.name_enums;
     // Nothing is gathered for a kind that is off (the default for toolsets and tools): a
     // session in a new state builds its tool list, and agents can reach thousands of tools.
