@@ -1,17 +1,16 @@
 //! The Anthropic client: Messages.
 
-use bytes::Bytes;
 use hyper::Uri;
 use hyper::header::{self, HeaderMap, HeaderName};
 use serde_json::Value;
 
 use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
-use super::http::{StreamError, Transport, read_stream, secret_header};
+use super::http::{Transport, body_bytes, secret_header, write_body};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::conversation;
 use crate::providers::writer::Spliced;
-use crate::providers::{Aliases, ProviderSearch, ResponseStream, StreamFormat, anthropic};
+use crate::providers::{Aliases, ProviderSearch, StreamFormat, anthropic};
 
 const PROVIDER: &str = "anthropic";
 const KEY: &str = "ANTHROPIC_API_KEY";
@@ -158,9 +157,7 @@ impl Anthropic {
         stream: bool,
         out: &mut W,
     ) -> Result<(), ModelError> {
-        self.body(request, stream, true)?
-            .write(out)
-            .map_err(|e| ModelError::other(format!("the body cannot be written: {e}")))
+        write_body(&self.body(request, stream, true)?, out)
     }
 
     fn body<'a>(&self, request: &ChatRequest<'a>, stream: bool, splice: bool) -> Result<Spliced<'a>, ModelError> {
@@ -207,13 +204,6 @@ impl Anthropic {
         Ok(headers)
     }
 
-    fn invalid(message: impl std::fmt::Display) -> ModelError {
-        ModelError::InvalidResponse {
-            provider: PROVIDER,
-            message: message.to_string(),
-        }
-    }
-
     async fn call(
         &self,
         request: ChatRequest<'_>,
@@ -221,23 +211,11 @@ impl Anthropic {
     ) -> Result<ChatResponse, ModelError> {
         let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
         let stream = on_delta.is_some();
-        // Room for the prompt, most of a body, and some tools and messages: few regrowths.
-        let mut body = Vec::with_capacity(request.system.len() + 16 * 1024);
-        self.write_request_body(&request, stream, &mut body)?;
-        let body = Bytes::from(body);
+        let body = body_bytes(&request, |out| self.write_request_body(&request, stream, out))?;
         let (uri, headers) = (self.uri()?, self.headers(stream)?);
-        let Some(on_delta) = on_delta else {
-            let bytes = self.transport.post(&uri, &headers, body).await?;
-            let value: Value = serde_json::from_slice(&bytes).map_err(|e| Self::invalid(format!("not JSON: {e}")))?;
-            return anthropic::parse_response(&value, &aliases).map_err(Self::invalid);
-        };
-        let stream = ResponseStream::new(StreamFormat::Anthropic, aliases);
-        read_stream(&self.transport, &uri, &headers, body, stream, on_delta)
+        self.transport
+            .exchange(&uri, &headers, body, StreamFormat::Anthropic, aliases, on_delta)
             .await
-            .map_err(|e| match e {
-                StreamError::Model(e) => e,
-                StreamError::Provider(e) => Self::invalid(e),
-            })
     }
 }
 

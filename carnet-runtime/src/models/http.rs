@@ -1,5 +1,7 @@
 //! The clients' transport: one HTTP/1.1 connection pool over rustls, JSON posts with
-//! timeouts and bounded retries, and error statuses turned into [`ModelError`]s.
+//! timeouts and bounded retries, and error statuses turned into [`ModelError`]s; and what
+//! both clients do around it: a request's body written into one buffer, the answer read
+//! whole or streamed.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,7 +18,9 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::config::HttpOptions;
-use crate::chat::ModelError;
+use crate::chat::{ChatRequest, ChatResponse, Delta, ModelError};
+use crate::providers::writer::Spliced;
+use crate::providers::{Aliases, ResponseStream, StreamFormat, anthropic, openai};
 
 /// A pool of connections to one provider, with its retry policy.
 #[derive(Clone)]
@@ -254,36 +258,76 @@ impl Transport {
     }
 }
 
-/// Why a streamed answer failed.
-pub(super) enum StreamError {
-    Model(ModelError),
-    Provider(crate::providers::ProviderError),
+/// A chat request's body written by `write` into one buffer, with room for the prompt (most
+/// of a body) and some tools and messages: few regrowths.
+pub(super) fn body_bytes(
+    request: &ChatRequest<'_>,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), ModelError>,
+) -> Result<Bytes, ModelError> {
+    let mut body = Vec::with_capacity(request.system.len() + 16 * 1024);
+    write(&mut body)?;
+    Ok(Bytes::from(body))
 }
 
-/// Posts `body` and reads the answer as a stream of server-sent events.
-pub(super) async fn read_stream(
-    transport: &Transport,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Bytes,
-    mut stream: crate::providers::ResponseStream,
-    on_delta: &mut (dyn FnMut(crate::chat::Delta<'_>) + Send),
-) -> Result<crate::chat::ChatResponse, StreamError> {
-    let started = Instant::now();
-    let response = transport
-        .post_streaming(uri, headers, body)
-        .await
-        .map_err(StreamError::Model)?;
-    let mut body = response.into_body();
-    let mut received = 0;
-    while let Some(chunk) = transport
-        .next_chunk(&mut body, started, &mut received)
-        .await
-        .map_err(StreamError::Model)?
-    {
-        stream.feed(&chunk, on_delta).map_err(StreamError::Provider)?;
+/// Writes a client's rendered body into `out`: what its `write_request_body` does once the
+/// body is rendered.
+pub(super) fn write_body<W: std::io::Write + ?Sized>(body: &Spliced<'_>, out: &mut W) -> Result<(), ModelError> {
+    body.write(out)
+        .map_err(|e| ModelError::other(format!("the body cannot be written: {e}")))
+}
+
+impl Transport {
+    /// Posts a chat request's `body` and reads the answer of the API `format` names: whole,
+    /// or as server-sent events given to `on_delta` as they come. Tool names are mapped back
+    /// through `aliases`; an answer that cannot be read is [`ModelError::InvalidResponse`].
+    pub(super) async fn exchange(
+        &self,
+        uri: &Uri,
+        headers: &HeaderMap,
+        body: Bytes,
+        format: StreamFormat,
+        aliases: Aliases,
+        on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
+    ) -> Result<ChatResponse, ModelError> {
+        let Some(on_delta) = on_delta else {
+            let bytes = self.post(uri, headers, body).await?;
+            let value: Value = serde_json::from_slice(&bytes).map_err(|e| self.invalid(format!("not JSON: {e}")))?;
+            let parsed = match format {
+                StreamFormat::OpenAiChat => openai::parse_chat_response(&value, &aliases),
+                StreamFormat::OpenAiResponses => openai::parse_responses_response(&value, &aliases),
+                StreamFormat::Anthropic => anthropic::parse_response(&value, &aliases),
+            };
+            return parsed.map_err(|e| self.invalid(e));
+        };
+        self.read_stream(uri, headers, body, ResponseStream::new(format, aliases), on_delta)
+            .await
     }
-    stream.finish().map_err(StreamError::Provider)
+
+    /// Posts `body` and reads the answer as a stream of server-sent events.
+    async fn read_stream(
+        &self,
+        uri: &Uri,
+        headers: &HeaderMap,
+        body: Bytes,
+        mut stream: ResponseStream,
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> Result<ChatResponse, ModelError> {
+        let started = Instant::now();
+        let response = self.post_streaming(uri, headers, body).await?;
+        let mut body = response.into_body();
+        let mut received = 0;
+        while let Some(chunk) = self.next_chunk(&mut body, started, &mut received).await? {
+            stream.feed(&chunk, on_delta).map_err(|e| self.invalid(e))?;
+        }
+        stream.finish().map_err(|e| self.invalid(e))
+    }
+
+    fn invalid(&self, message: impl std::fmt::Display) -> ModelError {
+        ModelError::InvalidResponse {
+            provider: self.provider,
+            message: message.to_string(),
+        }
+    }
 }
 
 const USER_AGENT: &str = concat!("carnet/", env!("CARGO_PKG_VERSION"));

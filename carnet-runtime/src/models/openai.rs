@@ -1,17 +1,16 @@
 //! The `OpenAI` client: Chat Completions and Responses.
 
-use bytes::Bytes;
 use hyper::Uri;
 use hyper::header::{self, HeaderMap};
 use serde_json::{Value, json};
 
 use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
-use super::http::{StreamError, Transport, read_stream, secret_header};
+use super::http::{Transport, body_bytes, secret_header, write_body};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::conversation;
 use crate::providers::writer::Spliced;
-use crate::providers::{Aliases, ProviderSearch, ResponseStream, StreamFormat, openai};
+use crate::providers::{Aliases, ProviderSearch, StreamFormat, openai};
 
 const PROVIDER: &str = "openai";
 const KEY: &str = "OPENAI_API_KEY";
@@ -177,9 +176,7 @@ impl OpenAi {
         stream: bool,
         out: &mut W,
     ) -> Result<(), ModelError> {
-        self.body(request, stream, true)?
-            .write(out)
-            .map_err(|e| ModelError::other(format!("the body cannot be written: {e}")))
+        write_body(&self.body(request, stream, true)?, out)
     }
 
     fn body<'a>(&self, request: &ChatRequest<'a>, stream: bool, splice: bool) -> Result<Spliced<'a>, ModelError> {
@@ -238,13 +235,6 @@ impl OpenAi {
         Ok(headers)
     }
 
-    fn invalid(message: impl std::fmt::Display) -> ModelError {
-        ModelError::InvalidResponse {
-            provider: PROVIDER,
-            message: message.to_string(),
-        }
-    }
-
     async fn call(
         &self,
         request: ChatRequest<'_>,
@@ -252,37 +242,15 @@ impl OpenAi {
     ) -> Result<ChatResponse, ModelError> {
         let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
         let stream = on_delta.is_some();
-        // Room for the prompt, most of a body, and some tools and messages: few regrowths.
-        let mut body = Vec::with_capacity(request.system.len() + 16 * 1024);
-        self.write_request_body(&request, stream, &mut body)?;
-        let body = Bytes::from(body);
+        let body = body_bytes(&request, |out| self.write_request_body(&request, stream, out))?;
         let (uri, headers) = (self.uri()?, self.headers(stream)?);
-        let Some(on_delta) = on_delta else {
-            let bytes = self.transport.post(&uri, &headers, body).await?;
-            let value: Value = serde_json::from_slice(&bytes).map_err(|e| Self::invalid(format!("not JSON: {e}")))?;
-            let parsed = match self.api {
-                OpenAiApi::ChatCompletions => openai::parse_chat_response(&value, &aliases),
-                OpenAiApi::Responses => openai::parse_responses_response(&value, &aliases),
-            };
-            return parsed.map_err(Self::invalid);
-        };
         let format = match self.api {
             OpenAiApi::ChatCompletions => StreamFormat::OpenAiChat,
             OpenAiApi::Responses => StreamFormat::OpenAiResponses,
         };
-        read_stream(
-            &self.transport,
-            &uri,
-            &headers,
-            body,
-            ResponseStream::new(format, aliases),
-            on_delta,
-        )
-        .await
-        .map_err(|e| match e {
-            StreamError::Model(e) => e,
-            StreamError::Provider(e) => Self::invalid(e),
-        })
+        self.transport
+            .exchange(&uri, &headers, body, format, aliases, on_delta)
+            .await
     }
 }
 
