@@ -663,3 +663,199 @@ async fn over_stdio_the_stateless_revision_returns_handles_and_the_process_keeps
     .await;
     assert_eq!(mean["mean"], 5.0, "{mean}");
 }
+
+/// The `2026-07-28` request `id: ID, method, params` (with the version's `_meta` unless
+/// `params` has one), and the headers a plain client sends with it.
+/// Headers of a request, as name and value.
+type Headers = Vec<(String, String)>;
+
+fn modern_request(id: &Value, method: &str, mut params: Value) -> (Headers, Vec<u8>) {
+    if params.get("_meta").is_none() {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+    }
+    let mut headers = vec![
+        ("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned()),
+        ("Mcp-Method".to_owned(), method.to_owned()),
+    ];
+    if let Some(name) = params["name"].as_str() {
+        headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+    }
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    (headers, body.to_string().into_bytes())
+}
+
+/// What a response says, comparable between servers: its status, its media type and its SSE
+/// `data:` lines (or its JSON body), each sealed handle replaced by `<handle>`; and whether it
+/// came in one piece (`content-length`) rather than chunked.
+async fn answer(addr: SocketAddr, headers: &Headers, body: &[u8]) -> (u16, String, String, bool) {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let (status, head, body) = exchange(addr, "POST", "/mcp", &headers, body).await;
+    let media = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-type: "))
+        .unwrap_or_default()
+        .to_owned();
+    let whole = head.contains("content-length:") && !head.contains("transfer-encoding");
+    let mut payload = if media == "text/event-stream" {
+        body.lines()
+            .filter(|l| l.starts_with("data:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        body
+    };
+    if let Some(handle) = serde_json::from_str::<Value>(payload.trim_start_matches("data: "))
+        .ok()
+        .and_then(|m| m["result"]["structuredContent"]["session"].as_str().map(str::to_owned))
+    {
+        payload = payload.replace(&handle, "<handle>");
+    }
+    (status, media, payload, whole)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
+    let direct = serve(replica(SessionKeys::new(KEY).unwrap())).await;
+    let rmcp = serve(replica(SessionKeys::new(KEY).unwrap()).through_rmcp_only()).await;
+    let loaded = call(direct, "loadSkill", json!({ "skillName": "dataAnalysis" })).await;
+    let handle = loaded["session"].as_str().unwrap().to_owned();
+
+    let served_directly = [
+        modern_request(&json!(1), "tools/list", json!({})),
+        modern_request(&json!("list-\u{e9}\"1"), "tools/list", json!({})),
+        modern_request(&json!(-7), "tools/list", json!({ "cursor": "x" })),
+        modern_request(
+            &json!(2),
+            "tools/call",
+            json!({ "name": "loadSkill", "arguments": { "skillName": "dataAnalysis" } }),
+        ),
+        modern_request(
+            &json!(3),
+            "tools/call",
+            json!({ "name": "loadSkill", "arguments": { "skillName": "nope" } }),
+        ),
+        modern_request(
+            &json!(4),
+            "tools/call",
+            json!({ "name": "callTool",
+            "arguments": { "name": "mean", "arguments": { "values": [1, 2.5, 1e300] }, "session": handle } }),
+        ),
+        modern_request(
+            &json!(5),
+            "tools/call",
+            json!({ "name": "callTool",
+            "arguments": { "name": "basicSearch", "arguments": { "query": "quote \" slash \\ nul \u{0} tab \t \u{2028} 😀" } } }),
+        ),
+        modern_request(
+            &json!(6),
+            "tools/call",
+            json!({ "name": "callTool",
+            "arguments": { "name": "mean", "arguments": { "values": "no" }, "session": handle } }),
+        ),
+        modern_request(
+            &json!(7),
+            "tools/call",
+            json!({ "name": "callTool",
+            "arguments": { "name": "mean", "arguments": {}, "session": "cs1.forged" } }),
+        ),
+        modern_request(
+            &json!(8),
+            "tools/call",
+            json!({ "name": "callTool",
+            "arguments": { "name": "mean", "arguments": {}, "session": 42 } }),
+        ),
+        modern_request(
+            &json!(9),
+            "tools/call",
+            json!({ "name": "noSuchTool", "arguments": {} }),
+        ),
+        modern_request(&json!(10), "tools/call", json!({ "name": "listAvailableSkills" })),
+        modern_request(
+            &json!(11),
+            "tools/call",
+            json!({ "name": "callTool",
+            "arguments": { "name": "openVault", "arguments": {} } }),
+        ),
+    ];
+    for (headers, body) in &served_directly {
+        let a = answer(direct, headers, body).await;
+        let b = answer(rmcp, headers, body).await;
+        let request = String::from_utf8_lossy(body);
+        assert_eq!(a.0, 200, "{request}: {a:?}");
+        assert_eq!(a.0, b.0, "{request}");
+        assert_eq!(a.1, b.1, "{request}");
+        assert_eq!(a.2, b.2, "{request}");
+        assert!(a.3, "{request} was answered directly: {a:?}");
+        assert!(!b.3, "{request} went through rmcp: {b:?}");
+    }
+
+    // What is not the plain case goes to rmcp, which serves or refuses it the same way
+    // on both servers.
+    let (headers, body) = modern_request(&json!(20), "tools/call", json!({ "name": "listAvailableSkills" }));
+    let without = |name: &str| -> Headers {
+        headers
+            .iter()
+            .filter(|(n, _)| !n.eq_ignore_ascii_case(name))
+            .cloned()
+            .collect()
+    };
+    let with = |name: &str, value: &str| -> Headers {
+        let mut all = headers.clone();
+        all.push((name.to_owned(), value.to_owned()));
+        all
+    };
+    let mut renamed = headers.clone();
+    renamed.retain(|(n, _)| n != "Mcp-Name");
+    renamed.push(("Mcp-Name".to_owned(), "loadSkill".to_owned()));
+    let (no_meta_headers, _) = modern_request(&json!(21), "tools/list", json!({}));
+    let no_client_info = json!({ "jsonrpc": "2.0", "id": 21, "method": "tools/list", "params": { "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } })
+    .to_string()
+    .into_bytes();
+    let older = json!({ "jsonrpc": "2.0", "id": 22, "method": "tools/list", "params": { "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2025-11-25",
+        "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+        "io.modelcontextprotocol/clientCapabilities": {} } } })
+    .to_string()
+    .into_bytes();
+    let (_, task) = modern_request(
+        &json!(23),
+        "tools/call",
+        json!({ "name": "listAvailableSkills", "requestState": "opaque" }),
+    );
+    let fallbacks: Vec<(&str, Headers, Vec<u8>)> = vec![
+        ("no Mcp-Name", without("Mcp-Name"), body.clone()),
+        ("no Mcp-Method", without("Mcp-Method"), body.clone()),
+        ("no MCP-Protocol-Version", without("MCP-Protocol-Version"), body.clone()),
+        ("a Mcp-Name naming another tool", renamed, body.clone()),
+        ("two Mcp-Method headers", with("Mcp-Method", "tools/call"), body.clone()),
+        ("a Mcp-Param header", with("Mcp-Param-Query", "x"), body.clone()),
+        (
+            "an older version header",
+            with("MCP-Protocol-Version", "2025-11-25"),
+            body.clone(),
+        ),
+        (
+            "a weighted Accept",
+            with("Accept", "text/event-stream;q=0"),
+            body.clone(),
+        ),
+        ("a foreign Host", with("Host", "evil.example"), body.clone()),
+        ("_meta without clientInfo", no_meta_headers.clone(), no_client_info),
+        ("an older version in _meta", no_meta_headers, older),
+        ("requestState", headers.clone(), task),
+    ];
+    for (what, headers, body) in &fallbacks {
+        let a = answer(direct, headers, body).await;
+        let b = answer(rmcp, headers, body).await;
+        assert!(
+            !a.3 || a.1 != "text/event-stream",
+            "{what}: not answered directly: {a:?}"
+        );
+        assert_eq!((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), "{what}");
+    }
+}

@@ -5,9 +5,23 @@
 //! throughput per shape, then the heap held per 1,000 open 2025 sessions and what idle expiry
 //! gives back, as a markdown table.
 //!
+//! The stateless rows are measured twice: with the server answering `tools/call` and
+//! `tools/list` itself (`direct`, the default) and with every request left to rmcp
+//! (`through rmcp`, `Server::through_rmcp_only`), so both paths are timed in one run.
+//!
 //! Usage: `mcp-load [--clients N] [--calls N] [--sessions N]` (defaults 32, 50, 2000). The
 //! server runs in this process (2 worker threads), the clients too; everything is on
 //! 127.0.0.1 and the run ends by itself.
+//!
+//! Two more roles for `bench/mcp-haproxy.sh` (replicas behind a load balancer):
+//!
+//! - `mcp-load --serve ADDR [--through-rmcp]`: a replica serving the same agent in dispatcher
+//!   mode over HTTP at `ADDR`, sealing handles with `CARNET_SESSION_KEY`; prints its URL and
+//!   serves until killed.
+//! - `mcp-load --url URL [--clients N] [--calls N] [--lists N] [--threads N] [--label L]`:
+//!   drives an endpoint elsewhere with stateless conversations (the handle travels, so any
+//!   replica serves any call), then with `tools/list` requests, from a runtime of `--threads`
+//!   worker threads (default 1); prints one markdown row per kind.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::SocketAddr;
@@ -100,6 +114,21 @@ async fn serve(server: Server) -> SocketAddr {
 struct Conn {
     send: SendRequest<Full<Bytes>>,
     addr: SocketAddr,
+}
+
+/// `tools/list` requests one after another on one connection: their latencies.
+async fn list_client(addr: SocketAddr, lists: usize) -> Vec<Duration> {
+    let mut conn = Conn::open(addr).await;
+    let mut latencies = Vec::with_capacity(lists);
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
+    for i in 0..lists {
+        let body = json!({ "jsonrpc": "2.0", "id": i, "method": "tools/list", "params": { "_meta": modern_meta() } });
+        let start = Instant::now();
+        let (message, _) = conn.post(&headers, &body).await;
+        latencies.push(start.elapsed());
+        assert!(message["result"]["tools"].is_array(), "{message}");
+    }
+    latencies
 }
 
 impl Conn {
@@ -280,8 +309,23 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
         .map_or(default, |v| v.parse().expect("a number"))
 }
 
+fn text_arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(addr) = text_arg(&args, "--serve") {
+        replica(addr, args.iter().any(|a| a == "--through-rmcp"));
+        return;
+    }
+    if let Some(url) = text_arg(&args, "--url") {
+        drive(url, &args);
+        return;
+    }
     let clients = arg(&args, "--clients", 32);
     let calls = arg(&args, "--calls", 50);
     let sessions = arg(&args, "--sessions", 2000);
@@ -298,6 +342,66 @@ fn main() {
     });
 }
 
+/// A replica for `bench/mcp-haproxy.sh`: serves until killed.
+fn replica(addr: &str, through_rmcp: bool) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        let keys = SessionKeys::from_env()
+            .expect("a valid CARNET_SESSION_KEY")
+            .expect("CARNET_SESSION_KEY is set: the replicas share it");
+        let mut server = Server::new(&carnet(ExposureMode::Dispatcher), "researcher")
+            .expect("the agent")
+            .session_keys(keys);
+        if through_rmcp {
+            server = server.through_rmcp_only();
+        }
+        let http = server.bind_http(addr).await.expect("binds loopback");
+        println!("{}", http.url());
+        http.run().await.expect("serves");
+    });
+}
+
+/// Drives the endpoint at `url` (`http://HOST:PORT/mcp`) and prints its rows.
+fn drive(url: &str, args: &[String]) {
+    let clients = arg(args, "--clients", 32);
+    let calls = arg(args, "--calls", 100);
+    let lists = arg(args, "--lists", 50);
+    let threads = arg(args, "--threads", 1);
+    let label = text_arg(args, "--label").unwrap_or("endpoint").to_owned();
+    let addr: SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a URL http://IP:PORT/mcp");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        let work = async {
+            run(4, 5, move || stateless_client(addr, 5)).await;
+            let calls = run(clients, calls, move || stateless_client(addr, calls)).await;
+            let lists = run(clients, lists, move || list_client(addr, lists)).await;
+            for (kind, f) in [("tools/call", calls), ("tools/list", lists)] {
+                println!(
+                    "| {label} | {kind} | {clients} | {} | {:.0} µs | {:.0} µs | {:.0} req/s |",
+                    f.requests,
+                    f.p50.as_secs_f64() * 1e6,
+                    f.p99.as_secs_f64() * 1e6,
+                    f.throughput
+                );
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(300), work)
+            .await
+            .expect("the load ends within 5 minutes");
+    });
+}
+
 async fn measure(clients: usize, calls: usize, sessions: usize) {
     let dispatcher = carnet(ExposureMode::Dispatcher);
     let limits = HttpLimits::default().with_max_sessions(sessions + clients + 16);
@@ -305,18 +409,25 @@ async fn measure(clients: usize, calls: usize, sessions: usize) {
         .expect("the agent")
         .session_keys(SessionKeys::random())
         .http_limits(limits.clone());
-    let addr = serve(server).await;
+    let addr = serve(server.clone()).await;
+    let through_rmcp = serve(server.through_rmcp_only()).await;
 
-    // Warm up both paths.
+    // Warm up every path.
     run(4, 5, move || stateless_client(addr, 5)).await;
+    run(4, 5, move || stateless_client(through_rmcp, 5)).await;
     run(4, 5, move || session_client(addr, 5)).await;
 
     println!("| protocol | clients × calls | requests | p50 | p99 | throughput |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for round in 0..2 {
         let modern = run(clients, calls, move || stateless_client(addr, calls)).await;
+        let rmcp = run(clients, calls, move || stateless_client(through_rmcp, calls)).await;
         let legacy = run(clients, calls, move || session_client(addr, calls)).await;
-        for (name, f) in [("2026-07-28 (handle)", modern), ("2025-11-25 (session)", legacy)] {
+        for (name, f) in [
+            ("2026-07-28 (handle), direct", modern),
+            ("2026-07-28 (handle), through rmcp", rmcp),
+            ("2025-11-25 (session)", legacy),
+        ] {
             println!(
                 "| {name}{} | {clients} × {calls} | {} | {:.0} µs | {:.0} µs | {:.0} req/s |",
                 if round == 1 { ", round 2" } else { "" },

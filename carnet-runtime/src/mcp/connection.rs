@@ -75,66 +75,10 @@ impl Connection {
         self.shared.carnet.mode() == ExposureMode::Dispatcher
     }
 
-    /// The session a stateless request names with its `session` argument (removed from
-    /// `arguments`), or, without one, the connection's (byte streams) or a new one (HTTP).
-    async fn session_of(
-        &self,
-        arguments: &mut serde_json::Map<String, Value>,
-    ) -> Result<(Session, SessionState), ToolOutput> {
-        let handle = match arguments.remove(SESSION_ARGUMENT) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(handle)) => Some(handle),
-            Some(_) => return Err(handle_refused(HandleError::Malformed)),
-        };
-        let Some(handle) = handle else {
-            let session = if self.per_process {
-                let state = self.session.lock().await.state();
-                self.shared
-                    .carnet
-                    .resume(&state)
-                    .expect("the connection's own state resumes")
-            } else {
-                self.shared.session()
-            };
-            let state = session.state();
-            return Ok((session, state));
-        };
-        let carnet = &self.shared.carnet;
-        let fingerprint = format!("{:016x}", carnet.manifest().fingerprint);
-        let state = self
-            .shared
-            .keys
-            .open(&handle, &self.shared.agent, &fingerprint, std::time::SystemTime::now())
-            .map_err(handle_refused)?;
-        let session = carnet.resume(&state).map_err(|e| {
-            ToolOutput::error(
-                format!("the session handle cannot be resumed: {e}"),
-                json!({ "code": "session_invalid" }),
-            )
-        })?;
-        Ok((session, state))
-    }
-
     /// What this connection's session has loaded, to save or inspect
     /// ([`Carnet::resume`](crate::Carnet::resume) continues it).
     pub async fn state(&self) -> SessionState {
         self.session.lock().await.state()
-    }
-
-    /// The name a client called mapped back to the canonical tool name: an alias of the
-    /// session's tools, then of any domain tool (so an unexposed tool is reported by its
-    /// real name), else the name as written.
-    fn canonical(&self, session: &Session, wire_name: &str) -> String {
-        if let Ok(aliases) = Aliases::new(session.tools())
-            && let Some(name) = aliases.resolve(wire_name)
-        {
-            return name.to_owned();
-        }
-        self.shared
-            .carnet
-            .domain_tools_named(wire_name)
-            .next()
-            .map_or_else(|| wire_name.to_owned(), |spec| spec.name.clone())
     }
 
     fn prompt(&self) -> Prompt {
@@ -188,43 +132,129 @@ fn params_problem(method: &str, params: Option<Value>) -> Option<String> {
 }
 
 impl Connection {
-    /// `tools/call` in the stateless revision: the conversation's state comes in as the
-    /// `session` argument and, when the call changed it, goes back out as the result's
-    /// `session` field.
+    /// `tools/call` in the stateless revision (see [`call_stateless`]).
     async fn call_tool_stateless(
         &self,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut arguments = request.arguments.unwrap_or_default();
-        let (mut session, before) = match self.session_of(&mut arguments).await {
-            Ok(found) => found,
-            Err(refused) => return tool_result(refused),
-        };
-        let arguments = Value::Object(arguments);
-        let name = self.canonical(&session, &request.name);
-        let cancelled = || messages::cancelled(&name);
-        // The JSON-RPC request's id is the call's id (`Context::call_id`).
+        let held = self.per_process.then_some(&self.session);
         let call_id = context.id.to_string();
-        let mut output = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(&call_id)) {
-            until_cancelled(context, call).await.ok_or_else(cancelled)?
-        } else {
-            until_cancelled(context, session.call_with_id(name.as_str(), arguments, Some(&call_id)))
-                .await
-                .ok_or_else(cancelled)?
-        };
-        let after = session.state();
-        if before != after {
-            if let Value::Object(fields) = &mut output.value {
-                let handle = self.shared.keys.seal(&after, std::time::SystemTime::now());
-                fields.insert(SESSION_ARGUMENT.to_owned(), Value::String(handle));
-            }
-            if self.per_process {
-                *self.session.lock().await = session;
-            }
-        }
-        tool_result(output)
+        let output = call_stateless(&self.shared, held, request, &call_id, context.ct.cancelled()).await?;
+        tool_result(output).map(Into::into)
     }
+}
+
+/// The session a stateless request names with its `session` argument (removed from
+/// `arguments`), or, without one, the connection's (`held`, byte streams) or a new one (HTTP).
+async fn session_of(
+    shared: &Shared,
+    held: Option<&Mutex<Session>>,
+    arguments: &mut serde_json::Map<String, Value>,
+) -> Result<(Session, SessionState), ToolOutput> {
+    let handle = match arguments.remove(SESSION_ARGUMENT) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(handle)) => Some(handle),
+        Some(_) => return Err(handle_refused(HandleError::Malformed)),
+    };
+    let Some(handle) = handle else {
+        let session = match held {
+            Some(held) => {
+                let state = held.lock().await.state();
+                shared
+                    .carnet
+                    .resume(&state)
+                    .expect("the connection's own state resumes")
+            }
+            None => shared.session(),
+        };
+        let state = session.state();
+        return Ok((session, state));
+    };
+    let carnet = &shared.carnet;
+    let fingerprint = format!("{:016x}", carnet.manifest().fingerprint);
+    let state = shared
+        .keys
+        .open(&handle, &shared.agent, &fingerprint, std::time::SystemTime::now())
+        .map_err(handle_refused)?;
+    let session = carnet.resume(&state).map_err(|e| {
+        ToolOutput::error(
+            format!("the session handle cannot be resumed: {e}"),
+            json!({ "code": "session_invalid" }),
+        )
+    })?;
+    Ok((session, state))
+}
+
+/// The name a client called mapped back to the canonical tool name: an alias of the
+/// session's tools, then of any domain tool (so an unexposed tool is reported by its
+/// real name), else the name as written.
+fn canonical(shared: &Shared, session: &Session, wire_name: &str) -> String {
+    if let Ok(aliases) = Aliases::new(session.tools())
+        && let Some(name) = aliases.resolve(wire_name)
+    {
+        return name.to_owned();
+    }
+    shared
+        .carnet
+        .domain_tools_named(wire_name)
+        .next()
+        .map_or_else(|| wire_name.to_owned(), |spec| spec.name.clone())
+}
+
+/// `tools/call` in the stateless revision: the conversation's state comes in as the
+/// `session` argument and, when the call changed it, goes back out as the result's `session`
+/// field. `held` is the connection's session on a byte stream (a call without a handle
+/// continues it, and a call that changes it updates it); `cancelled` completes when the
+/// client cancels the request.
+pub(super) async fn call_stateless(
+    shared: &Shared,
+    held: Option<&Mutex<Session>>,
+    request: CallToolRequestParams,
+    call_id: &str,
+    cancelled: impl Future<Output = ()>,
+) -> Result<ToolOutput, ErrorData> {
+    let mut cancelled = std::pin::pin!(cancelled);
+    let mut arguments = request.arguments.unwrap_or_default();
+    let (mut session, before) = match session_of(shared, held, &mut arguments).await {
+        Ok(found) => found,
+        Err(refused) => return Ok(refused),
+    };
+    let arguments = Value::Object(arguments);
+    let name = canonical(shared, &session, &request.name);
+    let refuse = || messages::cancelled(&name);
+    // The JSON-RPC request's id is the call's id (`Context::call_id`).
+    let mut output = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(call_id)) {
+        until_cancelled(cancelled.as_mut(), call).await.ok_or_else(refuse)?
+    } else {
+        until_cancelled(
+            cancelled.as_mut(),
+            session.call_with_id(name.as_str(), arguments, Some(call_id)),
+        )
+        .await
+        .ok_or_else(refuse)?
+    };
+    let after = session.state();
+    if before != after {
+        if let Value::Object(fields) = &mut output.value {
+            let handle = shared.keys.seal(&after, std::time::SystemTime::now());
+            fields.insert(SESSION_ARGUMENT.to_owned(), Value::String(handle));
+        }
+        if let Some(held) = held {
+            *held.lock().await = session;
+        }
+    }
+    Ok(output)
+}
+
+/// The `tools/list` of the stateless revision: `session`'s tools (the dispatcher's, the same
+/// for every request), each taking the handle.
+pub(super) fn stateless_tools(session: &Session) -> Result<Vec<rmcp::model::Tool>, ErrorData> {
+    let mut tools = list_tools(session)?;
+    for tool in &mut tools {
+        add_session_argument(tool);
+    }
+    Ok(tools)
 }
 
 /// Whether `context` is a request of the stateless revision (`2026-07-28` or later).
@@ -262,7 +292,7 @@ fn handle_refused(error: HandleError) -> ToolOutput {
 ///
 /// A remote toolset's result keeps its server's content blocks as they came, and its
 /// structured content when it had one.
-fn tool_result(output: ToolOutput) -> Result<CallToolResponse, ErrorData> {
+pub(super) fn tool_result(output: ToolOutput) -> Result<CallToolResult, ErrorData> {
     let passthrough = output.content.is_some();
     let content = match output.content {
         Some(content) => Value::Array(content.into_vec()),
@@ -276,15 +306,17 @@ fn tool_result(output: ToolOutput) -> Result<CallToolResponse, ErrorData> {
     if output.value.is_object() && !(passthrough && output.is_error) {
         result["structuredContent"] = output.value;
     }
-    let result: CallToolResult = serde_json::from_value(result).map_err(|e| messages::unencodable("the result", e))?;
-    Ok(result.into())
+    serde_json::from_value(result).map_err(|e| messages::unencodable("the result", e))
 }
 
-/// `future`'s output, or `None` when the client cancels the request first.
-async fn until_cancelled<T>(context: &RequestContext<RoleServer>, future: impl Future<Output = T>) -> Option<T> {
+/// `future`'s output, or `None` when `cancelled` completes first (the client cancelled).
+async fn until_cancelled<T>(
+    cancelled: std::pin::Pin<&mut impl Future<Output = ()>>,
+    future: impl Future<Output = T>,
+) -> Option<T> {
     tokio::select! {
         output = future => Some(output),
-        () = context.ct.cancelled() => None,
+        () = cancelled => None,
     }
 }
 
@@ -326,13 +358,11 @@ impl ServerHandler for Connection {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let session = self.session_in_turn(&context).await;
-        let mut tools = list_tools(&session)?;
-        if is_stateless(&context) {
-            // The same list for every request: the dispatcher's, each tool taking the handle.
-            for tool in &mut tools {
-                add_session_argument(tool);
-            }
-        }
+        let tools = if is_stateless(&context) {
+            stateless_tools(&session)?
+        } else {
+            list_tools(&session)?
+        };
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -350,18 +380,26 @@ impl ServerHandler for Connection {
         // run under it. A client that cancels the request (`notifications/cancelled`) stops
         // the call; the session keeps what the call had done by then, as after a panic.
         let mut session = self.session_in_turn(&context).await;
-        let name = self.canonical(&session, &request.name);
+        let name = canonical(&self.shared, &session, &request.name);
         let cancelled = || messages::cancelled(&name);
         // The JSON-RPC request's id is the call's id (`Context::call_id`).
         let call_id = context.id.to_string();
         let (output, changed) = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(&call_id)) {
             drop(session);
-            (until_cancelled(&context, call).await.ok_or_else(cancelled)?, false)
+            (
+                until_cancelled(std::pin::pin!(context.ct.cancelled()), call)
+                    .await
+                    .ok_or_else(cancelled)?,
+                false,
+            )
         } else {
             let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
-            let output = until_cancelled(&context, session.call_with_id(name.as_str(), arguments, Some(&call_id)))
-                .await
-                .ok_or_else(cancelled)?;
+            let output = until_cancelled(
+                std::pin::pin!(context.ct.cancelled()),
+                session.call_with_id(name.as_str(), arguments, Some(&call_id)),
+            )
+            .await
+            .ok_or_else(cancelled)?;
             let changed = session.tools().iter().map(|t| &t.name).ne(before.iter());
             (output, changed)
         };
@@ -370,7 +408,7 @@ impl ServerHandler for Connection {
             // away is not this call's error.
             let _ = context.peer.notify_tool_list_changed().await;
         }
-        tool_result(output)
+        tool_result(output).map(Into::into)
     }
 
     async fn list_prompts(

@@ -22,9 +22,11 @@ use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
 use super::connection::Connection;
+use super::direct::Direct;
 use super::limits::HttpLimits;
 use super::messages;
 use super::server::Server;
+use super::shared::Shared;
 
 type Endpoint = rmcp::transport::StreamableHttpService<Connection, LocalSessionManager>;
 type Body = BoxBody<Bytes, Infallible>;
@@ -118,6 +120,7 @@ impl HttpServer {
         if !hosts.contains(&ip) {
             hosts.push(ip);
         }
+        let direct = shared.direct_http.then(|| Direct::new(hosts.clone()));
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
             .with_cancellation_token(self.shutdown.child_token())
@@ -137,6 +140,8 @@ impl HttpServer {
         .and_then(|card| serde_json::to_vec_pretty(&card).ok())
         .map(Bytes::from);
         let context = Arc::new(Context {
+            shared: shared.clone(),
+            direct,
             endpoint: self.server.endpoint(config, sessions.clone()),
             sessions,
             max: shared.max_message_bytes,
@@ -179,6 +184,9 @@ impl HttpServer {
 
 /// What every request of one [`HttpServer`] shares.
 struct Context {
+    shared: Arc<Shared>,
+    /// The stateless revision's `tools/list` and `tools/call`, served without rmcp.
+    direct: Option<Direct>,
     endpoint: Endpoint,
     sessions: Arc<LocalSessionManager>,
     max: usize,
@@ -278,8 +286,9 @@ fn add_cors(response: &mut Response<Body>, origin: &str, preflight: bool) {
 
 /// A request at `/mcp`: POST bodies are read here (bounded in size and time) and checked to
 /// be JSON, so that an oversized, slow or malformed message gets a JSON-RPC error body; an
-/// `initialize` beyond the session cap gets 503 and a DELETE of an unknown session 404; then
-/// rmcp serves it.
+/// `initialize` beyond the session cap gets 503 and a DELETE of an unknown session 404; the
+/// stateless revision's `tools/list` and `tools/call` are answered [directly](super::direct);
+/// rmcp serves the rest.
 async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     let mut endpoint = context.endpoint.clone();
     let session_id = request
@@ -321,6 +330,12 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
     };
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
         return Ok(error(StatusCode::BAD_REQUEST, &messages::not_json(e)));
+    }
+    if session_id.is_none()
+        && let Some(direct) = &context.direct
+        && let Some(response) = direct.serve(&context.shared, &parts.headers, &bytes).await
+    {
+        return Ok(response);
     }
     if session_id.is_none() && is_initialize(&bytes) {
         let max = context.limits.max_sessions;

@@ -113,6 +113,8 @@
 
 mod card;
 mod connection;
+#[cfg(feature = "mcp-http")]
+mod direct;
 mod handle;
 #[cfg(feature = "mcp-http")]
 mod http;

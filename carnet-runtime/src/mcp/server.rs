@@ -67,6 +67,8 @@ impl Server {
                 keys: Arc::new(SessionKeys::random()),
                 #[cfg(feature = "mcp-http")]
                 limits: HttpLimits::default(),
+                #[cfg(feature = "mcp-http")]
+                direct_http: true,
             }),
         })
     }
@@ -102,6 +104,17 @@ impl Server {
     #[must_use]
     pub fn http_limits(mut self, limits: HttpLimits) -> Self {
         Arc::make_mut(&mut self.shared).limits = limits;
+        self
+    }
+
+    /// Leaves every HTTP request to rmcp, the stateless revision's `tools/list` and
+    /// `tools/call` included (which [`Server::bind_http`] otherwise answers itself, with the
+    /// same bytes): for the tests and benchmarks comparing both paths.
+    #[cfg(feature = "mcp-http")]
+    #[doc(hidden)]
+    #[must_use]
+    pub fn through_rmcp_only(mut self) -> Self {
+        Arc::make_mut(&mut self.shared).direct_http = false;
         self
     }
 

@@ -30,6 +30,11 @@ pub(super) struct Shared {
     /// Limits of [`Server::bind_http`](super::Server::bind_http).
     #[cfg(feature = "mcp-http")]
     pub(super) limits: HttpLimits,
+    /// Whether [`Server::bind_http`](super::Server::bind_http) answers the stateless
+    /// revision's `tools/list` and `tools/call` itself ([`super::direct`]) or leaves every
+    /// request to rmcp.
+    #[cfg(feature = "mcp-http")]
+    pub(super) direct_http: bool,
 }
 
 impl Shared {
