@@ -21,6 +21,8 @@ cd "$ROOT"
 
 rounds=2
 load_args=()
+workers="${REPLICA_WORKERS:-1}"
+haproxy_threads="${HAPROXY_THREADS:-1}"
 while [ "$#" -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;
@@ -64,12 +66,12 @@ measure() {
     local label="$1" flag="$2"
     local p1 p2 front
     p1="$(free_port)"; p2="$(free_port)"; front="$(free_port)"
-    "$BIN" --serve "127.0.0.1:$p1" $flag >"$WORK/r1.out" 2>&1 & pids+=($!)
-    "$BIN" --serve "127.0.0.1:$p2" $flag >"$WORK/r2.out" 2>&1 & pids+=($!)
+    "$BIN" --serve "127.0.0.1:$p1" --workers "$workers" $flag >"$WORK/r1.out" 2>&1 & pids+=($!)
+    "$BIN" --serve "127.0.0.1:$p2" --workers "$workers" $flag >"$WORK/r2.out" 2>&1 & pids+=($!)
     cat >"$WORK/haproxy.cfg" <<EOF
 global
     maxconn 4096
-    nbthread 2
+    nbthread $haproxy_threads
 defaults
     mode http
     timeout connect 5s

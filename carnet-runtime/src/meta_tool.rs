@@ -168,7 +168,7 @@ impl MetaTool {
     /// The input schema under `naming`, made once per process: every session state's tool
     /// list holds the same `Arc`, so it is not rebuilt with each new state, and the provider
     /// writers find the tool's bytes by its address.
-    fn shared_input_schema(self, naming: Naming) -> Arc<Value> {
+    pub(crate) fn shared_input_schema(self, naming: Naming) -> Arc<Value> {
         type Made = Vec<((MetaTool, Naming), Arc<Value>)>;
         static MADE: std::sync::Mutex<Made> = std::sync::Mutex::new(Vec::new());
         let mut made = MADE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

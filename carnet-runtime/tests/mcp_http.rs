@@ -717,6 +717,13 @@ async fn answer(addr: SocketAddr, headers: &Headers, body: &[u8]) -> (u16, Strin
     (status, media, payload, whole)
 }
 
+/// `body` (JSON) changed by `change`.
+fn edit(body: &[u8], change: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut message: Value = serde_json::from_slice(body).unwrap();
+    change(&mut message);
+    message.to_string().into_bytes()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
     let direct = serve(replica(SessionKeys::new(KEY).unwrap())).await;
@@ -774,6 +781,11 @@ async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
             json!({ "name": "noSuchTool", "arguments": {} }),
         ),
         modern_request(&json!(10), "tools/call", json!({ "name": "listAvailableSkills" })),
+        {
+            let (headers, body) = modern_request(&json!(12), "tools/list", json!({}));
+            let body = edit(&body, |m| m["params"]["_meta"]["progressToken"] = json!("p"));
+            (headers, body)
+        },
         modern_request(
             &json!(11),
             "tools/call",
@@ -848,6 +860,38 @@ async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
         ("_meta without clientInfo", no_meta_headers.clone(), no_client_info),
         ("an older version in _meta", no_meta_headers, older),
         ("requestState", headers.clone(), task),
+        (
+            "an unknown field",
+            headers.clone(),
+            edit(&body, |m| m["extra"] = json!(1)),
+        ),
+        (
+            "JSON-RPC 1.0",
+            headers.clone(),
+            edit(&body, |m| m["jsonrpc"] = json!("1.0")),
+        ),
+        (
+            "an unknown param",
+            headers.clone(),
+            edit(&body, |m| m["params"]["task"] = json!({})),
+        ),
+        (
+            "capabilities that are not an object",
+            headers.clone(),
+            edit(&body, |m| {
+                m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!(5);
+            }),
+        ),
+        (
+            "a method the headers do not name",
+            headers.clone(),
+            edit(&body, |m| m["method"] = json!("tools/list")),
+        ),
+        (
+            "a batch",
+            headers.clone(),
+            format!("[{}]", String::from_utf8_lossy(&body)).into_bytes(),
+        ),
     ];
     for (what, headers, body) in &fallbacks {
         let a = answer(direct, headers, body).await;

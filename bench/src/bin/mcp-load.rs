@@ -15,9 +15,9 @@
 //!
 //! Two more roles for `bench/mcp-haproxy.sh` (replicas behind a load balancer):
 //!
-//! - `mcp-load --serve ADDR [--through-rmcp]`: a replica serving the same agent in dispatcher
-//!   mode over HTTP at `ADDR`, sealing handles with `CARNET_SESSION_KEY`; prints its URL and
-//!   serves until killed.
+//! - `mcp-load --serve ADDR [--through-rmcp] [--workers N]`: a replica serving the same agent
+//!   in dispatcher mode over HTTP at `ADDR` on `N` worker threads (default: the cores),
+//!   sealing handles with `CARNET_SESSION_KEY`; prints its URL and serves until killed.
 //! - `mcp-load --url URL [--clients N] [--calls N] [--lists N] [--threads N] [--label L]`:
 //!   drives an endpoint elsewhere with stateless conversations (the handle travels, so any
 //!   replica serves any call), then with `tools/list` requests, from a runtime of `--threads`
@@ -25,7 +25,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -38,20 +38,27 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 /// Counts live heap bytes, so memory per session is measured, not guessed from the RSS.
+/// Only in the in-process run: a replica or a load generator for `mcp-haproxy.sh` counts
+/// nothing (two threads adding to one counter on every allocation would slow what is timed).
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
 
 // SAFETY: defers to the system allocator and only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        if COUNTING.load(Ordering::Relaxed) {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
         // SAFETY: the caller's contract is passed on.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if COUNTING.load(Ordering::Relaxed) {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
         // SAFETY: the caller's contract is passed on.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -317,9 +324,20 @@ fn text_arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 }
 
 fn main() {
+    // On before anything is allocated, so the in-process run's frees match its allocations;
+    // off in the other roles.
+    COUNTING.store(true, Ordering::Relaxed);
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--serve" || a == "--url") {
+        COUNTING.store(false, Ordering::Relaxed);
+    }
     if let Some(addr) = text_arg(&args, "--serve") {
-        replica(addr, args.iter().any(|a| a == "--through-rmcp"));
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        replica(
+            addr,
+            args.iter().any(|a| a == "--through-rmcp"),
+            arg(&args, "--workers", cores),
+        );
         return;
     }
     if let Some(url) = text_arg(&args, "--url") {
@@ -343,8 +361,9 @@ fn main() {
 }
 
 /// A replica for `bench/mcp-haproxy.sh`: serves until killed.
-fn replica(addr: &str, through_rmcp: bool) {
+fn replica(addr: &str, through_rmcp: bool, workers: usize) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
         .enable_all()
         .build()
         .expect("a runtime");

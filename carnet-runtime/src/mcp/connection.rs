@@ -190,6 +190,10 @@ async fn session_of(
 /// session's tools, then of any domain tool (so an unexposed tool is reported by its
 /// real name), else the name as written.
 fn canonical(shared: &Shared, session: &Session, wire_name: &str) -> String {
+    // A tool's own name is its alias or no tool's (aliases never collide with names).
+    if session.tools().iter().any(|tool| tool.name == wire_name) {
+        return wire_name.to_owned();
+    }
     if let Ok(aliases) = Aliases::new(session.tools())
         && let Some(name) = aliases.resolve(wire_name)
     {

@@ -21,6 +21,7 @@
 //! else, and every other method, goes to rmcp, which refuses or serves it. The tests compare
 //! both paths' bytes request by request (`tests/mcp_http.rs`).
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::io::{self, Write as _};
 use std::sync::OnceLock;
@@ -31,9 +32,10 @@ use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, HeaderMap, Header
 use hyper::{Response, StatusCode};
 use rmcp::ErrorData;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta as _, JsonRpcError, ListToolsResult, ProtocolVersion, RequestId,
+    CallToolRequestParams, ClientCapabilities, JsonObject, JsonRpcError, ListToolsResult, ProtocolVersion, RequestId,
     ServerResult,
 };
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::connection::{call_stateless, stateless_tools, tool_result};
@@ -62,31 +64,33 @@ impl Direct {
     /// The answer to `body`, or `None` when the request is not one served here.
     pub(super) async fn serve(&self, shared: &Shared, headers: &HeaderMap, body: &[u8]) -> Option<Response<Body>> {
         let headers = self.plain_headers(headers)?;
-        let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice::<ClientJsonRpcMessage>(body) else {
-            return None;
-        };
-        let meta = request.request.get_meta();
-        if meta.protocol_version() != Some(ProtocolVersion::V_2026_07_28)
-            || !meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
+        let request = serde_json::from_slice::<Request<'_>>(body).ok()?;
+        let Params {
+            meta,
+            name,
+            arguments,
+            _cursor: _,
+        } = request.params;
+        if request.jsonrpc != "2.0"
+            || request.method != headers.method
+            || meta.version != ProtocolVersion::V_2026_07_28.as_str()
+            || name.as_deref() != headers.name
         {
             return None;
         }
         let mut frame = Vec::with_capacity(256);
-        match request.request {
-            ClientRequest::ListToolsRequest(_) if headers.method == "tools/list" && headers.name.is_none() => {
+        match (&*request.method, name) {
+            ("tools/list", None) if arguments.is_none() => {
                 let tools = self.tools.get_or_init(|| list_result(shared)).as_deref()?;
                 open_response(&mut frame, &request.id);
                 frame.extend_from_slice(tools);
             }
-            ClientRequest::CallToolRequest(call)
-                if headers.method == "tools/call"
-                    && headers.name == Some(&*call.params.name)
-                    && call.params.input_responses.is_none()
-                    && call.params.request_state.is_none() =>
-            {
+            ("tools/call", Some(name)) => {
+                let mut params = CallToolRequestParams::new(name.into_owned());
+                params.arguments = arguments;
                 let call_id = request.id.to_string();
                 // Never cancelled but by dropping this future (the client went away).
-                let output = call_stateless(shared, None, call.params, &call_id, std::future::pending()).await;
+                let output = call_stateless(shared, None, params, &call_id, std::future::pending()).await;
                 let written = output.and_then(|output| {
                     open_response(&mut frame, &request.id);
                     write_call_result(&mut frame, &output)
@@ -151,6 +155,44 @@ impl Direct {
 struct Plain<'a> {
     method: &'a str,
     name: Option<&'a str>,
+}
+
+/// A `tools/list` or `tools/call` request of the stateless revision, read as rmcp reads it:
+/// its fields and nothing else (an unknown field, `params` of another shape or a `_meta`
+/// without the revision's keys sends the request to rmcp).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    id: RequestId,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow)]
+    params: Params<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params<'a> {
+    #[serde(rename = "_meta", borrow)]
+    meta: Meta<'a>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<JsonObject>,
+    /// `tools/list`'s page: the list is whole, as rmcp's path answers it too.
+    #[serde(default, borrow, rename = "cursor")]
+    _cursor: Option<Cow<'a, str>>,
+}
+
+/// The keys of `_meta` the revision requires (`missing_required_keys`); others are ignored.
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+    version: Cow<'a, str>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    _capabilities: ClientCapabilities,
 }
 
 /// Whether `Accept` names both `application/json` and `text/event-stream`, as rmcp requires.

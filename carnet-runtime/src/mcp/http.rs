@@ -328,14 +328,15 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
             return Ok(response);
         }
     };
-    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-        return Ok(error(StatusCode::BAD_REQUEST, &messages::not_json(e)));
-    }
+    // Before the JSON check: what it answers is JSON.
     if session_id.is_none()
         && let Some(direct) = &context.direct
         && let Some(response) = direct.serve(&context.shared, &parts.headers, &bytes).await
     {
         return Ok(response);
+    }
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+        return Ok(error(StatusCode::BAD_REQUEST, &messages::not_json(e)));
     }
     if session_id.is_none() && is_initialize(&bytes) {
         let max = context.limits.max_sessions;

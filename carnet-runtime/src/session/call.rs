@@ -209,7 +209,7 @@ impl Session {
             let output = call.after(&hooks, &arguments, output);
             return (output, Some(Failure::InvalidArguments), arguments);
         }
-        let arguments = match call.before(&hooks, arguments, &meta.input_schema(inner.naming)) {
+        let arguments = match call.before(&hooks, arguments, &meta.shared_input_schema(inner.naming)) {
             Ok(arguments) => arguments,
             Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
@@ -287,7 +287,7 @@ impl Session {
             telemetry::record_tool_outcome(&span, Some(Failure::InvalidArguments), arguments, &output, capture);
             Box::pin(std::future::ready(output))
         };
-        if let Err(e) = schema::validate(arguments, &MetaTool::CallTool.input_schema(inner.naming)) {
+        if let Err(e) = schema::validate(arguments, &MetaTool::CallTool.shared_input_schema(inner.naming)) {
             return refuse(ToolOutput::error(
                 format!("invalid arguments for `{call_name}`: {e}"),
                 json!({"field": e.path}),

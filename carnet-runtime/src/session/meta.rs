@@ -90,7 +90,7 @@ fn listed<'a>(caps: NameEnums, kind: NameKind, names: impl FnOnce() -> Vec<&'a s
 
 /// Validates a meta-tool call's arguments.
 pub(crate) fn check_arguments(meta: MetaTool, naming: Naming, name: &str, arguments: &Value) -> Result<(), ToolOutput> {
-    match schema::validate(arguments, &meta.input_schema(naming)) {
+    match schema::validate(arguments, &meta.shared_input_schema(naming)) {
         Ok(()) => Ok(()),
         Err(e) => Err(ToolOutput::error(
             format!("invalid arguments for `{name}`: {e}"),
