@@ -434,6 +434,15 @@ fn responses_function(spec: &ToolSpec, alias: &str, options: openai::Options, de
     tool
 }
 
+/// The Responses namespace a deferred domain tool is declared in: its toolset's alias.
+fn namespace_name(spec: &ToolSpec) -> String {
+    namespace_alias(spec.toolset.as_deref().unwrap_or_default())
+}
+
+fn namespace_alias(toolset: &str) -> String {
+    crate::names::alias(toolset).map_or_else(|_| toolset.to_owned(), std::borrow::Cow::into_owned)
+}
+
 /// Domain tools grouped in one namespace per toolset, in the order of `specs`.
 fn namespaces(specs: &[&ToolSpec], aliases: &Aliases, options: &OpenAiOptions, deferred: bool) -> Vec<Value> {
     let tool_options = openai_tools_options(options);
@@ -454,7 +463,7 @@ fn namespaces(specs: &[&ToolSpec], aliases: &Aliases, options: &OpenAiOptions, d
                 .get(&toolset)
                 .cloned()
                 .unwrap_or_else(|| format!("Tools of toolset {toolset}"));
-            let name = crate::names::alias(&toolset).map_or_else(|_| toolset.clone(), std::borrow::Cow::into_owned);
+            let name = namespace_alias(&toolset);
             json!({"type": "namespace", "name": name, "description": description, "tools": tools})
         })
         .collect()
@@ -507,12 +516,23 @@ pub(crate) fn openai_responses_body<'a>(
                     input.push(json!({"role": "assistant", "content": text}));
                 }
                 for (n, call) in tool_calls.iter().enumerate() {
-                    input.push(json!({
+                    let mut item = json!({
                         "type": "function_call",
                         "call_id": call_id(call.id.as_ref(), (index, n), "call_"),
                         "name": wire_name(&aliases, &call.name),
                         "arguments": arguments_text(&call.arguments),
-                    }));
+                    });
+                    // A deferred domain tool is a function of its toolset's namespace: the call
+                    // goes back with it, as the model made it.
+                    if deferred
+                        && let Some(spec) = request
+                            .tools
+                            .iter()
+                            .find(|t| t.name == call.name && t.kind != ToolKind::Meta)
+                    {
+                        item["namespace"] = Value::String(namespace_name(spec));
+                    }
+                    input.push(item);
                 }
             }
             Message::Tool { call, output } => {

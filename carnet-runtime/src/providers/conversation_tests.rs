@@ -85,3 +85,64 @@ fn calls_without_ids_get_matching_made_up_ids() {
         "loaded: not deferred"
     );
 }
+
+#[test]
+fn responses_replays_a_deferred_domain_call_with_its_namespace() {
+    let mut tools = vec![spec("loadSkill", ToolKind::Meta), spec("file.read", ToolKind::Domain)];
+    tools[1].toolset = Some("disk.files".to_owned());
+    let call = |id: &str, name: &str| ToolCall {
+        id: Some(id.into()),
+        name: name.into(),
+        arguments: json!({}),
+    };
+    let messages = [
+        Message::User("hi".into()),
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![call("a", "loadSkill"), call("b", "file.read")],
+        },
+        Message::Tool {
+            call: call("a", "loadSkill"),
+            output: ToolOutput::ok(json!({"success": true})),
+        },
+        Message::Tool {
+            call: call("b", "file.read"),
+            output: ToolOutput::ok(json!("text")),
+        },
+    ];
+    let callable = vec!["loadSkill".to_owned(), "file.read".to_owned()];
+    let body = |mode| {
+        let request = ChatRequest {
+            system: "s",
+            messages: &messages,
+            tools: &tools,
+            mode,
+            callable: &callable,
+        };
+        openai_responses_request(&request, &OpenAiOptions::default()).unwrap()
+    };
+    let deferred = body(ExposureMode::Deferred);
+    let input = deferred["input"].as_array().unwrap();
+    let declared = deferred["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["type"] == "namespace")
+        .unwrap();
+    assert_eq!(input[1].get("namespace"), None, "a meta-tool is no namespace's");
+    assert_eq!(input[2]["name"], "file_read");
+    assert_eq!(
+        input[2]["namespace"], declared["name"],
+        "the namespace it was declared in"
+    );
+    assert_eq!(input[2]["namespace"], "disk_files");
+    for mode in [ExposureMode::Dynamic, ExposureMode::AllowedTools] {
+        let plain = body(mode);
+        assert_eq!(plain["input"][2]["name"], "file_read");
+        assert_eq!(
+            plain["input"][2].get("namespace"),
+            None,
+            "{mode:?}: no namespaces declared"
+        );
+    }
+}
