@@ -60,6 +60,14 @@
 //! revisions stay in the process that opened them: route them by `Mcp-Session-Id` (sticky
 //! sessions).
 //!
+//! Over HTTP ([`Server::bind_http`]), the stateless revision's `tools/list` and `tools/call`
+//! are answered by carnet itself with the bytes rmcp would send (one SSE event, sent whole
+//! with a `Content-Length`): the list serialized once per server, a call's result written
+//! straight into the answer, without rmcp's per-request task, channels and message parse.
+//! Any other request, and any of these that is not the plain case (an `Mcp-Param-*` or
+//! `Origin` header, headers that disagree with the body, fields rmcp reads that carnet does
+//! not), is rmcp's to serve or refuse.
+//!
 //! # HTTP limits
 //!
 //! With the feature `mcp-http`, [`Server::bind_http`] cuts off a client that sends its
