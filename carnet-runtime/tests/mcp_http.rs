@@ -903,3 +903,70 @@ async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
         assert_eq!((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), "{what}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_call_whose_client_hangs_up_is_cancelled_on_either_path() {
+    /// What the tool saw of its call: its id and its cancellation signal.
+    type Seen = std::sync::Arc<std::sync::Mutex<Option<(Option<String>, carnet_runtime::Cancellation)>>>;
+    /// Sleeps an hour, and hands its cancellation signal (and call id) out.
+    struct Slow(Seen);
+    impl carnet_runtime::ToolHandler for Slow {
+        fn call<'a>(
+            &'a self,
+            context: &'a carnet_runtime::Context<'a>,
+            _: Value,
+        ) -> carnet_runtime::BoxFuture<'a, Result<Value, carnet_runtime::ToolError>> {
+            *self.0.lock().unwrap() = Some((context.call_id().map(str::to_owned), context.cancellation().clone()));
+            Box::pin(async move {
+                tokio::time::sleep(Duration::from_hours(1)).await;
+                Ok(json!("never"))
+            })
+        }
+    }
+    for rmcp_only in [false, true] {
+        let seen = Seen::default();
+        let slow = ToolImpl::new("basicSearch", json!({"type": "object"}), Slow(seen.clone()));
+        let carnet = Carnet::builder(&Manifest::from_json(MANIFEST).unwrap())
+            .toolset(ToolsetImpl::new("search-tools", [slow]))
+            .allow_unimplemented()
+            .mode(ExposureMode::Dispatcher)
+            .build()
+            .unwrap();
+        let mut server = Server::new(&carnet, "researcher").unwrap();
+        if rmcp_only {
+            server = server.through_rmcp_only();
+        }
+        let addr = serve(server).await;
+        let (headers, body) = modern_request(
+            &json!("call-7"),
+            "tools/call",
+            json!({ "name": "callTool", "arguments": { "name": "basicSearch", "arguments": {} } }),
+        );
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in &headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        stream.write_all(&body).await.unwrap();
+        let started = async {
+            while seen.lock().unwrap().is_none() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), started)
+            .await
+            .expect("the tool runs");
+        drop(stream);
+        let (id, signal) = seen.lock().unwrap().clone().expect("the tool ran");
+        assert_eq!(id.as_deref(), Some("call-7"), "the call's id is the request's");
+        tokio::time::timeout(Duration::from_secs(10), signal.cancelled())
+            .await
+            .unwrap_or_else(|_| panic!("rmcp only: {rmcp_only}: the client hanging up fires the tool's signal"));
+    }
+}
