@@ -692,8 +692,13 @@ fn modern_request(id: &Value, method: &str, mut params: Value) -> (Headers, Vec<
 /// `data:` lines (or its JSON body), each sealed handle replaced by `<handle>`; and whether it
 /// came in one piece (`content-length`) rather than chunked.
 async fn answer(addr: SocketAddr, headers: &Headers, body: &[u8]) -> (u16, String, String, bool) {
+    answer_at(addr, "/mcp", headers, body).await
+}
+
+/// [`answer`] for a request to `target`.
+async fn answer_at(addr: SocketAddr, target: &str, headers: &Headers, body: &[u8]) -> (u16, String, String, bool) {
     let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    let (status, head, body) = exchange(addr, "POST", "/mcp", &headers, body).await;
+    let (status, head, body) = exchange(addr, "POST", target, &headers, body).await;
     let media = head
         .lines()
         .find_map(|l| l.strip_prefix("content-type: "))
@@ -901,6 +906,17 @@ async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
             "{what}: not answered directly: {a:?}"
         );
         assert_eq!((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), "{what}");
+    }
+    // An absolute-form target names its own authority, which rmcp checks instead of `Host`.
+    for authority in ["127.0.0.1", "evil.example"] {
+        let target = format!("http://{authority}/mcp");
+        let a = answer_at(direct, &target, &headers, &body).await;
+        let b = answer_at(rmcp, &target, &headers, &body).await;
+        assert!(
+            !a.3 || a.1 != "text/event-stream",
+            "{target}: not answered directly: {a:?}"
+        );
+        assert_eq!((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), "{target}");
     }
 }
 

@@ -330,6 +330,8 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
     };
     // Before the JSON check: what it answers is JSON.
     if session_id.is_none()
+        // An absolute-form target's authority is what rmcp checks, not `Host`.
+        && parts.uri.authority().is_none()
         && let Some(direct) = &context.direct
         && let Some(response) = direct.serve(&context.shared, &parts.headers, &bytes).await
     {
