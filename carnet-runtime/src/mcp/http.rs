@@ -290,7 +290,6 @@ fn add_cors(response: &mut Response<Body>, origin: &str, preflight: bool) {
 /// stateless revision's `tools/list` and `tools/call` are answered [directly](super::direct);
 /// rmcp serves the rest.
 async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
-    let mut endpoint = context.endpoint.clone();
     let session_id = request
         .headers()
         .get(SESSION_ID)
@@ -303,14 +302,14 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
             return Ok(error(StatusCode::NOT_FOUND, &messages::unknown_session()));
         }
         // rmcp ends the session before answering 202; say so the way clients expect.
-        let mut response = endpoint.call(request).await?;
+        let mut response = context.endpoint.clone().call(request).await?;
         if response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
         return Ok(response);
     }
     if request.method() != Method::POST {
-        return endpoint.call(request).await;
+        return context.endpoint.clone().call(request).await;
     }
     let (parts, body) = request.into_parts();
     let max = context.max;
@@ -356,7 +355,9 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
-    let response = endpoint
+    let response = context
+        .endpoint
+        .clone()
         .call(Request::from_parts(parts, Full::new(Bytes::from(bytes))))
         .await?;
     if is_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
