@@ -3,18 +3,20 @@
 //!
 //! See the module docs of [`super`] for how each exposure mode is sent to each API.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
 use super::common::{Aliases, ProviderError, wire_name};
+use super::history::History;
 use super::openai::tools as openai;
 use super::response::{anthropic_hosted, openai_hosted};
 use super::tool_bytes::{ANTHROPIC, CHAT, CHAT_STRICT, RESPONSES, RESPONSES_STRICT, ToolFormat};
 use super::writer::{Spliced, SystemAt};
 use crate::chat::{ChatRequest, Message};
 use crate::engine::{ExposureMode, ProviderSearch};
-use crate::tool::{ToolKind, ToolSpec};
+use crate::tool::{ToolCall, ToolKind, ToolSpec};
 
 /// What an Anthropic Messages request needs beside the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,9 +41,11 @@ pub struct OpenAiOptions {
 
 /// A call's id as sent: the model's, else one made from its place in the conversation
 /// (`place` = the assistant message's index and the call's position in it).
-fn call_id(id: Option<&String>, place: (usize, usize), prefix: &str) -> String {
-    id.cloned()
-        .unwrap_or_else(|| format!("{prefix}{}_{}", place.0, place.1))
+pub(super) fn call_id<'c>(id: Option<&'c String>, place: (usize, usize), prefix: &str) -> Cow<'c, str> {
+    id.map_or_else(
+        || Cow::Owned(format!("{prefix}{}_{}", place.0, place.1)),
+        |id| Cow::Borrowed(id.as_str()),
+    )
 }
 
 /// A call's arguments as `OpenAI` sends them: JSON text. Arguments the model sent as text
@@ -83,6 +87,32 @@ pub(crate) fn anthropic_body<'a>(
             }
         }
     }
+    let messages = if splice {
+        Value::Null
+    } else {
+        Value::Array(anthropic_messages(request, &aliases))
+    };
+    let mut body = json!({
+        "model": options.model,
+        "max_tokens": options.max_tokens,
+        "system": if splice { "" } else { request.system },
+        "messages": messages,
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = tools;
+    }
+    let history = splice.then(|| History::anthropic(request, aliases));
+    Ok(spliced(
+        body,
+        history,
+        SystemAt::Field("system"),
+        request,
+        splice_tools.then_some(ANTHROPIC),
+    ))
+}
+
+/// Anthropic's `messages`.
+fn anthropic_messages(request: &ChatRequest<'_>, aliases: &Aliases) -> Vec<Value> {
     let mut messages: Vec<Value> = Vec::new();
     // The server's blocks of the model's turn, which its text and calls then join.
     let mut hosted: Vec<Value> = Vec::new();
@@ -106,7 +136,7 @@ pub(crate) fn anthropic_body<'a>(
                     content.push(json!({
                         "type": "tool_use",
                         "id": call_id(call.id.as_ref(), (index, n), "toolu_"),
-                        "name": wire_name(&aliases, &call.name),
+                        "name": wire_name(aliases, &call.name),
                         "input": input,
                     }));
                 }
@@ -119,7 +149,7 @@ pub(crate) fn anthropic_body<'a>(
                         output
                             .exposes
                             .iter()
-                            .map(|t| json!({"type": "tool_reference", "tool_name": wire_name(&aliases, t)})),
+                            .map(|t| json!({"type": "tool_reference", "tool_name": wire_name(aliases, t)})),
                     );
                     Value::Array(blocks)
                 } else {
@@ -143,44 +173,30 @@ pub(crate) fn anthropic_body<'a>(
     if !hosted.is_empty() {
         messages.push(json!({"role": "assistant", "content": hosted}));
     }
-    let mut body = json!({
-        "model": options.model,
-        "max_tokens": options.max_tokens,
-        "system": if splice { "" } else { request.system },
-        "messages": messages,
-    });
-    if !request.tools.is_empty() {
-        body["tools"] = tools;
-    }
-    Ok(spliced(
-        body,
-        splice,
-        SystemAt::Field("system"),
-        request,
-        splice_tools.then_some(ANTHROPIC),
-    ))
+    messages
 }
 
-/// `body` as it is, or with the prompt (and the tools in `tools`' format) to splice in.
+/// `body` as it is (no `history`), or with the prompt, the history and the tools in
+/// `tools`' format to splice in.
 fn spliced<'a>(
     body: Value,
-    splice: bool,
+    history: Option<History<'a>>,
     at: SystemAt,
     request: &ChatRequest<'a>,
     tools: Option<ToolFormat>,
 ) -> Spliced<'a> {
-    if !splice {
+    let Some(history) = history else {
         return Spliced::whole(body);
-    }
+    };
     let tools = tools
         .filter(|_| !request.tools.is_empty())
         .map(|format| (format, request.tools));
-    Spliced::new(body, at, request.system, tools)
+    Spliced::new(body, at, request.system, history, tools)
 }
 
 /// A server block as sent back: its `null` fields left out, as the response models write
 /// absent optional fields as `null` and the request types take them absent.
-fn without_nulls(block: &Value) -> Value {
+pub(super) fn without_nulls(block: &Value) -> Value {
     match block {
         Value::Object(fields) => Value::Object(
             fields
@@ -197,7 +213,7 @@ fn without_nulls(block: &Value) -> Value {
 /// has (an output item also says who created it, which an input item may not), and in the
 /// tool definitions it loaded no `null` (the output's way to say absent, which the input's
 /// tool types refuse). The search's `arguments` stay as they are.
-fn responses_input_item(item: &Value) -> Value {
+pub(super) fn responses_input_item(item: &Value) -> Value {
     const FIELDS: [&str; 7] = ["type", "id", "call_id", "execution", "status", "arguments", "tools"];
     match item {
         Value::Object(fields) => Value::Object(
@@ -320,7 +336,7 @@ pub fn openai_tool_search(body: &mut Value, search: ProviderSearch) -> bool {
 
 /// For a tool result without a call id: the place of its call, to make the same id as the
 /// assistant message's call got.
-fn tool_use_index(messages: &[Message], result: usize) -> (usize, usize) {
+pub(super) fn tool_use_index(messages: &[Message], result: usize) -> (usize, usize) {
     if let Message::Tool { call, .. } = &messages[result] {
         for (index, message) in messages[..result].iter().enumerate().rev() {
             if let Message::Assistant { tool_calls, .. } = message
@@ -365,8 +381,36 @@ pub(crate) fn openai_chat_body<'a>(
     splice: bool,
 ) -> Result<Spliced<'a>, ProviderError> {
     let aliases = Aliases::new(request.tools)?;
-    let system = if splice { "" } else { request.system };
-    let mut messages = vec![json!({"role": "system", "content": system})];
+    let messages = if splice {
+        Value::Null
+    } else {
+        Value::Array(chat_messages(request, &aliases))
+    };
+    let mut body = json!({"model": options.model, "messages": messages});
+    if !request.tools.is_empty() {
+        body["tools"] = if splice {
+            Value::Null
+        } else {
+            openai::chat_tools(request.tools, &openai_tools_options(options))?
+        };
+        if request.mode == ExposureMode::AllowedTools {
+            body["tool_choice"] = chat_allowed_tools(request, &aliases);
+        }
+    }
+    let format = if options.strict { CHAT_STRICT } else { CHAT };
+    let history = splice.then(|| History::chat(request, aliases));
+    Ok(spliced(
+        body,
+        history,
+        SystemAt::FirstMessage("messages"),
+        request,
+        Some(format),
+    ))
+}
+
+/// Chat Completions' `messages`, the system message first.
+fn chat_messages(request: &ChatRequest<'_>, aliases: &Aliases) -> Vec<Value> {
+    let mut messages = vec![json!({"role": "system", "content": request.system})];
     for (index, message) in request.messages.iter().enumerate() {
         match message {
             Message::User(text) => messages.push(json!({"role": "user", "content": text})),
@@ -383,7 +427,7 @@ pub(crate) fn openai_chat_body<'a>(
                             json!({
                                 "id": call_id(call.id.as_ref(), (index, n), "call_"),
                                 "type": "function",
-                                "function": {"name": wire_name(&aliases, &call.name), "arguments": arguments_text(&call.arguments)},
+                                "function": {"name": wire_name(aliases, &call.name), "arguments": arguments_text(&call.arguments)},
                             })
                         })
                         .collect();
@@ -400,25 +444,7 @@ pub(crate) fn openai_chat_body<'a>(
             })),
         }
     }
-    let mut body = json!({"model": options.model, "messages": messages});
-    if !request.tools.is_empty() {
-        body["tools"] = if splice {
-            Value::Null
-        } else {
-            openai::chat_tools(request.tools, &openai_tools_options(options))?
-        };
-        if request.mode == ExposureMode::AllowedTools {
-            body["tool_choice"] = chat_allowed_tools(request, &aliases);
-        }
-    }
-    let format = if options.strict { CHAT_STRICT } else { CHAT };
-    Ok(spliced(
-        body,
-        splice,
-        SystemAt::FirstMessage("messages"),
-        request,
-        Some(format),
-    ))
+    messages
 }
 
 /// A Responses function tool; `defer_loading` for the deferred ones.
@@ -504,6 +530,32 @@ pub(crate) fn openai_responses_body<'a>(
             .cloned()
             .unwrap_or_default()
     };
+    let input = if splice {
+        Value::Null
+    } else {
+        Value::Array(responses_input(request, &aliases, options))
+    };
+    let system = if splice { "" } else { request.system };
+    let mut body = json!({"model": options.model, "instructions": system, "input": input});
+    if !tools.is_empty() || (splice_tools && !request.tools.is_empty()) {
+        body["tools"] = if splice_tools { Value::Null } else { Value::Array(tools) };
+        if request.mode == ExposureMode::AllowedTools {
+            let allowed: Vec<Value> = request
+                .callable
+                .iter()
+                .map(|name| json!({"type": "function", "name": wire_name(&aliases, name)}))
+                .collect();
+            body["tool_choice"] = json!({"type": "allowed_tools", "mode": "auto", "tools": allowed});
+        }
+    }
+    let format = splice_tools.then_some(if options.strict { RESPONSES_STRICT } else { RESPONSES });
+    let history = splice.then(|| History::responses(request, aliases, options));
+    Ok(spliced(body, history, SystemAt::Field("instructions"), request, format))
+}
+
+/// Responses' `input` items.
+fn responses_input(request: &ChatRequest<'_>, aliases: &Aliases, options: &OpenAiOptions) -> Vec<Value> {
+    let deferred = request.mode == ExposureMode::Deferred;
     let mut input: Vec<Value> = Vec::new();
     for (index, message) in request.messages.iter().enumerate() {
         match message {
@@ -519,18 +571,13 @@ pub(crate) fn openai_responses_body<'a>(
                     let mut item = json!({
                         "type": "function_call",
                         "call_id": call_id(call.id.as_ref(), (index, n), "call_"),
-                        "name": wire_name(&aliases, &call.name),
+                        "name": wire_name(aliases, &call.name),
                         "arguments": arguments_text(&call.arguments),
                     });
                     // A deferred domain tool is a function of its toolset's namespace: the call
                     // goes back with it, as the model made it.
-                    if deferred
-                        && let Some(spec) = request
-                            .tools
-                            .iter()
-                            .find(|t| t.name == call.name && t.kind != ToolKind::Meta)
-                    {
-                        item["namespace"] = Value::String(namespace_name(spec));
+                    if deferred && let Some(namespace) = call_namespace(request.tools, call) {
+                        item["namespace"] = Value::String(namespace);
                     }
                     input.push(item);
                 }
@@ -542,35 +589,39 @@ pub(crate) fn openai_responses_body<'a>(
                     "output": output.to_text(),
                 }));
                 if deferred && !output.exposes.is_empty() {
-                    let loaded: Vec<&ToolSpec> = output
-                        .exposes
-                        .iter()
-                        .filter_map(|name| request.tools.iter().find(|t| t.name == *name))
-                        .collect();
                     input.push(json!({
                         "type": "additional_tools",
                         "role": "developer",
-                        "tools": namespaces(&loaded, &aliases, options, false),
+                        "tools": loaded_namespaces(request.tools, &output.exposes, aliases, options),
                     }));
                 }
             }
         }
     }
-    let system = if splice { "" } else { request.system };
-    let mut body = json!({"model": options.model, "instructions": system, "input": input});
-    if !tools.is_empty() || (splice_tools && !request.tools.is_empty()) {
-        body["tools"] = if splice_tools { Value::Null } else { Value::Array(tools) };
-        if request.mode == ExposureMode::AllowedTools {
-            let allowed: Vec<Value> = request
-                .callable
-                .iter()
-                .map(|name| json!({"type": "function", "name": wire_name(&aliases, name)}))
-                .collect();
-            body["tool_choice"] = json!({"type": "allowed_tools", "mode": "auto", "tools": allowed});
-        }
-    }
-    let format = splice_tools.then_some(if options.strict { RESPONSES_STRICT } else { RESPONSES });
-    Ok(spliced(body, splice, SystemAt::Field("instructions"), request, format))
+    input
+}
+
+/// The namespace a call of a deferred domain tool goes back with, as the model made it:
+/// its toolset's alias (`None` for a meta-tool or a tool not listed).
+pub(super) fn call_namespace(tools: &[ToolSpec], call: &ToolCall) -> Option<String> {
+    tools
+        .iter()
+        .find(|t| t.name == call.name && t.kind != ToolKind::Meta)
+        .map(namespace_name)
+}
+
+/// The namespaces of a Responses `additional_tools` item: the tools a load exposed.
+pub(super) fn loaded_namespaces(
+    tools: &[ToolSpec],
+    exposes: &[String],
+    aliases: &Aliases,
+    options: &OpenAiOptions,
+) -> Vec<Value> {
+    let loaded: Vec<&ToolSpec> = exposes
+        .iter()
+        .filter_map(|name| tools.iter().find(|t| t.name == *name))
+        .collect();
+    namespaces(&loaded, aliases, options, false)
 }
 
 /// Gemini's `toolConfig` restricting the model to the callable tools

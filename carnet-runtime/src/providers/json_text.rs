@@ -101,6 +101,41 @@ pub(crate) fn write_inner<W: Write + ?Sized>(out: &mut W, bytes: &[u8]) -> io::R
     out.write_all(&bytes[start..])
 }
 
+/// What is written through it goes out as the inside of a JSON string (see [`write_inner`]):
+/// a value serialized through it is its JSON text escaped once, without the text kept.
+struct Escaping<'w, W: ?Sized>(&'w mut W);
+
+impl<W: Write + ?Sized> Write for Escaping<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        write_inner(self.0, buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        write_inner(self.0, buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// Writes the text of `value` as a JSON string: a string as it is, anything else as its JSON
+/// text (a tool result's text, a call's arguments as `OpenAI` sends them). The bytes
+/// `serde_json` writes for that text as a string, without making it.
+///
+/// # Errors
+///
+/// When `out` fails.
+pub(crate) fn write_value_text<W: Write + ?Sized>(out: &mut W, value: &serde_json::Value) -> io::Result<()> {
+    if let serde_json::Value::String(text) = value {
+        return write_str(out, text);
+    }
+    out.write_all(b"\"")?;
+    serde_json::to_writer(Escaping(&mut *out), value).map_err(io::Error::from)?;
+    out.write_all(b"\"")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +158,26 @@ mod tests {
             ] {
                 assert_eq!(ours(&text), serde_json::to_string(&text).unwrap(), "byte {byte:#x}");
             }
+        }
+    }
+
+    #[test]
+    fn a_value_text_as_serde_json_writes_its_string() {
+        let values = [
+            serde_json::json!("plain \"quoted\"\n\u{2028}🦀"),
+            serde_json::json!({"content": "# T\n\n\"q\" \\ \t\u{1}\u{7f}é 漢字 🦀 \u{2028}", "n": [1, 2.5, null, true]}),
+            serde_json::json!([]),
+            serde_json::json!(null),
+            serde_json::json!(-3),
+        ];
+        for value in values {
+            let text = match &value {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let mut out = Vec::new();
+            write_value_text(&mut out, &value).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap());
         }
     }
 

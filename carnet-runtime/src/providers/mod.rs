@@ -89,8 +89,9 @@
 //! `serde_json`, written without building it. The system prompt is escaped
 //! eight bytes at a time; each tool's JSON is serialized the first time a list holds it and
 //! kept for the process under its name with the spec it came from, so a later list of the
-//! same specs (an engine's sessions share them) is a run of copies. The model clients send
-//! what the writers write.
+//! same specs (an engine's sessions share them) is a run of copies. The conversation's
+//! messages are written item by item, a tool result's text escaped once as its value is
+//! serialized. The model clients send what the writers write.
 //!
 //! # Examples
 //!
@@ -144,6 +145,7 @@ pub mod gemini;
 pub mod mcp;
 pub mod openai;
 
+mod history;
 pub(crate) mod json_text;
 mod prompt_bytes;
 mod schema;

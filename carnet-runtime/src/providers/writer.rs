@@ -1,20 +1,21 @@
-//! Request bodies written as bytes into one buffer: the conversation's messages as
-//! `serde_json` writes them, and beside them the two parts that make most of a body and
-//! repeat turn after turn written without a `Value` tree: the system prompt, escaped by
-//! [`json_text`](super::json_text), and the tools, each one's bytes kept from the first
-//! time it was written ([`tool_bytes`](super::tool_bytes)).
+//! Request bodies written as bytes into one buffer, the parts that make most of a body
+//! written without a `Value` tree: the system prompt, escaped by
+//! [`json_text`](super::json_text), the tools, each one's bytes kept from the first time it
+//! was written ([`tool_bytes`](super::tool_bytes)), and the conversation's messages
+//! ([`history`](super::history)).
 //!
-//! A renderer builds its body with two placeholders (an empty system prompt, `null` tools)
-//! where the writer splices those parts in; everything else, keys in `serde_json`'s sorted
-//! order included, is the renderer's own `Value`, so the bytes are the ones `to_string` gives
-//! for the whole `Value`. Where a mode rewrites the tools (defer them, group them in
-//! namespaces), the renderer builds them as a `Value` and only the prompt is spliced.
+//! A renderer builds its body with placeholders (an empty system prompt, `null` messages
+//! and tools) where the writer splices those parts in; everything else, keys in
+//! `serde_json`'s sorted order included, is the renderer's own `Value`, so the bytes are the
+//! ones `to_string` gives for the whole `Value`. Where a mode rewrites the tools (defer them,
+//! group them in namespaces), the renderer builds them as a `Value` and they are serialized.
 
 use std::io::Write;
 
 use serde_json::Value;
 
 use super::common::ProviderError;
+use super::history::History;
 use super::json_text::write_str;
 use super::prompt_bytes::write_prompt;
 use super::tool_bytes::{ToolFormat, write_list};
@@ -25,7 +26,7 @@ use crate::tool::ToolSpec;
 pub(crate) enum SystemAt {
     /// A top-level string field (`instructions`, `system`).
     Field(&'static str),
-    /// The `content` of the first message of a top-level array (`messages`), a
+    /// The `content` of the first message of the history's array (`messages`), a
     /// `{"content", "role": "system"}` object.
     FirstMessage(&'static str),
 }
@@ -36,6 +37,7 @@ pub(crate) struct Spliced<'a> {
     /// The body; a spliced part's place holds a placeholder.
     pub(crate) body: Value,
     system: Option<(SystemAt, &'a str)>,
+    history: Option<History<'a>>,
     tools: Option<(ToolFormat, &'a [ToolSpec])>,
 }
 
@@ -45,16 +47,25 @@ impl<'a> Spliced<'a> {
         Spliced {
             body,
             system: None,
+            history: None,
             tools: None,
         }
     }
 
-    /// A body whose prompt goes `at`, and whose top-level `tools` (when present) are `specs`
-    /// in `format` (`None`: the body holds them already).
-    pub(crate) fn new(body: Value, at: SystemAt, system: &'a str, tools: Option<(ToolFormat, &'a [ToolSpec])>) -> Self {
+    /// A body whose prompt goes `at`, whose messages are `history` (under its key), and
+    /// whose top-level `tools` (when present) are `specs` in `format` (`None`: the body holds
+    /// them already).
+    pub(crate) fn new(
+        body: Value,
+        at: SystemAt,
+        system: &'a str,
+        history: History<'a>,
+        tools: Option<(ToolFormat, &'a [ToolSpec])>,
+    ) -> Self {
         Spliced {
             body,
             system: Some((at, system)),
+            history: Some(history),
             tools,
         }
     }
@@ -75,11 +86,21 @@ impl<'a> Spliced<'a> {
             }
             write_str(out, key)?;
             out.write_all(b":")?;
-            match (self.system, self.tools) {
-                (_, Some((format, specs))) if key == "tools" => write_list(out, format, specs)?,
-                (Some((SystemAt::Field(field), system)), _) if key == field => write_prompt(out, system)?,
-                (Some((SystemAt::FirstMessage(field), system)), _) if key == field => {
-                    write_messages(out, system, value)?;
+            let history = self.history.as_ref().filter(|h| h.key == key);
+            match (self.system, self.tools, history) {
+                (_, Some((format, specs)), _) if key == "tools" => write_list(out, format, specs)?,
+                (Some((SystemAt::Field(field), system)), _, _) if key == field => write_prompt(out, system)?,
+                (Some((SystemAt::FirstMessage(field), system)), _, Some(history)) if key == field => {
+                    out.write_all(b"[{\"content\":")?;
+                    write_prompt(out, system)?;
+                    out.write_all(b",\"role\":\"system\"}")?;
+                    history.write_items(out, false)?;
+                    out.write_all(b"]")?;
+                }
+                (_, _, Some(history)) => {
+                    out.write_all(b"[")?;
+                    history.write_items(out, true)?;
+                    out.write_all(b"]")?;
                 }
                 _ => serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?,
             }
@@ -87,19 +108,6 @@ impl<'a> Spliced<'a> {
         out.write_all(b"}")?;
         Ok(())
     }
-}
-
-/// `[{"content": system, "role": "system"}, the other messages...]`.
-fn write_messages<W: Write + ?Sized>(out: &mut W, system: &str, messages: &Value) -> Result<(), ProviderError> {
-    out.write_all(b"[{\"content\":")?;
-    write_prompt(out, system)?;
-    out.write_all(b",\"role\":\"system\"}")?;
-    for message in messages.as_array().into_iter().flatten().skip(1) {
-        out.write_all(b",")?;
-        serde_json::to_writer(&mut *out, message).map_err(std::io::Error::from)?;
-    }
-    out.write_all(b"]")?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -99,6 +99,61 @@ fn messages() -> Vec<Message> {
     ]
 }
 
+/// Every kind of message in the places that change how it is sent: escapes of every kind in
+/// texts, ids, names and results; calls without ids and of tools not listed; empty texts;
+/// results after a user's text (Anthropic starts a new user message); error results; hosted
+/// blocks left at the end; a load exposing a tool not listed.
+fn edge_messages() -> Vec<Message> {
+    let call = |id: Option<&str>, name: &str, arguments: Value| ToolCall {
+        id: id.map(Into::into),
+        name: name.into(),
+        arguments,
+    };
+    let escapes = "\"q\" \\ \u{0}\u{1f}\u{7f} \u{2028}\u{2029} é 漢字 🦀\r\n\t/";
+    let first = call(None, "file.read", json!({"path": escapes, "n": [1.5, -2, null, false]}));
+    let second = call(Some("id \"quoted\" 🦀"), "other.tool", json!([1, 2]));
+    let third = call(None, "loadSkill", json!(null));
+    let later = call(None, "notes_put", json!({"notes": {"k": escapes}}));
+    vec![
+        Message::Hosted(vec![
+            json!("not an object"),
+            json!({"type": "tool_result", "content": "x"}),
+        ]),
+        Message::User(String::new()),
+        Message::Assistant {
+            text: Some(String::new()),
+            tool_calls: vec![first.clone(), second.clone(), third.clone()],
+        },
+        Message::Tool {
+            call: first,
+            output: ToolOutput::ok(json!(escapes)),
+        },
+        Message::User(escapes.into()),
+        Message::Tool {
+            call: second,
+            output: ToolOutput::error(escapes, json!({"error": escapes, "at": [0, 1]})),
+        },
+        Message::Tool {
+            call: third,
+            output: ToolOutput::ok(json!({"skill": escapes, "n": 1}))
+                .exposing(vec!["file.read".into(), "gone.tool".into()]),
+        },
+        Message::Assistant {
+            text: Some(escapes.into()),
+            tool_calls: vec![later.clone()],
+        },
+        Message::Tool {
+            call: later,
+            output: ToolOutput::ok(Value::Null),
+        },
+        Message::Hosted(vec![
+            json!({"type": "tool_search_tool_result", "tool_use_id": "srv_2", "content": {"type": "x", "refs": [null]}, "gone": null}),
+            json!({"type": "tool_search_output", "id": "ts_2", "call_id": "c", "status": "completed",
+                   "tools": [{"type": "function", "name": "f", "description": null, "parameters": {"a": null}}]}),
+        ]),
+    ]
+}
+
 const SYSTEM: &str = "You are \"helpful\".\n\n## Skills\n- files: read\tand write \\ files\u{1b}[0m — ok\r\n";
 
 fn same(value: &Value, written: &[u8], what: &str) {
@@ -118,8 +173,10 @@ fn every_body_is_written_as_its_value_serializes() {
         ExposureMode::AllowedTools,
     ];
     let callable = vec!["loadSkill".to_owned(), "file.read".to_owned()];
-    let messages = messages();
-    for tools in [tools(), Vec::new()] {
+    for (messages, tools) in [messages(), edge_messages(), Vec::new()]
+        .into_iter()
+        .flat_map(|messages| [(messages.clone(), tools()), (messages, Vec::new())])
+    {
         for mode in modes {
             for system in [SYSTEM, ""] {
                 let request = ChatRequest {
@@ -129,7 +186,12 @@ fn every_body_is_written_as_its_value_serializes() {
                     mode,
                     callable: &callable,
                 };
-                let what = format!("{mode:?}, {} tools, prompt {:?}", tools.len(), system.len());
+                let what = format!(
+                    "{mode:?}, {} messages, {} tools, prompt {:?}",
+                    messages.len(),
+                    tools.len(),
+                    system.len()
+                );
                 for strict in [false, true] {
                     let options = openai::RequestOptions {
                         model: "gpt-4.1".into(),
