@@ -32,6 +32,9 @@ pub(crate) struct AgentTables {
     /// parameters list what the agent can reach), built once: every session state's tool list
     /// clones these, so their schemas are the same `Arc`s in every state.
     pub(crate) meta_tools: OnceLock<Box<[ToolSpec]>>,
+    /// The skills' tools (`task.<skill>`, when skills are tools), one per skill the agent can
+    /// reach, built once like `meta_tools`: every state's list shares their schema `Arc`s.
+    pub(crate) task_tools: OnceLock<Box<[ToolSpec]>>,
 }
 
 /// A domain tool: its toolset, what the model sees of it, and its code.

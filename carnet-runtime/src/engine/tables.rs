@@ -159,6 +159,7 @@ pub(super) fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
                 prefix: OnceLock::new(),
                 all_tools: OnceLock::new(),
                 meta_tools: OnceLock::new(),
+                task_tools: OnceLock::new(),
             }
         })
         .collect()

@@ -103,17 +103,21 @@ impl Session {
             .chain(self.exposed_tools())
     }
 
-    /// The skills' tools (`task.<skill>`), when skills are tools.
-    pub(super) fn task_specs(&self) -> Vec<ToolSpec> {
+    /// The skills' tools (`task.<skill>`), when skills are tools: fixed per agent, so built
+    /// once and kept in its tables; a session in a new state clones them (the schemas are
+    /// `Arc`s), and the provider writers find their kept bytes by the schemas' address.
+    pub(super) fn task_specs(&self) -> &[ToolSpec] {
         let inner = &*self.carnet.inner;
         if !inner.skills_as_tools {
-            return Vec::new();
+            return &[];
         }
-        self.loaded
-            .reachable_skills(inner)
-            .iter()
-            .map(|&s| discovery::task_spec(inner, s))
-            .collect()
+        inner.agent_tables(self.loaded.agent).task_tools.get_or_init(|| {
+            self.loaded
+                .reachable_skills(inner)
+                .iter()
+                .map(|&s| discovery::task_spec(inner, s))
+                .collect()
+        })
     }
 
     /// Whether domain tool `tool` (a typed id or a name) is exposed.
@@ -375,7 +379,7 @@ impl Session {
                     super::meta::specs(inner, &self.loaded)
                         .iter()
                         .cloned()
-                        .chain(self.task_specs())
+                        .chain(self.task_specs().iter().cloned())
                         .chain(domain)
                         .collect()
                 }));
@@ -385,7 +389,7 @@ impl Session {
                 .state_cache
                 .tools((self.loaded.agent, exposed.clone().into_boxed_slice()), || {
                     let mut tools = super::meta::specs(inner, &self.loaded).to_vec();
-                    tools.extend(self.task_specs());
+                    tools.extend_from_slice(self.task_specs());
                     if inner.mode == ExposureMode::Dynamic {
                         tools.extend(exposed.iter().map(|&id| inner.tool(id).spec.clone()));
                     }
