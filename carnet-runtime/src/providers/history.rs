@@ -15,7 +15,7 @@ use super::common::{Aliases, ProviderError, wire_name};
 use super::conversation::{
     OpenAiOptions, call_id, call_namespace, loaded_namespaces, responses_input_item, tool_use_index, without_nulls,
 };
-use super::json_text::{write_str, write_value_text};
+use super::json_text::{write_str, write_value, write_value_text};
 use super::response::{anthropic_hosted, openai_hosted};
 use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
@@ -27,8 +27,9 @@ use crate::tool::{ToolCall, ToolSpec};
 enum Api {
     Chat,
     Anthropic,
-    /// With what the namespaces of `additional_tools` items are rendered with.
-    Responses(Box<OpenAiOptions>),
+    /// In [`ExposureMode::Deferred`], what the namespaces of `additional_tools` items are
+    /// rendered with (other modes have none: nothing cloned).
+    Responses(Option<Box<OpenAiOptions>>),
 }
 
 /// A conversation's messages to write into a body, under its top-level key.
@@ -56,7 +57,9 @@ impl<'a> History<'a> {
 
     /// Responses' `input`.
     pub(crate) fn responses(request: &ChatRequest<'a>, aliases: Aliases, options: &OpenAiOptions) -> Self {
-        Self::new("input", Api::Responses(Box::new(options.clone())), request, aliases)
+        let deferred = request.mode == ExposureMode::Deferred;
+        let options = deferred.then(|| Box::new(options.clone()));
+        Self::new("input", Api::Responses(options), request, aliases)
     }
 
     fn new(key: &'static str, api: Api, request: &ChatRequest<'a>, aliases: Aliases) -> Self {
@@ -77,7 +80,7 @@ impl<'a> History<'a> {
         match &self.api {
             Api::Chat => self.write_chat(&mut items),
             Api::Anthropic => self.write_anthropic(&mut items),
-            Api::Responses(options) => self.write_responses(&mut items, options),
+            Api::Responses(options) => self.write_responses(&mut items, options.as_deref()),
         }
     }
 
@@ -195,7 +198,7 @@ impl<'a> History<'a> {
             write_str(out, &call_id(call.id.as_ref(), (index, n), "toolu_"))?;
             out.write_all(b",\"input\":")?;
             if call.arguments.is_object() {
-                serde_json::to_writer(&mut *out, &call.arguments).map_err(std::io::Error::from)?;
+                write_value(out, &call.arguments)?;
             } else {
                 out.write_all(b"{}")?;
             }
@@ -243,7 +246,7 @@ impl<'a> History<'a> {
     fn write_responses<W: Write + ?Sized>(
         &self,
         items: &mut Items<'_, W>,
-        options: &OpenAiOptions,
+        options: Option<&OpenAiOptions>,
     ) -> Result<(), ProviderError> {
         let deferred = self.mode == ExposureMode::Deferred;
         for (index, message) in self.messages.iter().enumerate() {
@@ -281,7 +284,7 @@ impl<'a> History<'a> {
                     out.write_all(b",\"output\":")?;
                     write_value_text(out, &output.value)?;
                     out.write_all(b",\"type\":\"function_call_output\"}")?;
-                    if deferred && !output.exposes.is_empty() {
+                    if let Some(options) = options.filter(|_| deferred && !output.exposes.is_empty()) {
                         let tools = loaded_namespaces(self.tools, &output.exposes, &self.aliases, options);
                         let out = items.next()?;
                         out.write_all(b"{\"role\":\"developer\",\"tools\":")?;

@@ -72,6 +72,14 @@ pub(crate) fn write_str<W: Write + ?Sized>(out: &mut W, text: &str) -> io::Resul
 /// byte (bytes of multi-byte characters are written as they are), so any cut of the text
 /// gives its part of the whole.
 pub(crate) fn write_inner<W: Write + ?Sized>(out: &mut W, bytes: &[u8]) -> io::Result<()> {
+    write_escaped::<W, false>(out, bytes)
+}
+
+/// [`write_inner`], or with `TWICE` the inside of a string whose text is the JSON string
+/// of `bytes` (a string inside a value's JSON text sent as a string): each escape escaped
+/// again (a newline `\\n`, a quote `\\\"`), in one pass.
+fn write_escaped<W: Write + ?Sized, const TWICE: bool>(out: &mut W, bytes: &[u8]) -> io::Result<()> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let (mut start, mut at) = (0, 0);
     while at < bytes.len() {
         at += clean_prefix(&bytes[at..]);
@@ -82,18 +90,13 @@ pub(crate) fn write_inner<W: Write + ?Sized>(out: &mut W, bytes: &[u8]) -> io::R
             continue;
         }
         out.write_all(&bytes[start..at])?;
-        if escape == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.write_all(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xf)],
-            ])?;
-        } else {
-            out.write_all(&[b'\\', escape])?;
+        let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
+        match (escape, TWICE) {
+            (b'u', false) => out.write_all(&[b'\\', b'u', b'0', b'0', high, low])?,
+            (b'u', true) => out.write_all(&[b'\\', b'\\', b'u', b'0', b'0', high, low])?,
+            (b'"' | b'\\', true) => out.write_all(&[b'\\', b'\\', b'\\', escape])?,
+            (_, true) => out.write_all(&[b'\\', b'\\', escape])?,
+            (_, false) => out.write_all(&[b'\\', escape])?,
         }
         at += 1;
         start = at;
@@ -101,28 +104,10 @@ pub(crate) fn write_inner<W: Write + ?Sized>(out: &mut W, bytes: &[u8]) -> io::R
     out.write_all(&bytes[start..])
 }
 
-/// What is written through it goes out as the inside of a JSON string (see [`write_inner`]):
-/// a value serialized through it is its JSON text escaped once, without the text kept.
-struct Escaping<'w, W: ?Sized>(&'w mut W);
-
-impl<W: Write + ?Sized> Write for Escaping<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        write_inner(self.0, buf)?;
-        Ok(buf.len())
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        write_inner(self.0, buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
 /// Writes the text of `value` as a JSON string: a string as it is, anything else as its JSON
 /// text (a tool result's text, a call's arguments as `OpenAI` sends them). The bytes
-/// `serde_json` writes for that text as a string, without making it.
+/// `serde_json` writes for that text as a string, without making it: the value's strings
+/// are escaped twice in one pass.
 ///
 /// # Errors
 ///
@@ -132,8 +117,55 @@ pub(crate) fn write_value_text<W: Write + ?Sized>(out: &mut W, value: &serde_jso
         return write_str(out, text);
     }
     out.write_all(b"\"")?;
-    serde_json::to_writer(Escaping(&mut *out), value).map_err(io::Error::from)?;
+    write_value_in::<W, true>(out, value)?;
     out.write_all(b"\"")
+}
+
+/// Writes `value` as `serde_json::to_writer` does, its strings (most of a tool's result)
+/// escaped by [`write_str`], many bytes at a time, where `serde_json` looks at each byte.
+///
+/// # Errors
+///
+/// When `out` fails.
+pub(crate) fn write_value<W: Write + ?Sized>(out: &mut W, value: &serde_json::Value) -> io::Result<()> {
+    write_value_in::<W, false>(out, value)
+}
+
+/// [`write_value`]; with `TWICE`, as the inside of a JSON string of that text (the
+/// structure, numbers and literals need no escape; strings are escaped twice).
+fn write_value_in<W: Write + ?Sized, const TWICE: bool>(out: &mut W, value: &serde_json::Value) -> io::Result<()> {
+    let string = |out: &mut W, text: &str| {
+        let quote: &[u8] = if TWICE { b"\\\"" } else { b"\"" };
+        out.write_all(quote)?;
+        write_escaped::<W, TWICE>(out, text.as_bytes())?;
+        out.write_all(quote)
+    };
+    match value {
+        serde_json::Value::String(text) => string(out, text),
+        serde_json::Value::Array(items) => {
+            out.write_all(b"[")?;
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.write_all(b",")?;
+                }
+                write_value_in::<W, TWICE>(out, item)?;
+            }
+            out.write_all(b"]")
+        }
+        serde_json::Value::Object(fields) => {
+            out.write_all(b"{")?;
+            for (n, (key, item)) in fields.iter().enumerate() {
+                if n > 0 {
+                    out.write_all(b",")?;
+                }
+                string(out, key)?;
+                out.write_all(b":")?;
+                write_value_in::<W, TWICE>(out, item)?;
+            }
+            out.write_all(b"}")
+        }
+        other => serde_json::to_writer(&mut *out, other).map_err(io::Error::from),
+    }
 }
 
 #[cfg(test)]
@@ -167,10 +199,16 @@ mod tests {
             serde_json::json!("plain \"quoted\"\n\u{2028}🦀"),
             serde_json::json!({"content": "# T\n\n\"q\" \\ \t\u{1}\u{7f}é 漢字 🦀 \u{2028}", "n": [1, 2.5, null, true]}),
             serde_json::json!([]),
+            serde_json::json!({}),
+            serde_json::json!([{"a\"\n": [[], {}, 1e300, -0.0, u64::MAX, i64::MIN]}, "\u{1f980}"]),
             serde_json::json!(null),
             serde_json::json!(-3),
         ];
-        for value in values {
+        let every_byte = (0u8..0x80).map(|byte| {
+            let c = char::from(byte);
+            serde_json::json!({format!("k{c}"): [format!("{c}abcdefghijklmnopqrstuvwxyz0123456789{c}x{c}{c}"), c.to_string()]})
+        });
+        for value in values.into_iter().chain(every_byte) {
             let text = match &value {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
@@ -178,6 +216,9 @@ mod tests {
             let mut out = Vec::new();
             write_value_text(&mut out, &value).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap());
+            let mut out = Vec::new();
+            write_value(&mut out, &value).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), value.to_string());
         }
     }
 
