@@ -9,7 +9,7 @@ use super::http::{Transport, body_bytes, secret_header, write_body};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::conversation;
-use crate::providers::writer::Spliced;
+use crate::providers::history::Spliced;
 use crate::providers::{Aliases, ProviderSearch, StreamFormat, anthropic};
 
 const PROVIDER: &str = "anthropic";

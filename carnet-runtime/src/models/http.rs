@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::config::HttpOptions;
 use crate::chat::{ChatRequest, ChatResponse, Delta, ModelError};
-use crate::providers::writer::Spliced;
+use crate::providers::history::Spliced;
 use crate::providers::{Aliases, ResponseStream, StreamFormat, anthropic, openai};
 
 /// A pool of connections to one provider, with its retry policy.

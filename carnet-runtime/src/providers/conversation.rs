@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::common::{Aliases, ProviderError, wire_name};
-use super::history::History;
+use super::history::{History, Spliced};
 use super::openai::tools as openai;
 use super::response::{anthropic_hosted, openai_hosted};
 use super::tool_bytes::{ANTHROPIC, CHAT, CHAT_STRICT, RESPONSES, RESPONSES_STRICT, ToolFormat};
-use super::writer::{Spliced, SystemAt};
+use super::writer::SystemAt;
 use crate::chat::{ChatRequest, Message};
 use crate::engine::{ExposureMode, ProviderSearch};
 use crate::tool::{ToolCall, ToolKind, ToolSpec};

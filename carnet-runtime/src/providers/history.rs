@@ -17,6 +17,7 @@ use super::conversation::{
 };
 use super::json_text::{write_str, write_value, write_value_text};
 use super::response::{anthropic_hosted, openai_hosted};
+use super::writer::{Body, Messages};
 use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
 use crate::engine::ExposureMode;
@@ -70,17 +71,6 @@ impl<'a> History<'a> {
             tools: request.tools,
             mode: request.mode,
             aliases,
-        }
-    }
-
-    /// Writes the messages as the items of an array, without its brackets; `first`: no item
-    /// comes before them (no comma before the first one).
-    pub(crate) fn write_items<W: Write + ?Sized>(&self, out: &mut W, first: bool) -> Result<(), ProviderError> {
-        let mut items = Items { out, first };
-        match &self.api {
-            Api::Chat => self.write_chat(&mut items),
-            Api::Anthropic => self.write_anthropic(&mut items),
-            Api::Responses(options) => self.write_responses(&mut items, options.as_deref()),
         }
     }
 
@@ -309,6 +299,24 @@ impl<'a> History<'a> {
             out,
             &call_id(call.id.as_ref(), tool_use_index(self.messages, index), prefix),
         )
+    }
+}
+
+/// A body of carnet's providers: its messages are a [`History`].
+pub(crate) type Spliced<'a> = Body<'a, History<'a>>;
+
+impl Messages for History<'_> {
+    fn key(&self) -> &str {
+        self.key
+    }
+
+    fn write_items<W: Write + ?Sized>(&self, out: &mut W, first: bool) -> Result<(), ProviderError> {
+        let mut items = Items { out, first };
+        match &self.api {
+            Api::Chat => self.write_chat(&mut items),
+            Api::Anthropic => self.write_anthropic(&mut items),
+            Api::Responses(options) => self.write_responses(&mut items, options.as_deref()),
+        }
     }
 }
 

@@ -145,7 +145,7 @@ pub mod gemini;
 pub mod mcp;
 pub mod openai;
 
-mod history;
+pub(crate) mod history;
 pub(crate) mod json_text;
 mod prompt_bytes;
 mod schema;

@@ -15,7 +15,6 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::common::ProviderError;
-use super::history::History;
 use super::json_text::write_str;
 use super::prompt_bytes::write_prompt;
 use super::tool_bytes::{ToolFormat, write_list};
@@ -31,20 +30,31 @@ pub(crate) enum SystemAt {
     FirstMessage(&'static str),
 }
 
-/// A body and what to splice into it.
+/// What the writer needs of a conversation's messages: [`history`](super::history) writes
+/// them (the writer knows no provider's message format).
+pub(crate) trait Messages {
+    /// The body's key the messages go under (`messages`, `input`).
+    fn key(&self) -> &str;
+
+    /// Writes the messages as the items of an array, without its brackets; `first`: no item
+    /// comes before them (no comma before the first one).
+    fn write_items<W: Write + ?Sized>(&self, out: &mut W, first: bool) -> Result<(), ProviderError>;
+}
+
+/// A body and what to splice into it: its prompt, its messages `M`, its tools.
 #[derive(Debug)]
-pub(crate) struct Spliced<'a> {
+pub(crate) struct Body<'a, M> {
     /// The body; a spliced part's place holds a placeholder.
     pub(crate) body: Value,
     system: Option<(SystemAt, &'a str)>,
-    history: Option<History<'a>>,
+    history: Option<M>,
     tools: Option<(ToolFormat, &'a [ToolSpec])>,
 }
 
-impl<'a> Spliced<'a> {
+impl<'a, M: Messages> Body<'a, M> {
     /// A body with nothing to splice.
     pub(crate) fn whole(body: Value) -> Self {
-        Spliced {
+        Body {
             body,
             system: None,
             history: None,
@@ -59,10 +69,10 @@ impl<'a> Spliced<'a> {
         body: Value,
         at: SystemAt,
         system: &'a str,
-        history: History<'a>,
+        history: M,
         tools: Option<(ToolFormat, &'a [ToolSpec])>,
     ) -> Self {
-        Spliced {
+        Body {
             body,
             system: Some((at, system)),
             history: Some(history),
@@ -86,7 +96,7 @@ impl<'a> Spliced<'a> {
             }
             write_str(out, key)?;
             out.write_all(b":")?;
-            let history = self.history.as_ref().filter(|h| h.key == key);
+            let history = self.history.as_ref().filter(|h| h.key() == key);
             match (self.system, self.tools, history) {
                 (_, Some((format, specs)), _) if key == "tools" => write_list(out, format, specs)?,
                 (Some((SystemAt::Field(field), system)), _, _) if key == field => write_prompt(out, system)?,
