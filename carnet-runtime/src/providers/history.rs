@@ -17,7 +17,7 @@ use super::conversation::{
 };
 use super::json_text::{write_str, write_value, write_value_text};
 use super::response::{anthropic_hosted, openai_hosted};
-use super::writer::{Body, Messages};
+use super::writer::{self, Messages};
 use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
 use crate::engine::ExposureMode;
@@ -303,7 +303,7 @@ impl<'a> History<'a> {
 }
 
 /// A body of carnet's providers: its messages are a [`History`].
-pub(crate) type Spliced<'a> = Body<'a, History<'a>>;
+pub(crate) type Spliced<'a> = writer::Spliced<'a, History<'a>>;
 
 impl Messages for History<'_> {
     fn key(&self) -> &str {

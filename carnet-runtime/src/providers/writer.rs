@@ -43,7 +43,7 @@ pub(crate) trait Messages {
 
 /// A body and what to splice into it: its prompt, its messages `M`, its tools.
 #[derive(Debug)]
-pub(crate) struct Body<'a, M> {
+pub(crate) struct Spliced<'a, M> {
     /// The body; a spliced part's place holds a placeholder.
     pub(crate) body: Value,
     system: Option<(SystemAt, &'a str)>,
@@ -51,10 +51,10 @@ pub(crate) struct Body<'a, M> {
     tools: Option<(ToolFormat, &'a [ToolSpec])>,
 }
 
-impl<'a, M: Messages> Body<'a, M> {
+impl<'a, M: Messages> Spliced<'a, M> {
     /// A body with nothing to splice.
     pub(crate) fn whole(body: Value) -> Self {
-        Body {
+        Spliced {
             body,
             system: None,
             history: None,
@@ -72,7 +72,7 @@ impl<'a, M: Messages> Body<'a, M> {
         history: M,
         tools: Option<(ToolFormat, &'a [ToolSpec])>,
     ) -> Self {
-        Body {
+        Spliced {
             body,
             system: Some((at, system)),
             history: Some(history),
