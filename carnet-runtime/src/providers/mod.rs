@@ -151,4 +151,5 @@ mod prompt_bytes;
 mod schema;
 mod strict;
 mod tool_bytes;
+mod tool_search;
 pub(crate) mod writer;

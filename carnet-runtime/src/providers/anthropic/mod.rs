@@ -8,8 +8,7 @@
 pub(super) mod tools;
 
 pub use super::bodies::write_anthropic_request as write_request;
-pub use super::conversation::{
-    AnthropicOptions as RequestOptions, anthropic_request as request, anthropic_tool_search as declare_tool_search,
-};
+pub use super::conversation::{AnthropicOptions as RequestOptions, anthropic_request as request};
 pub use super::response::anthropic_response as parse_response;
+pub use super::tool_search::anthropic_tool_search as declare_tool_search;
 pub use tools::{parse_tool_calls, tools};

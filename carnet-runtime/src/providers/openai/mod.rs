@@ -18,11 +18,11 @@ pub use super::bodies::{
     write_openai_chat_request as write_chat_request, write_openai_responses_request as write_responses_request,
 };
 pub use super::conversation::{
-    OpenAiOptions as RequestOptions, openai_chat_request as chat_request,
-    openai_responses_request as responses_request, openai_tool_search as declare_tool_search,
+    OpenAiOptions as RequestOptions, openai_chat_request as chat_request, openai_responses_request as responses_request,
 };
 pub use super::response::{
     openai_chat_response as parse_chat_response, openai_responses_response as parse_responses_response,
 };
 pub use super::strict::{StrictError, drop_strict_nulls, strict_schema};
+pub use super::tool_search::openai_tool_search as declare_tool_search;
 pub use tools::{Options, chat_tools, parse_chat_tool_calls, parse_responses_tool_calls, responses_tools};
