@@ -327,6 +327,35 @@ fn aliases_map_both_ways() {
 }
 
 #[test]
+fn the_first_bad_name_in_the_list_is_the_error() {
+    let schema = json!({ "type": "object", "properties": {} });
+    let list = |names: &[&str]| -> Vec<ToolSpec> { names.iter().map(|n| spec(n, "", schema.clone())).collect() };
+    let error = |names: &[&str]| Aliases::new(&list(names)).unwrap_err().to_string();
+    // Met walking the list: `x` twice (index 4) after `a.b` / `a_b` (index 3).
+    assert_eq!(
+        error(&["x", "a.b", "y", "a_b", "x", "y"]),
+        "tools `a.b` and `a_b` both have the provider alias `a_b`"
+    );
+    assert_eq!(error(&["m", "x", "z", "x", "a.b", "a_b"]), "tool `x` is listed twice");
+    // The third of a name is not what is reported: its second is.
+    assert_eq!(
+        error(&["q.r", "q_r", "q-r", "q_r"]),
+        "tools `q.r` and `q_r` both have the provider alias `q_r`"
+    );
+    // A name with no alias stops the walk: what comes before it is checked, not after.
+    assert!(error(&["x", "é", "x"]).contains("`é`"), "{}", error(&["x", "é", "x"]));
+    assert_eq!(error(&["x", "x", "é"]), "tool `x` is listed twice");
+    let aliases = Aliases::new(&list(&["b.c", "a", "c", "b_d"])).unwrap();
+    assert_eq!(
+        aliases.iter().collect::<Vec<_>>(),
+        [("b.c", "b_c"), ("a", "a"), ("c", "c"), ("b_d", "b_d")]
+    );
+    assert_eq!(aliases.resolve("b_c"), Some("b.c"));
+    assert_eq!(aliases.alias("b_d"), Some("b_d"));
+    assert_eq!(aliases.alias("zz"), None);
+}
+
+#[test]
 fn alias_collision_is_an_error() {
     let schema = json!({ "type": "object", "properties": {} });
     let colliding = [

@@ -30,7 +30,8 @@
 //! Prints one JSON object a line per provider: median nanoseconds per turn for carnet and
 //! for the copy, and the bytes of the turn's two bodies.
 //!
-//! Usage: `request-bytes <manifest.json> <agent> [rounds]`
+//! Usage: `request-bytes <manifest.json> <agent> [rounds] [provider]` (a provider given: that
+//! one alone, for a profiler).
 
 use std::future::Future;
 use std::hint::black_box;
@@ -213,10 +214,15 @@ fn median(mut samples: Vec<u128>) -> u128 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: request-bytes <manifest.json> <agent> [rounds]";
+    let usage = "usage: request-bytes <manifest.json> <agent> [rounds] [provider]";
     let path = args.next().expect(usage);
     let agent = args.next().expect(usage);
     let rounds: usize = args.next().map_or(3, |r| r.parse().expect("a number of rounds"));
+    let only = args.next();
+    assert!(
+        only.as_deref().is_none_or(|p| PROVIDERS.contains(&p)),
+        "a provider among {PROVIDERS:?}"
+    );
     let json = std::fs::read_to_string(&path).expect("read the manifest");
     let manifest = Manifest::from_json(&json).expect("a valid manifest");
     let skills: Vec<String> = manifest
@@ -246,7 +252,10 @@ fn main() {
             "the Gemini body of {skill}: written and serialized"
         );
     }
-    for provider in PROVIDERS {
+    for provider in PROVIDERS
+        .into_iter()
+        .filter(|p| only.as_deref().is_none_or(|o| o == *p))
+    {
         let (mut times, mut copies, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             let carnet = Carnet::builder(&manifest)

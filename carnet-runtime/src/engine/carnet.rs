@@ -24,7 +24,7 @@ pub(crate) struct AgentTables {
     /// Every skill the agent may load (initial, on demand, global), deduplicated, in order.
     pub(crate) reachable: Vec<SkillIx>,
     /// Sections 1-4 of the system prompt, built once.
-    pub(crate) prefix: OnceLock<String>,
+    pub(crate) prefix: OnceLock<Arc<String>>,
     /// The full tool list of the modes that keep the prefix: meta-tools, then every domain
     /// tool the agent can reach, sorted by name. Built once.
     pub(crate) all_tools: OnceLock<Arc<[ToolSpec]>>,
@@ -128,7 +128,7 @@ pub(crate) struct Inner {
 /// cache starts over (entries are cheap to rebuild; sessions keep their own `Arc`s).
 #[derive(Default)]
 pub(crate) struct StateCache {
-    prompts: Mutex<HashMap<PromptKey, Arc<str>>>,
+    prompts: Mutex<HashMap<PromptKey, Arc<String>>>,
     tools: Mutex<HashMap<ToolsKey, Arc<[ToolSpec]>>>,
 }
 
@@ -141,7 +141,7 @@ pub(crate) type ToolsKey = (AgentIx, Box<[ToolIx]>);
 const STATE_CACHE_LIMIT: usize = 4096;
 
 impl StateCache {
-    pub(crate) fn prompt(&self, key: PromptKey, build: impl FnOnce() -> Arc<str>) -> Arc<str> {
+    pub(crate) fn prompt(&self, key: PromptKey, build: impl FnOnce() -> Arc<String>) -> Arc<String> {
         cached(&self.prompts, key, build)
     }
 

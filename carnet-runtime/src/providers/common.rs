@@ -1,8 +1,6 @@
 //! What every provider format shares: provider-safe tool names and their way back
 //! ([`Aliases`]), [`ProviderError`], and reading the fields of a provider's tool call.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 
 use crate::names::{self, AliasError};
@@ -134,12 +132,16 @@ pub(super) fn describe_call(id: Option<&str>, name: &str) -> String {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Aliases {
-    /// `(canonical, alias)` in the order of the specs.
-    entries: Vec<(String, String)>,
-    /// Alias → index in `entries`.
-    by_alias: HashMap<String, usize>,
-    /// Canonical name → index in `entries`.
-    by_name: HashMap<String, usize>,
+    /// Each entry's canonical name, then its alias, one after the other: one allocation for
+    /// the list, not four per tool (a list is aliased for every request body).
+    text: String,
+    /// Where each entry's name starts, its alias starts and its alias ends in `text`, in the
+    /// order of the specs.
+    entries: Vec<[usize; 3]>,
+    /// Indexes of `entries` sorted by alias (by index among equals).
+    by_alias: Vec<usize>,
+    /// Indexes of `entries` sorted by canonical name (by index among equals).
+    by_name: Vec<usize>,
 }
 
 impl Aliases {
@@ -149,47 +151,92 @@ impl Aliases {
     ///
     /// [`ProviderError::NoAlias`] when a name has no alias (empty, not ASCII, too long),
     /// [`ProviderError::DuplicateTool`] when a name is listed twice and
-    /// [`ProviderError::AliasCollision`] when two names have the same alias.
+    /// [`ProviderError::AliasCollision`] when two names have the same alias; the first of
+    /// these in the order of the specs.
     pub fn new(specs: &[ToolSpec]) -> Result<Self, ProviderError> {
-        let mut entries: Vec<(String, String)> = Vec::with_capacity(specs.len());
-        let mut by_alias: HashMap<String, usize> = HashMap::with_capacity(specs.len());
-        let mut by_name = HashMap::with_capacity(specs.len());
+        let mut aliases = Aliases {
+            text: String::with_capacity(specs.iter().map(|s| 2 * s.name.len()).sum()),
+            entries: Vec::with_capacity(specs.len()),
+            by_alias: Vec::new(),
+            by_name: Vec::new(),
+        };
+        let mut no_alias = None;
         for spec in specs {
-            let alias = names::alias(&spec.name)
-                .map_err(|source| ProviderError::NoAlias {
-                    name: spec.name.clone(),
-                    source,
-                })?
-                .into_owned();
-            if let Some(&index) = by_alias.get(&alias) {
-                let first = &entries[index].0;
-                return Err(if *first == spec.name {
-                    ProviderError::DuplicateTool {
+            match names::alias(&spec.name) {
+                Ok(alias) => {
+                    let start = aliases.text.len();
+                    aliases.text.push_str(&spec.name);
+                    aliases.text.push_str(&alias);
+                    aliases
+                        .entries
+                        .push([start, start + spec.name.len(), aliases.text.len()]);
+                }
+                Err(source) => {
+                    no_alias = Some(ProviderError::NoAlias {
                         name: spec.name.clone(),
-                    }
-                } else {
-                    ProviderError::AliasCollision {
-                        first: first.clone(),
-                        second: spec.name.clone(),
-                        alias,
-                    }
-                });
+                        source,
+                    });
+                    break;
+                }
             }
-            by_alias.insert(alias.clone(), entries.len());
-            by_name.insert(spec.name.clone(), entries.len());
-            entries.push((spec.name.clone(), alias));
         }
-        Ok(Self {
-            entries,
-            by_alias,
-            by_name,
-        })
+        // Sorted, an alias given twice is two neighbours; the error is the one a walk in
+        // the specs' order meets first (the later tool of the pair with the earliest).
+        let mut by_alias: Vec<usize> = (0..aliases.entries.len()).collect();
+        by_alias.sort_by(|&a, &b| aliases.alias_at(a).cmp(aliases.alias_at(b)));
+        let mut first_of_group = 0;
+        let mut collision: Option<(usize, usize)> = None;
+        for n in 1..by_alias.len() {
+            if aliases.alias_at(by_alias[n]) == aliases.alias_at(by_alias[n - 1]) {
+                if n == first_of_group + 1 && collision.is_none_or(|(_, second)| by_alias[n] < second) {
+                    collision = Some((by_alias[first_of_group], by_alias[n]));
+                }
+            } else {
+                first_of_group = n;
+            }
+        }
+        if let Some((first, second_index)) = collision {
+            let (first, second) = (aliases.name_at(first), aliases.name_at(second_index));
+            return Err(if first == second {
+                ProviderError::DuplicateTool {
+                    name: second.to_owned(),
+                }
+            } else {
+                ProviderError::AliasCollision {
+                    first: first.to_owned(),
+                    second: second.to_owned(),
+                    alias: aliases.alias_at(second_index).to_owned(),
+                }
+            });
+        }
+        if let Some(error) = no_alias {
+            return Err(error);
+        }
+        let mut by_name = by_alias.clone();
+        by_name.sort_by(|&a, &b| aliases.name_at(a).cmp(aliases.name_at(b)).then(a.cmp(&b)));
+        aliases.by_alias = by_alias;
+        aliases.by_name = by_name;
+        Ok(aliases)
+    }
+
+    fn name_at(&self, index: usize) -> &str {
+        let [start, end, _] = self.entries[index];
+        &self.text[start..end]
+    }
+
+    fn alias_at(&self, index: usize) -> &str {
+        let [_, start, end] = self.entries[index];
+        &self.text[start..end]
     }
 
     /// The alias of a canonical name of the list.
     #[must_use]
     pub fn alias(&self, canonical: &str) -> Option<&str> {
-        self.by_name.get(canonical).map(|&index| self.entries[index].1.as_str())
+        let at = self
+            .by_name
+            .binary_search_by(|&i| self.name_at(i).cmp(canonical))
+            .ok()?;
+        Some(self.alias_at(self.by_name[at]))
     }
 
     /// The canonical name of a name read from a provider: the tool whose alias it is, or
@@ -203,15 +250,17 @@ impl Aliases {
     /// The canonical name of the tool whose alias is `wire_name`, if any.
     #[must_use]
     pub fn resolve(&self, wire_name: &str) -> Option<&str> {
-        self.by_alias
-            .get(wire_name)
-            .map(|&index| self.entries[index].0.as_str())
+        let at = self
+            .by_alias
+            .binary_search_by(|&i| self.alias_at(i).cmp(wire_name))
+            .ok()?;
+        Some(self.name_at(self.by_alias[at]))
     }
 
     /// `(canonical, alias)` pairs in the order of the specs.
     #[must_use]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
-        self.entries.iter().map(|(name, alias)| (name.as_str(), alias.as_str()))
+        (0..self.entries.len()).map(|i| (self.name_at(i), self.alias_at(i)))
     }
 
     /// How many tools the list has.
@@ -230,10 +279,8 @@ impl Aliases {
 /// Each spec with its alias, after checking the aliases of the whole list.
 pub(super) fn aliased(specs: &[ToolSpec]) -> Result<impl Iterator<Item = (&ToolSpec, String)>, ProviderError> {
     let aliases = Aliases::new(specs)?;
-    Ok(specs
-        .iter()
-        .zip(aliases.entries)
-        .map(|(spec, (_, alias))| (spec, alias)))
+    let aliases: Vec<String> = aliases.iter().map(|(_, alias)| alias.to_owned()).collect();
+    Ok(specs.iter().zip(aliases))
 }
 
 /// Reads the string at `key`, called `field` in errors; `null` counts as missing.

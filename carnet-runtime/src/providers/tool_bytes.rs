@@ -170,12 +170,21 @@ pub(crate) fn write_list<W: Write + ?Sized>(
     format: ToolFormat,
     specs: &[ToolSpec],
 ) -> Result<(), ProviderError> {
+    // The kept bytes of the whole list under one read lock (not one per tool), written
+    // after it is released (`out` may be slow); a tool never written before is made then.
+    let kept: Vec<Option<Arc<[u8]>>> = {
+        let table = TABLE.read().unwrap_or_else(PoisonError::into_inner);
+        specs.iter().map(|spec| lookup(&table, format, spec)).collect()
+    };
     out.write_all(b"[")?;
-    for (n, spec) in specs.iter().enumerate() {
+    for (n, (spec, kept)) in specs.iter().zip(kept).enumerate() {
         if n > 0 {
             out.write_all(b",")?;
         }
-        out.write_all(&bytes(format, spec)?)?;
+        match kept {
+            Some(bytes) => out.write_all(&bytes)?,
+            None => out.write_all(&bytes(format, spec)?)?,
+        }
     }
     out.write_all(b"]")?;
     Ok(())

@@ -27,7 +27,7 @@ pub struct Session {
     pub(super) carnet: Carnet,
     pub(super) loaded: Loaded,
     pub(super) extensions: Arc<Extensions>,
-    pub(super) prompt_cache: OnceCell<Arc<str>>,
+    pub(super) prompt_cache: OnceCell<Arc<String>>,
     pub(super) tools_cache: OnceCell<Arc<[ToolSpec]>>,
 }
 
@@ -284,12 +284,12 @@ impl Session {
                 let prefix = inner
                     .agent_tables(agent)
                     .prefix
-                    .get_or_init(|| prompt::prefix(inner, &inner.prompt, agent, None));
+                    .get_or_init(|| Arc::new(prompt::prefix(inner, &inner.prompt, agent, None)));
                 if inner.mode.keeps_prefix() {
-                    return prefix.as_str().into();
+                    return Arc::clone(prefix);
                 }
                 let suffix = prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed);
-                join(prefix, &suffix).into()
+                Arc::new(join(prefix, &suffix))
             })
         })
     }
@@ -399,10 +399,18 @@ impl Session {
     }
 }
 
+/// The prompt of a state: its prefix, then its suffix, in one allocation of their size
+/// (a prompt is most of a request body; `format!` would grow it by doubling).
 fn join(prefix: &str, suffix: &str) -> String {
     match (prefix.is_empty(), suffix.is_empty()) {
         (_, true) => prefix.to_owned(),
         (true, false) => suffix.to_owned(),
-        (false, false) => format!("{prefix}{}{suffix}", prompt::SEPARATOR),
+        (false, false) => {
+            let mut prompt = String::with_capacity(prefix.len() + prompt::SEPARATOR.len() + suffix.len());
+            prompt.push_str(prefix);
+            prompt.push_str(prompt::SEPARATOR);
+            prompt.push_str(suffix);
+            prompt
+        }
     }
 }
