@@ -216,36 +216,57 @@ pub(crate) fn suffix(
     exposed: &[ToolIx],
 ) -> String {
     let tables = &inner.agent_tables(agent);
-    let mut sections = Vec::new();
+    // One string, sections written into it as they come (a cold state's prompt is made per
+    // load, so its suffix is on a turn's path).
+    let mut out = String::new();
+    let section = |out: &mut String| {
+        if !out.is_empty() {
+            out.push_str(SEPARATOR);
+        }
+    };
     if options.loaded_skills {
-        let on_demand: Vec<SkillIx> = loaded.iter().copied().filter(|s| !tables.initial.contains(s)).collect();
-        if !on_demand.is_empty() {
-            let mut out = String::from("## Loaded Skills\n\nSkills you have loaded during this session:\n\n");
+        let mut on_demand = loaded
+            .iter()
+            .copied()
+            .filter(|s| !tables.initial.contains(s))
+            .peekable();
+        if on_demand.peek().is_some() {
+            section(&mut out);
+            out.push_str("## Loaded Skills\n\nSkills you have loaded during this session:\n\n");
             for s in on_demand {
                 let skill = inner.skill(s);
-                let _ = write!(out, "- **{}**: {}", skill.name, skill.description.trim());
+                out.push_str("- **");
+                out.push_str(&skill.name);
+                out.push_str("**: ");
+                out.push_str(skill.description.trim());
+                for (n, toolset) in skill.toolsets.iter().enumerate() {
+                    out.push_str(if n == 0 { " (toolsets: " } else { ", " });
+                    out.push_str(toolset);
+                }
                 if !skill.toolsets.is_empty() {
-                    let _ = write!(out, " (toolsets: {})", skill.toolsets.join(", "));
+                    out.push(')');
                 }
                 out.push('\n');
             }
             out.truncate(out.trim_end().len());
-            sections.push(out);
         }
     }
     if options.available_tools && !exposed.is_empty() {
-        let mut out =
-            String::from("## Available Domain Tools\n\nBased on your loaded skills, you can now use these tools");
+        section(&mut out);
+        out.push_str("## Available Domain Tools\n\nBased on your loaded skills, you can now use these tools");
         if inner.mode == ExposureMode::Dispatcher {
             let _ = write!(out, " through `{}`", inner.meta_name(MetaTool::CallTool));
         }
         out.push_str(":\n\n");
         for &id in exposed {
             let spec = &inner.tool(id).spec;
-            let _ = writeln!(out, "- **{}**: {}", spec.name, spec.description.trim());
+            out.push_str("- **");
+            out.push_str(&spec.name);
+            out.push_str("**: ");
+            out.push_str(spec.description.trim());
+            out.push('\n');
         }
         out.truncate(out.trim_end().len());
-        sections.push(out);
     }
-    sections.join(SEPARATOR)
+    out
 }
