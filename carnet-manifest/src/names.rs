@@ -81,6 +81,16 @@ pub enum AliasError {
 /// assert!(alias("basic search!").is_err());
 /// ```
 pub fn alias(name: &str) -> Result<std::borrow::Cow<'_, str>, AliasError> {
+    // Most names are their own alias: one pass over their bytes (a request body aliases
+    // every tool it lists).
+    let safe_byte = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-';
+    if let [first, ..] = name.as_bytes()
+        && (first.is_ascii_alphabetic() || *first == b'_')
+        && name.len() <= MAX_ALIAS_LEN
+        && name.as_bytes().iter().all(safe_byte)
+    {
+        return Ok(std::borrow::Cow::Borrowed(name));
+    }
     let first = name.chars().next().ok_or(AliasError::Empty)?;
     if let Some(c) = name.chars().find(|c| !c.is_ascii()) {
         return Err(AliasError::NotAscii(c));

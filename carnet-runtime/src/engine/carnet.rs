@@ -124,11 +124,15 @@ pub(crate) struct Inner {
 /// A session's prompt depends on its agent, its loaded skills and its exposed tools; its tool
 /// list on the exposed tools. Conversations tend to reach the same few states (the initial
 /// one above all), so the engine keeps one copy of each: a session gets an `Arc`, and a new
-/// session in a known state builds nothing. Bounded: past `STATE_CACHE_LIMIT` entries the
-/// cache starts over (entries are cheap to rebuild; sessions keep their own `Arc`s).
+/// session in a known state builds nothing. Of a prompt, the engine keeps what follows the
+/// agent's prefix (the prefix itself is kept once per agent): a state's whole prompt is
+/// most of a request body, tens of KB at a large catalog, and the cache may hold thousands
+/// of states; a session joins the two once per state it reaches, into memory its previous
+/// state (or session) freed. Bounded: past `STATE_CACHE_LIMIT` entries the cache starts
+/// over (entries are cheap to rebuild; sessions keep their own `Arc`s).
 #[derive(Default)]
 pub(crate) struct StateCache {
-    prompts: Mutex<HashMap<PromptKey, Arc<String>>>,
+    suffixes: Mutex<HashMap<PromptKey, Arc<str>>>,
     tools: Mutex<HashMap<ToolsKey, Arc<[ToolSpec]>>>,
 }
 
@@ -141,8 +145,9 @@ pub(crate) type ToolsKey = (AgentIx, Box<[ToolIx]>);
 const STATE_CACHE_LIMIT: usize = 4096;
 
 impl StateCache {
-    pub(crate) fn prompt(&self, key: PromptKey, build: impl FnOnce() -> Arc<String>) -> Arc<String> {
-        cached(&self.prompts, key, build)
+    /// The part of a state's prompt after its agent's prefix.
+    pub(crate) fn suffix(&self, key: PromptKey, build: impl FnOnce() -> Arc<str>) -> Arc<str> {
+        cached(&self.suffixes, key, build)
     }
 
     pub(crate) fn tools(&self, key: ToolsKey, build: impl FnOnce() -> Arc<[ToolSpec]>) -> Arc<[ToolSpec]> {

@@ -124,25 +124,59 @@ fn same(made: &ToolSpec, spec: &ToolSpec) -> bool {
         && made.annotations == spec.annotations
 }
 
-fn lookup(table: &Table, format: ToolFormat, spec: &ToolSpec) -> Option<Arc<[u8]>> {
+/// The kept bytes of `spec` in `format`, and whether to point them at `spec`'s schemas:
+/// they were made from other `Arc`s (equal by value) that nothing but the table holds any
+/// more (their engine is gone: one built again). Two live engines never take turns.
+fn lookup(table: &Table, format: ToolFormat, spec: &ToolSpec) -> Option<(Arc<[u8]>, bool)> {
     table
         .names
         .get(spec.name.as_str())?
         .iter()
         .find(|e| e.format == format.name && same(&e.spec, spec))
-        .map(|e| Arc::clone(&e.bytes))
+        .map(|e| (Arc::clone(&e.bytes), !same_arcs(&e.spec, spec) && orphaned(&e.spec)))
+}
+
+/// Whether both specs hold the same schema `Arc`s (the comparison a hit costs then).
+fn same_arcs(made: &ToolSpec, spec: &ToolSpec) -> bool {
+    Arc::ptr_eq(&made.input_schema, &spec.input_schema)
+        && match (&made.output_schema, &spec.output_schema) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => true,
+        }
+}
+
+/// Whether the table holds the only reference to `made`'s input schema.
+fn orphaned(made: &ToolSpec) -> bool {
+    Arc::strong_count(&made.input_schema) == 1
+}
+
+/// Points the entries of `specs` (equal by value) at their schema `Arc`s, so that the
+/// next lists of the same engine compare pointers, not schemas, and the old `Arc`s go.
+fn adopt(format: ToolFormat, specs: &[&ToolSpec]) {
+    let mut table = TABLE.write().unwrap_or_else(PoisonError::into_inner);
+    for spec in specs {
+        let entry = table.names.get_mut(spec.name.as_str()).and_then(|versions| {
+            versions
+                .iter_mut()
+                .find(|e| e.format == format.name && same(&e.spec, spec))
+        });
+        if let Some(entry) = entry {
+            entry.spec.input_schema = Arc::clone(&spec.input_schema);
+            entry.spec.output_schema.clone_from(&spec.output_schema);
+        }
+    }
 }
 
 /// The bytes of `spec` in `format`, made now if no list written before held it.
 fn bytes(format: ToolFormat, spec: &ToolSpec) -> Result<Arc<[u8]>, ProviderError> {
-    if let Some(bytes) = lookup(&TABLE.read().unwrap_or_else(PoisonError::into_inner), format, spec) {
+    if let Some((bytes, _)) = lookup(&TABLE.read().unwrap_or_else(PoisonError::into_inner), format, spec) {
         return Ok(bytes);
     }
     let value = (format.render)(spec)?;
     let bytes: Arc<[u8]> = serde_json::to_vec(&value).map_err(io::Error::from)?.into();
     let mut guard = TABLE.write().unwrap_or_else(PoisonError::into_inner);
     let table = &mut *guard;
-    if let Some(bytes) = lookup(table, format, spec) {
+    if let Some((bytes, _)) = lookup(table, format, spec) {
         return Ok(bytes);
     }
     if table.entries >= LIMIT {
@@ -172,17 +206,26 @@ pub(crate) fn write_list<W: Write + ?Sized>(
 ) -> Result<(), ProviderError> {
     // The kept bytes of the whole list under one read lock (not one per tool), written
     // after it is released (`out` may be slow); a tool never written before is made then.
-    let kept: Vec<Option<Arc<[u8]>>> = {
+    let kept: Vec<Option<(Arc<[u8]>, bool)>> = {
         let table = TABLE.read().unwrap_or_else(PoisonError::into_inner);
         specs.iter().map(|spec| lookup(&table, format, spec)).collect()
     };
+    let others: Vec<&ToolSpec> = specs
+        .iter()
+        .zip(&kept)
+        .filter(|(_, kept)| kept.as_ref().is_some_and(|&(_, other)| other))
+        .map(|(spec, _)| spec)
+        .collect();
+    if !others.is_empty() {
+        adopt(format, &others);
+    }
     out.write_all(b"[")?;
     for (n, (spec, kept)) in specs.iter().zip(kept).enumerate() {
         if n > 0 {
             out.write_all(b",")?;
         }
         match kept {
-            Some(bytes) => out.write_all(&bytes)?,
+            Some((bytes, _)) => out.write_all(&bytes)?,
             None => out.write_all(&bytes(format, spec)?)?,
         }
     }

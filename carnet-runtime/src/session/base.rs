@@ -274,23 +274,26 @@ impl Session {
         self.prompt_cache.get_or_init(|| {
             let inner = &*self.carnet.inner;
             let agent = self.loaded.agent;
+            let prefix = inner
+                .agent_tables(agent)
+                .prefix
+                .get_or_init(|| Arc::new(prompt::prefix(inner, &inner.prompt, agent, None)));
+            if inner.mode.keeps_prefix() {
+                return Arc::clone(prefix);
+            }
             let exposed = self.loaded.exposed(inner);
             let key = (
                 agent,
                 self.loaded.skills.clone().into_boxed_slice(),
                 exposed.clone().into_boxed_slice(),
             );
-            inner.state_cache.prompt(key, || {
-                let prefix = inner
-                    .agent_tables(agent)
-                    .prefix
-                    .get_or_init(|| Arc::new(prompt::prefix(inner, &inner.prompt, agent, None)));
-                if inner.mode.keeps_prefix() {
-                    return Arc::clone(prefix);
-                }
-                let suffix = prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed);
-                Arc::new(join(prefix, &suffix))
-            })
+            let suffix = inner.state_cache.suffix(key, || {
+                prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed).into()
+            });
+            if suffix.is_empty() {
+                return Arc::clone(prefix);
+            }
+            Arc::new(join(prefix, &suffix))
         })
     }
 
