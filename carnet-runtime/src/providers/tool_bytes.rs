@@ -232,3 +232,55 @@ pub(crate) fn write_list<W: Write + ?Sized>(
     out.write_all(b"]")?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Annotations;
+    use crate::tool::ToolKind;
+    use serde_json::json;
+
+    fn spec(schema: &Arc<Value>) -> ToolSpec {
+        ToolSpec {
+            name: "tool_bytes.adopt.test".into(),
+            description: "Kept once, adopted by a rebuilt engine.".into(),
+            input_schema: Arc::clone(schema),
+            kind: ToolKind::Domain,
+            toolset: Some("t".into()),
+            output_schema: None,
+            title: None,
+            annotations: Annotations::NONE,
+        }
+    }
+
+    fn kept_schema() -> Arc<Value> {
+        let table = TABLE.read().unwrap();
+        Arc::clone(&table.names["tool_bytes.adopt.test"][0].spec.input_schema)
+    }
+
+    fn written(specs: &[ToolSpec]) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_list(&mut out, ANTHROPIC, specs).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_rebuilt_engines_schemas_are_adopted_once_the_old_ones_are_gone() {
+        let schema = || Arc::new(json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+        let first = schema();
+        let bytes = written(&[spec(&first)]);
+        assert!(Arc::ptr_eq(&kept_schema(), &first));
+        // Another live engine with equal schemas: same bytes, the first keeps its entry.
+        let second = schema();
+        assert_eq!(written(&[spec(&second)]), bytes);
+        assert!(Arc::ptr_eq(&kept_schema(), &first), "no turns between live engines");
+        // The first engine gone: the next list adopts the second's Arcs.
+        drop(first);
+        assert_eq!(written(&[spec(&second)]), bytes);
+        assert!(Arc::ptr_eq(&kept_schema(), &second));
+        // A different schema under the name is another version, with its own bytes.
+        let other = Arc::new(json!({"type": "object", "properties": {"b": {"type": "integer"}}}));
+        assert_ne!(written(&[spec(&other)]), bytes);
+        assert_eq!(written(&[spec(&second)]), bytes);
+    }
+}
