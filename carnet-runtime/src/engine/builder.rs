@@ -358,8 +358,8 @@ impl<Stage> CarnetBuilder<Stage> {
     }
 
     /// How remote toolsets' servers are started and called: timeouts, restart backoff, the
-    /// largest message, what to do when a server drifted from its pin (see
-    /// [`crate::remote`]).
+    /// largest message, what to do when a server drifted from its pin (the `remote` module,
+    /// feature `remote`).
     #[must_use]
     pub fn remote_options(mut self, options: RemoteOptions) -> Self {
         self.remote = options;
