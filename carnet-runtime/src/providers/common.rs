@@ -152,15 +152,15 @@ fn hash(text: &str) -> u64 {
     })
 }
 
-/// The indexes, in `sorted` (by hash, then index), of the entries whose key hashes to
-/// `hash(key)`: almost always one, or none.
-fn hashed<'a>(sorted: &'a [(u64, usize)], key: &str) -> impl Iterator<Item = usize> + 'a {
+/// The entry whose key (`key_of` an index) is `key`, in `sorted` (by hash, then key, then
+/// index: a binary search, so that names crafted to collide cost a logarithm, not a scan).
+fn find<'a>(sorted: &[(u64, usize)], key: &str, key_of: impl Fn(usize) -> &'a str) -> Option<usize> {
     let h = hash(key);
-    let start = sorted.partition_point(|&(x, _)| x < h);
-    sorted[start..]
-        .iter()
-        .take_while(move |&&(x, _)| x == h)
-        .map(|&(_, index)| index)
+    let at = sorted.partition_point(|&(x, i)| (x, key_of(i)) < (h, key));
+    sorted
+        .get(at)
+        .filter(|&&(x, i)| x == h && key_of(i) == key)
+        .map(|&(_, i)| i)
 }
 
 impl Aliases {
@@ -202,24 +202,25 @@ impl Aliases {
                 }
             }
         }
-        aliases.by_alias.sort_unstable();
-        aliases.by_name.sort_unstable();
-        // An alias given twice hashes alike: the error is the one a walk in the specs' order
-        // meets first (the second of an alias, the earliest such).
-        let mut collision: Option<(usize, usize)> = None;
-        for run in aliases.by_alias.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
-            for (n, &(_, second)) in run.iter().enumerate() {
-                let first = run[..n]
-                    .iter()
-                    .map(|&(_, i)| i)
-                    .find(|&i| aliases.alias_at(i) == aliases.alias_at(second));
-                if let Some(first) = first
-                    && collision.is_none_or(|(_, earliest)| second < earliest)
-                {
-                    collision = Some((first, second));
-                }
-            }
-        }
+        // By hash, then by the text itself (names that hash alike are rare, and a list
+        // crafted so costs a sort, not a product), then by index.
+        let texts = (aliases.text.as_str(), aliases.entries.as_slice());
+        let alias_of = |i: usize| &texts.0[texts.1[i][1]..texts.1[i][2]];
+        let name_of = |i: usize| &texts.0[texts.1[i][0]..texts.1[i][1]];
+        aliases
+            .by_alias
+            .sort_unstable_by(|a, b| (a.0, alias_of(a.1), a.1).cmp(&(b.0, alias_of(b.1), b.1)));
+        aliases
+            .by_name
+            .sort_unstable_by(|a, b| (a.0, name_of(a.1), a.1).cmp(&(b.0, name_of(b.1), b.1)));
+        // An alias given twice is two neighbours, the first of the two its earliest tool: the
+        // error is the one a walk in the specs' order meets first (the earliest second).
+        let collision = aliases
+            .by_alias
+            .windows(2)
+            .filter(|pair| pair[0].0 == pair[1].0 && alias_of(pair[0].1) == alias_of(pair[1].1))
+            .map(|pair| (pair[0].1, pair[1].1))
+            .min_by_key(|&(_, second)| second);
         if let Some((first, second)) = collision {
             let alias = aliases.alias_at(second).to_owned();
             let (first, second) = (aliases.name_at(first), aliases.name_at(second));
@@ -254,7 +255,7 @@ impl Aliases {
     /// The alias of a canonical name of the list.
     #[must_use]
     pub fn alias(&self, canonical: &str) -> Option<&str> {
-        let index = hashed(&self.by_name, canonical).find(|&i| self.name_at(i) == canonical)?;
+        let index = find(&self.by_name, canonical, |i| self.name_at(i))?;
         Some(self.alias_at(index))
     }
 
@@ -269,7 +270,7 @@ impl Aliases {
     /// The canonical name of the tool whose alias is `wire_name`, if any.
     #[must_use]
     pub fn resolve(&self, wire_name: &str) -> Option<&str> {
-        let index = hashed(&self.by_alias, wire_name).find(|&i| self.alias_at(i) == wire_name)?;
+        let index = find(&self.by_alias, wire_name, |i| self.alias_at(i))?;
         Some(self.name_at(index))
     }
 
