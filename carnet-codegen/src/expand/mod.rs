@@ -15,13 +15,13 @@
 mod attr;
 mod emit;
 mod krate;
+mod loaded;
 mod messages;
 mod parameters;
 mod signature;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 
 use carnet_manifest::Manifest;
 
@@ -32,6 +32,7 @@ use syn::{Attribute, Ident, Item, LitStr};
 
 use self::attr::{ToolsetArgs, doc_comment, is_tool_attr, tool_args};
 use self::emit::{entry_point, tool_value};
+use self::loaded::{Loaded, load, manifest_path};
 use self::parameters::describe_parameters;
 use self::signature::{ToolSignature, analyse, strip_param_docs};
 
@@ -153,54 +154,6 @@ fn strip_tool_attrs(items: &mut [Item]) {
             }
         }
     }
-}
-
-/// The manifest the build script wrote, and where each toolset is declared.
-struct Loaded {
-    manifest: Manifest,
-    sources: serde_json::Value,
-    path: PathBuf,
-}
-
-/// Parsed manifests by path and modification time: one parse per crate compilation, not
-/// one per toolset.
-static CACHE: Mutex<Vec<(PathBuf, std::time::SystemTime, Arc<Loaded>)>> = Mutex::new(Vec::new());
-
-fn manifest_path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("CARNET_MANIFEST") {
-        return Some(PathBuf::from(path));
-    }
-    let out_dir = std::env::var_os("OUT_DIR")?;
-    let path = Path::new(&out_dir).join("carnet/bindings.json");
-    path.is_file().then_some(path)
-}
-
-fn load(span: Span, path: Option<&Path>) -> syn::Result<Arc<Loaded>> {
-    let path = path
-        .map(Path::to_path_buf)
-        .ok_or_else(|| syn::Error::new(span, messages::NO_MANIFEST))?;
-    let modified = std::fs::metadata(&path)
-        .and_then(|m| m.modified())
-        .map_err(|e| syn::Error::new(span, messages::unreadable_manifest(&path, &e)))?;
-    let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, _, loaded)) = cache.iter().find(|(p, m, _)| *p == path && *m == modified) {
-        return Ok(Arc::clone(loaded));
-    }
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| syn::Error::new(span, messages::unreadable_manifest(&path, &e)))?;
-    let manifest =
-        Manifest::from_json(&text).map_err(|e| syn::Error::new(span, messages::invalid_manifest(&path, &e)))?;
-    let sources = serde_json::from_str::<serde_json::Value>(&text)
-        .map(|v| v["sources"].clone())
-        .unwrap_or_default();
-    let loaded = Arc::new(Loaded {
-        manifest,
-        sources,
-        path: path.clone(),
-    });
-    cache.retain(|(p, _, _)| *p != path);
-    cache.push((path, modified, Arc::clone(&loaded)));
-    Ok(loaded)
 }
 
 /// `basic_search`, `basicSearch` and `basic-search` are the same name.
