@@ -55,6 +55,7 @@
 //! A value copied by an alias counts one per node (scalar, list or mapping) plus one per 64
 //! bytes of scalar text. Files larger than 4 MiB get a warning (`W0006`) before the limit.
 
+mod bindings;
 mod diagnostic;
 mod discover;
 #[doc(hidden)]
@@ -69,13 +70,13 @@ mod output;
 mod project;
 mod read;
 mod remote;
+mod report;
 mod settings;
 mod source;
 mod typed_id;
 mod uris;
 mod validate;
 
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -83,9 +84,9 @@ pub use carnet_manifest::Manifest;
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
 pub use generate::Generated;
 pub use limits::Limits;
+pub use report::{Error, RemoteToolset, Report};
 
 use crate::diagnostic::Diagnostics;
-use crate::project::Project;
 
 /// Compiles the carnet directory `dir` (relative to the crate root in a build script) with
 /// the default [`Config`]. The one-liner for `build.rs`.
@@ -364,7 +365,7 @@ impl Config {
         let json = report
             .manifest
             .as_ref()
-            .map(|m| bindings_json(m, &report.project, &self.crate_dir_or_default()))
+            .map(|m| bindings::bindings_json(m, &report.project, &self.crate_dir_or_default()))
             .unwrap_or_default();
         let rs_path = dir.join("manifest.rs");
         let json_path = dir.join("bindings.json");
@@ -422,346 +423,6 @@ impl Config {
                     .map(|warning| output::cargo_warning(&warning.to_string())),
             )
             .collect()
-    }
-}
-
-/// What the binding macros read (`CARNET_MANIFEST`): a manifest JSON of the toolsets
-/// alone and their tools' names (no descriptions, agents, skills or documentation), plus
-/// `sources`: where each toolset and tool is declared, so the macros can point at
-/// `TOOLSET.md:line`, and which tools have a description (`described`; the others take
-/// their function's doc comment). The whole manifest is `MANIFEST` in the generated module, and
-/// `carnet build` writes it as JSON; writing it here too cost the build script a second at
-/// a thousand skills (opt-level 0).
-fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &Path) -> String {
-    use carnet_manifest::{App, Tool, Toolset};
-    use std::borrow::Cow;
-
-    let crate_dir = std::path::absolute(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());
-    let location = |span| {
-        let l = project.sources.location(span);
-        let path = std::path::absolute(&l.path).unwrap_or_else(|_| l.path.clone());
-        let file =
-            generate::relative_path(&crate_dir, &path).unwrap_or_else(|| l.path.to_string_lossy().replace('\\', "/"));
-        serde_json::json!({"file": file, "line": l.line})
-    };
-    let toolsets: serde_json::Map<String, serde_json::Value> = project
-        .toolsets
-        .iter()
-        .map(|t| {
-            let mut entry = location(t.name.span);
-            // Tool descriptions are left out: the macros only ask whether there is one.
-            let described: Vec<&str> = manifest
-                .toolset(&t.name.value)
-                .map(|m| {
-                    m.tools
-                        .iter()
-                        .filter(|d| !d.description.is_empty())
-                        .map(|d| &*d.name)
-                        .collect()
-                })
-                .unwrap_or_default();
-            entry["described"] = described.into();
-            // Each tool's `parameters:` block, with the line of each name.
-            let parameters: serde_json::Map<String, serde_json::Value> = t
-                .tools
-                .iter()
-                .filter(|d| !d.parameters.is_empty())
-                .map(|d| {
-                    let block = d
-                        .parameters
-                        .iter()
-                        .map(|(name, description)| {
-                            let line = project.sources.location(name.span).line;
-                            (
-                                name.value.clone(),
-                                serde_json::json!({"description": description, "line": line}),
-                            )
-                        })
-                        .collect::<serde_json::Map<_, _>>();
-                    (d.name.value.clone(), block.into())
-                })
-                .collect();
-            if !parameters.is_empty() {
-                entry["parameters"] = parameters.into();
-            }
-            entry["tools"] = t
-                .tools
-                .iter()
-                .map(|d| {
-                    (
-                        d.name.value.clone(),
-                        serde_json::json!(project.sources.location(d.name.span).line),
-                    )
-                })
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-            (t.name.value.clone(), entry)
-        })
-        .collect();
-    let toolsets_only = Manifest::__from_parts(
-        manifest.version,
-        App::__from_parts(Cow::Borrowed(&[]), Cow::Borrowed(&[])),
-        Cow::Borrowed(&[]),
-        Cow::Borrowed(&[]),
-        manifest
-            .toolsets
-            .iter()
-            .map(|t| {
-                let tools = t
-                    .tools
-                    .iter()
-                    .map(|tool| Tool::__from_parts(tool.name.clone(), Cow::Borrowed(""), Cow::Borrowed("")))
-                    .collect();
-                let mut toolset =
-                    Toolset::__from_parts(t.name.clone(), t.description.clone(), tools, Cow::Borrowed(""));
-                // The macros refuse to bind a remote toolset: its server implements it.
-                toolset.mcp = t.mcp.as_ref().map(|_| Cow::Borrowed("{}"));
-                toolset
-            })
-            .collect(),
-        Cow::Borrowed(&[]),
-        Cow::Borrowed(&[]),
-        manifest.fingerprint,
-    );
-    let mut json = toolsets_only.to_json();
-    debug_assert!(json.ends_with('}'));
-    json.pop();
-    json.push_str(",\"sources\":");
-    json.push_str(&serde_json::json!({"toolsets": toolsets}).to_string());
-    json.push('}');
-    json
-}
-
-/// A toolset whose tools an MCP server serves (an `mcp:` block in its `TOOLSET.md`).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct RemoteToolset {
-    /// The toolset's name.
-    pub name: String,
-    /// Where its pin is (`mcp.lock.json` beside its `TOOLSET.md`).
-    pub pin_path: PathBuf,
-    /// Its server: `{"command", "args"?, "env"?}` or `{"url", "headers"?}`, with `${VAR}`
-    /// references as written.
-    pub server: serde_json::Value,
-}
-
-/// The outcome of checking a carnet directory: every diagnostic, and the manifest when
-/// there is no error.
-pub struct Report {
-    diagnostics: Vec<Diagnostic>,
-    manifest: Option<Manifest>,
-    project: Project,
-}
-
-impl fmt::Debug for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Report")
-            .field("diagnostics", &self.diagnostics)
-            .field("manifest", &self.manifest.as_ref().map(|_| ".."))
-            .finish_non_exhaustive()
-    }
-}
-
-impl Report {
-    /// Every diagnostic, sorted by file and position.
-    #[must_use]
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
-    /// How long each stage of the check took, in order: `discover` (listing the folders),
-    /// `read` (the content files, on every core), `parse` (frontmatter and bodies, on every
-    /// core), `skill files`, `validate`, `lower` (the manifest and its fingerprint). What
-    /// `carnet build --timings` prints.
-    #[must_use]
-    pub fn timings(&self) -> &[(&'static str, std::time::Duration)] {
-        &self.project.timings
-    }
-
-    /// The errors.
-    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| d.is_error())
-    }
-
-    /// The warnings.
-    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| !d.is_error())
-    }
-
-    /// Whether any diagnostic is an error.
-    #[must_use]
-    pub fn has_errors(&self) -> bool {
-        self.errors().next().is_some()
-    }
-
-    /// The manifest, when there is no error.
-    #[must_use]
-    pub fn manifest(&self) -> Option<&Manifest> {
-        self.manifest.as_ref()
-    }
-
-    /// The manifest, or every diagnostic as an [`Error`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Content`] when the content has errors.
-    pub fn into_manifest(mut self) -> Result<Manifest, Error> {
-        match self.manifest.take() {
-            Some(manifest) if !self.has_errors() => Ok(manifest),
-            _ => Err(Error::Content(Box::new(self))),
-        }
-    }
-
-    /// Every diagnostic rendered as a source snippet, like rustc, then a summary line.
-    #[must_use]
-    pub fn render(&self, color: bool) -> String {
-        self.render_some(&self.diagnostics, color)
-    }
-
-    /// The errors only, rendered as [`Report::render`] does (`carnet check -q`).
-    #[must_use]
-    pub fn render_errors(&self, color: bool) -> String {
-        let errors: Vec<Diagnostic> = self.errors().cloned().collect();
-        self.render_some(&errors, color)
-    }
-
-    fn render_some(&self, diagnostics: &[Diagnostic], color: bool) -> String {
-        let mut out = diagnostic::render(diagnostics, &self.project.sources, color);
-        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-        let warnings = diagnostics.len() - errors;
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        if errors > 0 {
-            out.push_str(&format!(
-                "error: the content in `{}` has {}{}\n",
-                self.project.root.display(),
-                plural(errors, "error"),
-                if warnings > 0 {
-                    format!(" and {}", plural(warnings, "warning"))
-                } else {
-                    String::new()
-                }
-            ));
-        } else if warnings > 0 {
-            out.push_str(&format!(
-                "warning: the content in `{}` has {}\n",
-                self.project.root.display(),
-                plural(warnings, "warning")
-            ));
-        }
-        out
-    }
-
-    /// The remote toolsets of the directory (`mcp:` in their `TOOLSET.md`), also when the
-    /// content has errors (a missing pin is one): what `carnet mcp pin` starts and pins.
-    #[must_use]
-    pub fn remote_toolsets(&self) -> Vec<RemoteToolset> {
-        self.project
-            .toolsets
-            .iter()
-            .filter_map(|t| {
-                let mcp = t.mcp.as_ref()?;
-                let file = &self.project.sources.get(t.name.span.file).display;
-                let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
-                Some(RemoteToolset {
-                    name: t.name.value.clone(),
-                    pin_path: folder.join(remote::PIN_FILE),
-                    server: mcp.server.clone(),
-                })
-            })
-            .collect()
-    }
-
-    /// The files the check read (content, config and skill files).
-    #[must_use]
-    pub fn files_read(&self) -> &[PathBuf] {
-        &self.project.read_files
-    }
-
-    /// Where `carnet build` writes the manifest by default: `output` of
-    /// `carnet.config.json`, relative to the folder holding the carnet directory, joined
-    /// with `carnet.manifest.json`; else `carnet.manifest.json` inside the carnet directory.
-    #[must_use]
-    pub fn default_output(&self) -> PathBuf {
-        match &self.project.settings.output {
-            Some(output) => {
-                let base = self.project.root.parent().unwrap_or(Path::new(""));
-                base.join(output).join("carnet.manifest.json")
-            }
-            None => self.project.root.join("carnet.manifest.json"),
-        }
-    }
-}
-
-/// Why a compilation failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// The content has errors; the report holds every diagnostic.
-    Content(Box<Report>),
-    /// Neither [`Config::out_dir`] nor `$OUT_DIR` is set (not running in a build script).
-    OutDir,
-    /// An output file could not be written.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-}
-
-impl Error {
-    /// The content diagnostics (empty for other errors).
-    #[must_use]
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        match self {
-            Error::Content(report) => report.diagnostics(),
-            _ => &[],
-        }
-    }
-
-    /// Prints the error (every diagnostic as a snippet) to stderr and exits with status 1:
-    /// the end of a build script.
-    pub fn exit(&self) -> ! {
-        match self {
-            Error::Content(report) => eprint!("{}", report.render(false)),
-            other => eprintln!("error: {other}"),
-        }
-        std::process::exit(1)
-    }
-}
-
-impl fmt::Display for Error {
-    /// The first error as `file:line:col: error[CODE]: message`, then how many more.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Content(report) => {
-                let mut errors = report.errors();
-                match errors.next() {
-                    Some(first) => {
-                        write!(f, "{first}")?;
-                        let more = errors.count();
-                        if more > 0 {
-                            write!(f, " (and {more} more error{})", if more == 1 { "" } else { "s" })?;
-                        }
-                        Ok(())
-                    }
-                    None => f.write_str("the content has errors"),
-                }
-            }
-            Error::OutDir => {
-                f.write_str("`OUT_DIR` is not set: call `compile` from a build script, or set `Config::out_dir`")
-            }
-            Error::Io { path, source } => write!(f, "cannot write `{}`: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Io { source, .. } => Some(source),
-            _ => None,
-        }
     }
 }
 
