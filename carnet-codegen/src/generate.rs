@@ -16,7 +16,7 @@
 //! `carnet` works) and `::core::` macros, so nothing in the including crate changes their
 //! meaning.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
@@ -24,7 +24,10 @@ use carnet_manifest::search::SearchIndex;
 use carnet_manifest::{Manifest, Text};
 
 use crate::project::Project;
-use crate::typed_id;
+
+mod ids;
+
+use ids::{ids, toolsets_struct};
 
 /// Texts shorter than this are written as literals: a reference would not be shorter.
 const SHORT: usize = 64;
@@ -443,224 +446,6 @@ pub(crate) fn generate(project: &Project, manifest: &Manifest, options: &Options
             .as_bytes()
             .to_vec(),
     }
-}
-
-/// `Toolsets`: one field per toolset that declares tools, each bound to the toolset's
-/// identity, so forgetting a toolset is a missing field and swapping two is a type error.
-/// Each field's type is a parameter defaulting to the toolset's `BoundToolset` and bounded by
-/// `ToolsetOf<Name>`: a value built inline with another toolset's `toolset()` fails that
-/// bound, whose message is a sentence (`#[diagnostic::on_unimplemented]`).
-fn toolsets_struct(out: &mut String, manifest: &Manifest) {
-    let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
-        .into_iter()
-        // Remote toolsets need no Rust: the engine calls their server.
-        .filter(|(name, _)| {
-            manifest
-                .toolset(name)
-                .is_some_and(|t| !t.tools.is_empty() && t.mcp.is_none())
-        })
-        .collect();
-    let params = typed_id::type_params(bound.iter().map(|(_, ident)| ident.as_str()));
-    out.push_str(
-        "
-// A toolset's name, one character a type (rustc's messages name `Letter` in full).
-use rt::Letter as L;
-
-/// The implementations of every toolset that declares tools, for
-/// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
-/// `#[carnet::toolset(\"name\")]` generates (`toolset()`). A missing field is a toolset
-/// without implementation; a field only accepts its own toolset's. (The type parameters
-/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
-pub struct Toolsets",
-    );
-    let name_of = |name: &str| typed_id::toolset_name_text(name);
-    if !params.is_empty() {
-        let defaults: Vec<String> = bound
-            .iter()
-            .zip(&params)
-            .map(|((name, _), param)| format!("{param} = {}", typed_id::toolset_type_text(name)))
-            .collect();
-        let _ = write!(out, "<\n    {},\n>", defaults.join(",\n    "));
-        out.push_str("\nwhere\n");
-        for ((name, _), param) in bound.iter().zip(&params) {
-            let _ = writeln!(out, "    {param}: rt::ToolsetOf<{}>,", name_of(name));
-        }
-    }
-    out.push_str("{\n");
-    for ((name, ident), param) in bound.iter().zip(&params) {
-        let _ = writeln!(
-            out,
-            "    /// `#[carnet::toolset(\"{name}\")]`\n    pub {ident}: {param},"
-        );
-    }
-    out.push_str("}\n\n");
-    let generics = if params.is_empty() {
-        String::new()
-    } else {
-        let bounds: Vec<String> = bound
-            .iter()
-            .zip(&params)
-            .map(|((name, _), param)| format!("{param}: rt::ToolsetOf<{}>", name_of(name)))
-            .collect();
-        format!("<{}>", bounds.join(", "))
-    };
-    let args = if params.is_empty() {
-        String::new()
-    } else {
-        format!("<{}>", params.join(", "))
-    };
-    // What the tools take as `State<T>`, every toolset's list in one, as a balanced tree of
-    // pairs (a chain as deep as the toolsets are many would pass the trait solver's
-    // recursion limit at a few hundred toolsets).
-    let leaves: Vec<String> = bound
-        .iter()
-        .zip(&params)
-        .map(|((name, _), param)| format!("<{param} as rt::ToolsetOf<{}>>::Needs", name_of(name)))
-        .collect();
-    let needs = balanced(&leaves);
-    let _ = write!(
-        out,
-        "impl{generics} rt::CompiledToolsets for Toolsets{args} {{
-    type Canonical = Toolsets;
-    type Needs = {needs};
-
-    fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {{
-        ::std::vec::Vec::from(["
-    );
-    let values: Vec<String> = bound
-        .iter()
-        .zip(&params)
-        .map(|((name, ident), param)| {
-            format!(
-                "<{param} as rt::ToolsetOf<{}>>::__into_impl(self.{ident})",
-                name_of(name)
-            )
-        })
-        .collect();
-    if !values.is_empty() {
-        let _ = write!(out, "\n            {},\n        ", values.join(",\n            "));
-    }
-    out.push_str("])\n    }\n}\n");
-}
-
-/// `items` as a balanced tree of pairs: `()`, `X`, `(X, Y)`, `((X, Y), Z)`, ...
-fn balanced(items: &[String]) -> String {
-    match items {
-        [] => "()".to_owned(),
-        [one] => one.clone(),
-        _ => {
-            let (left, right) = items.split_at(items.len() / 2);
-            format!("({}, {})", balanced(left), balanced(right))
-        }
-    }
-}
-
-/// The doc line of a typed id: its kind and name (the description is in the manifest; the
-/// generated code's size follows the declarations, not the content).
-fn describe(kind: &str, name: &str) -> String {
-    format!("/// {kind} `{}`.", name.replace(|c: char| c.is_control(), " "))
-}
-
-/// Writes the typed ids of one toolset's tools: `ids! { "toolset": CONST = "tool", ... }`.
-const IDS_MACRO: &str = "    /// `ids! { \"toolset\": NAME = \"tool\", ... }`: the typed ids of one toolset's tools.
-    macro_rules! ids {
-        ($toolset:literal: $($name:ident = $tool:literal,)*) => {
-            $(pub const $name: super::super::rt::ToolId = super::super::rt::ToolId::__new($toolset, $tool);)*
-        };
-    }
-
-";
-
-/// A module body, with `use super::rt;` first when it needs it (an unused import would
-/// warn in the including crate).
-fn with_rt(body: &str) -> String {
-    if body.contains("rt::") {
-        format!("    use super::rt;\n\n{body}")
-    } else {
-        body.to_owned()
-    }
-}
-
-/// Typed ids. A name whose constant collides with another's gets none (`W0009` says so).
-fn ids(out: &mut String, manifest: &Manifest) {
-    let kinds: [(&str, &str, Vec<&str>); 3] = [
-        ("agents", "Agent", manifest.agents.iter().map(|a| &*a.name).collect()),
-        ("skills", "Skill", manifest.skills.iter().map(|s| &*s.name).collect()),
-        (
-            "toolsets",
-            "Toolset",
-            manifest.toolsets.iter().map(|t| &*t.name).collect(),
-        ),
-    ];
-    for (module, kind, entities) in kinds {
-        let mut body = String::new();
-        for (name, ident) in typed_id::consts(entities) {
-            let _ = writeln!(
-                body,
-                "    {}\n    pub const {ident}: rt::{kind}Id = rt::{kind}Id::__new({});",
-                describe(kind, name),
-                literal(name)
-            );
-        }
-        let _ = write!(
-            out,
-            "\n/// Typed ids of the {module}.\npub mod {module} {{\n{}}}\n",
-            with_rt(&body)
-        );
-    }
-
-    // Tools: one module per toolset, and their names at the top through glob re-exports, so
-    // a name two toolsets declare is ambiguous there (rustc says so where it is used).
-    let modules: BTreeMap<&str, String> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
-        .into_iter()
-        .collect();
-    let mut idents: BTreeMap<String, usize> = BTreeMap::new();
-    for t in &*manifest.toolsets {
-        for (_, ident) in typed_id::consts(t.tools.iter().map(|tool| &*tool.name)) {
-            *idents.entry(ident).or_default() += 1;
-        }
-    }
-    let (mut top, mut globs, mut per_toolset) = (String::new(), String::new(), String::new());
-    for t in manifest.toolsets.iter().filter(|t| !t.tools.is_empty()) {
-        let consts = typed_id::consts(t.tools.iter().map(|tool| &*tool.name));
-        match modules.get(&*t.name) {
-            Some(module) => {
-                let _ = writeln!(globs, "    pub use self::{module}::*;");
-                let _ = write!(
-                    per_toolset,
-                    "\n    /// Tools of toolset `{}`.\n    pub mod {module} {{\n",
-                    t.name
-                );
-                if !consts.is_empty() {
-                    let _ = writeln!(per_toolset, "        ids! {{\n            {}:", literal(&t.name));
-                    for (tool, ident) in consts {
-                        let _ = writeln!(per_toolset, "            {ident} = {},", literal(tool));
-                    }
-                    per_toolset.push_str("        }\n");
-                }
-                per_toolset.push_str("    }\n");
-            }
-            // No module (its name collides with another toolset's, W0009): its tools are at
-            // the top when no other toolset's tool has the same constant.
-            None => {
-                for (tool, ident) in consts {
-                    if idents[&ident] == 1 {
-                        let _ = writeln!(
-                            top,
-                            "    pub const {ident}: rt::ToolId = rt::ToolId::__new({}, {});",
-                            literal(&t.name),
-                            literal(tool)
-                        );
-                    }
-                }
-            }
-        }
-    }
-    let _ = write!(
-        out,
-        "\n/// Typed ids of the tools: `tools::NAME` when one toolset declares the name,\n/// `tools::<toolset>::NAME` always (each named after its tool).\n#[allow(ambiguous_glob_reexports, unused_imports, missing_docs)]\npub mod tools {{\n{}{IDS_MACRO}{globs}{per_toolset}}}\n",
-        with_rt(&top)
-    );
 }
 
 #[cfg(test)]
