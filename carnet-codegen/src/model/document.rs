@@ -1,0 +1,356 @@
+//! Reading a markdown file's frontmatter: [`parse_document`] splits the file and parses
+//! its YAML (explaining syntax errors), and [`Document`] hands out its keys as typed,
+//! spanned values, reporting missing keys and wrong types so the entity parsers keep going.
+
+use super::Spanned;
+use crate::diagnostic::{Builder, Code, Diagnostics};
+use crate::frontmatter::{self, Node, Value};
+use crate::limits::YamlLimits;
+use crate::messages;
+use crate::source::{FileId, Sources, Span};
+
+/// A parsed markdown file: its frontmatter mapping and its body.
+pub(crate) struct Document<'a> {
+    file: FileId,
+    entries: Vec<(Node, Node)>,
+    used: Vec<bool>,
+    pub(crate) body: String,
+    whole: Span,
+    sources: &'a Sources,
+    has_frontmatter: bool,
+    /// Whether the file's missing frontmatter was reported (once for every missing key).
+    reported_no_frontmatter: bool,
+}
+
+/// Splits and parses a markdown file; reports YAML problems. `None` when the frontmatter
+/// cannot be parsed at all.
+pub(crate) fn parse_document<'a>(
+    file: FileId,
+    sources: &'a Sources,
+    yaml: &YamlLimits,
+    diags: &mut Diagnostics,
+) -> Option<Document<'a>> {
+    let text = &sources.get(file).text;
+    let mut split = frontmatter::split(text);
+    if split.matter.is_none()
+        && let Some(unopened) = frontmatter::unopened(text)
+    {
+        // Read as the frontmatter it was meant to be: the entity is known and this is
+        // the file's one error, not one per required key.
+        let first = unopened.matter.clone().unwrap_or_default();
+        let first_line = text[first.clone()].lines().next().unwrap_or_default().trim_end();
+        diags.push(
+            Builder::new(Code::UnopenedFrontmatter, messages::UNOPENED_FRONTMATTER)
+                .at(Span::new(file, first.start, first.start + first_line.len()))
+                .label(messages::FRONTMATTER_STARTS_HERE)
+                .help(messages::add_opening_line(first_line)),
+        );
+        split = unopened;
+    }
+    let body = text[split.body_start..].to_owned();
+    let whole = Span::file_start(file);
+    let Some(matter) = split.matter.clone() else {
+        return Some(Document {
+            file,
+            entries: Vec::new(),
+            used: Vec::new(),
+            body,
+            whole,
+            sources,
+            has_frontmatter: false,
+            reported_no_frontmatter: false,
+        });
+    };
+    if let Some(lang) = split.language.clone() {
+        let name = &text[lang.clone()];
+        if !matches!(name, "yaml" | "yml") {
+            diags.push(
+                Builder::new(Code::UnsupportedFrontmatter, messages::unsupported_frontmatter(name))
+                    .at(Span::new(file, lang.start, lang.end))
+                    .label(messages::ONLY_YAML)
+                    .help(messages::WRITE_YAML),
+            );
+            return None;
+        }
+    }
+    if split.unclosed {
+        diags.push(
+            Builder::new(Code::UnclosedFrontmatter, messages::UNCLOSED_FRONTMATTER)
+                .at(Span::new(file, 0, 3))
+                .label(messages::OPENED_HERE)
+                .help(messages::CLOSE_FRONTMATTER),
+        );
+    }
+    match frontmatter::parse_yaml(text, matter.clone(), yaml) {
+        Ok(node) => match node.value {
+            Value::Map(entries) => {
+                let used = vec![false; entries.len()];
+                Some(Document {
+                    file,
+                    entries,
+                    used,
+                    body,
+                    whole,
+                    sources,
+                    has_frontmatter: true,
+                    reported_no_frontmatter: false,
+                })
+            }
+            other => {
+                diags.push(
+                    Builder::new(Code::WrongType, messages::frontmatter_not_a_mapping(other.kind()))
+                        .at(Span::new(file, node.start, node.end))
+                        .label(messages::EXPECTED_KEY_VALUE_LINES),
+                );
+                None
+            }
+        },
+        Err(e) => {
+            let at = Span::new(file, e.offset, e.end.max(e.offset + 1).min(matter.end.max(e.offset)));
+            if let Some(cause) = frontmatter::cause(text, matter.clone(), &e) {
+                diags.push(explain_yaml_error(cause, file, at, &e.message));
+                return None;
+            }
+            let mut b = match e.limit {
+                Some(key) => Builder::new(Code::LimitExceeded, e.message)
+                    .at(at)
+                    .label(if key == "maxYamlDepth" {
+                        messages::TOO_DEEP
+                    } else {
+                        messages::THIS_ALIAS
+                    })
+                    .help(messages::raise_limit(key)),
+                None => Builder::new(Code::YamlSyntax, messages::invalid_yaml(&e.message)).at(at),
+            };
+            if let Some((start, end, message)) = e.related {
+                b = b.related(Span::new(file, start, end), message);
+            }
+            diags.push(b);
+            None
+        }
+    }
+}
+
+/// The diagnostic for a YAML error whose likelier cause [`frontmatter::cause`] found: at
+/// the cause, with the parser's own position and words as a secondary label.
+fn explain_yaml_error(cause: frontmatter::Cause, file: FileId, parser_at: Span, parser_says: &str) -> Builder {
+    match cause {
+        frontmatter::Cause::UnclosedFlow { open, bracket } => {
+            Builder::new(Code::YamlSyntax, messages::unclosed_flow(bracket))
+                .at(Span::new(file, open, open + 1))
+                .label(messages::never_closed(bracket))
+                .related(parser_at, messages::parser_stopped_here(parser_says))
+                .help(messages::close_flow(bracket))
+        }
+        frontmatter::Cause::ColonInValue { key, colon, quoted } => {
+            Builder::new(Code::YamlSyntax, messages::colon_in_value(&key))
+                .at(Span::new(file, colon, colon + 1))
+                .label(messages::COLON_STARTS_A_KEY)
+                .help(messages::quote_the_value(&quoted))
+        }
+    }
+}
+
+impl Document<'_> {
+    pub(super) fn span(&self, node: &Node) -> Span {
+        Span::new(self.file, node.start, node.end)
+    }
+
+    fn take(&mut self, key: &str) -> Option<(Node, Node)> {
+        let index = self
+            .entries
+            .iter()
+            .position(|(k, _)| matches!(&k.value, Value::String(s) if s == key))?;
+        self.used[index] = true;
+        let (k, v) = &self.entries[index];
+        Some((k.clone(), v.clone()))
+    }
+
+    fn missing(&mut self, kind: &str, key: &str, diags: &mut Diagnostics) {
+        if !self.has_frontmatter {
+            // One error for the one cause, not one per required key.
+            if !std::mem::replace(&mut self.reported_no_frontmatter, true) {
+                diags.push(
+                    Builder::new(Code::MissingField, messages::no_frontmatter(kind))
+                        .at(self.whole)
+                        .help(messages::START_WITH_FRONTMATTER),
+                );
+            }
+            return;
+        }
+        let mut b = Builder::new(Code::MissingField, messages::missing_field(kind, key)).at(self.whole);
+        if let Some((first, _)) = self.entries.first() {
+            b = b.at(self.span(first)).label(messages::field_is_required(key));
+        }
+        diags.push(b);
+    }
+
+    /// A required non-empty string.
+    pub(crate) fn string(&mut self, kind: &str, key: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        let Some((k, v)) = self.take(key) else {
+            self.missing(kind, key, diags);
+            return None;
+        };
+        let (vspan, kspan) = (self.span(&v), self.span(&k));
+        match v.value {
+            Value::String(s) if s.trim().is_empty() => {
+                diags.push(
+                    Builder::new(Code::EmptyField, messages::empty_field(key))
+                        .at(vspan.max_with(kspan))
+                        .label(messages::MUST_NOT_BE_EMPTY),
+                );
+                None
+            }
+            Value::String(s) => Some(Spanned { value: s, span: vspan }),
+            Value::Null => {
+                diags.push(
+                    Builder::new(Code::EmptyField, messages::empty_field(key))
+                        .at(kspan)
+                        .label(messages::KEY_HAS_NO_VALUE),
+                );
+                None
+            }
+            other => {
+                diags.push(wrong_type(key, messages::A_STRING, &other, vspan));
+                None
+            }
+        }
+    }
+
+    /// An optional string.
+    pub(crate) fn opt_string(&mut self, key: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        let (_, v) = self.take(key)?;
+        let vspan = self.span(&v);
+        match v.value {
+            Value::Null => None,
+            Value::String(s) => Some(Spanned { value: s, span: vspan }),
+            other => {
+                diags.push(wrong_type(key, messages::A_STRING, &other, vspan));
+                None
+            }
+        }
+    }
+
+    /// An optional list of strings (a missing key or `null` is an empty list).
+    pub(crate) fn string_list(&mut self, key: &str, diags: &mut Diagnostics) -> Vec<Spanned<String>> {
+        let Some((_, v)) = self.take(key) else {
+            return Vec::new();
+        };
+        let span = self.span(&v);
+        match v.value {
+            Value::Null => Vec::new(),
+            Value::List(items) => items
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, item)| {
+                    let span = self.span(&item);
+                    match item.value {
+                        Value::String(s) if !s.trim().is_empty() => Some(Spanned { value: s, span }),
+                        Value::String(_) => {
+                            diags.push(
+                                Builder::new(Code::EmptyField, messages::empty_field(&messages::item(key, i)))
+                                    .at(span)
+                                    .label(messages::MUST_BE_A_NAME),
+                            );
+                            None
+                        }
+                        other => {
+                            diags.push(wrong_type(&messages::item(key, i), messages::A_STRING, &other, span));
+                            None
+                        }
+                    }
+                })
+                .collect(),
+            other => {
+                let mut b = wrong_type(key, messages::A_LIST, &other, span);
+                if matches!(other, Value::String(_)) {
+                    b = b.help(messages::write_a_list(key));
+                }
+                diags.push(b);
+                Vec::new()
+            }
+        }
+    }
+
+    /// An optional mapping, as JSON.
+    pub(crate) fn map(&mut self, key: &str, diags: &mut Diagnostics) -> serde_json::Map<String, serde_json::Value> {
+        let Some((_, v)) = self.take(key) else {
+            return serde_json::Map::new();
+        };
+        match &v.value {
+            Value::Null => serde_json::Map::new(),
+            Value::Map(_) => match v.value.to_json() {
+                serde_json::Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            },
+            other => {
+                diags.push(wrong_type(key, messages::A_MAPPING, other, self.span(&v)));
+                serde_json::Map::new()
+            }
+        }
+    }
+
+    /// Frontmatter keys nobody asked for, as JSON.
+    pub(crate) fn extra(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.entries
+            .iter()
+            .zip(&self.used)
+            .filter(|(_, used)| !**used)
+            .map(|((k, v), _)| {
+                let key = match &k.value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_json().to_string(),
+                };
+                (key, v.value.to_json())
+            })
+            .collect()
+    }
+
+    /// Whether the frontmatter has `key` (used or not).
+    pub(super) fn has(&self, key: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|(k, _)| matches!(&k.value, Value::String(s) if s == key))
+    }
+
+    pub(super) fn raw(&mut self, key: &str) -> Option<(Node, Node)> {
+        self.take(key)
+    }
+
+    pub(crate) fn file(&self) -> FileId {
+        self.file
+    }
+
+    pub(crate) fn sources(&self) -> &Sources {
+        self.sources
+    }
+}
+
+impl Span {
+    pub(crate) fn max_with(self, other: Span) -> Span {
+        if self.end > self.start { self } else { other }
+    }
+}
+
+pub(super) fn wrong_type(key: &str, expected: &str, found: &Value, span: Span) -> Builder {
+    Builder::new(Code::WrongType, messages::wrong_type(key, expected, found.kind()))
+        .at(span)
+        .label(messages::expected(expected))
+}
+
+/// The items of the list under `key` (none when the key is absent or null; a non-list is
+/// reported).
+pub(super) fn list_items(doc: &mut Document<'_>, key: &str, diags: &mut Diagnostics) -> Vec<Node> {
+    let Some((_, v)) = doc.raw(key) else {
+        return Vec::new();
+    };
+    let span = doc.span(&v);
+    match v.value {
+        Value::Null => Vec::new(),
+        Value::List(items) => items,
+        other => {
+            diags.push(wrong_type(key, messages::A_LIST, &other, span));
+            Vec::new()
+        }
+    }
+}
