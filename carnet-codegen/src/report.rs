@@ -177,7 +177,8 @@ impl Report {
 pub enum Error {
     /// The content has errors; the report holds every diagnostic.
     Content(Box<Report>),
-    /// Neither [`Config::out_dir`] nor `$OUT_DIR` is set (not running in a build script).
+    /// Neither [`Config::out_dir`](crate::Config::out_dir) nor `$OUT_DIR` is set (not running
+    /// in a build script).
     OutDir,
     /// An output file could not be written.
     Io {
