@@ -685,6 +685,7 @@ async fn digests_computed_at_build_time_are_served_as_they_are() {
     assert_eq!(one["skill"]["resources"][2]["digest"], sha256(&[0, 1, 2, 255]));
 }
 
+#[cfg(feature = "mcp-http")]
 #[tokio::test]
 async fn a_connection_kept_in_an_arc_reports_what_its_client_loaded() {
     let carnet = carnet(ExposureMode::Dynamic);

@@ -30,16 +30,15 @@ use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, ORIGIN};
 use hyper::{Response, StatusCode};
-use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, JsonObject, JsonRpcError, ListToolsResult, ProtocolVersion, RequestId,
-    ServerResult,
+    ClientCapabilities, JsonObject, JsonRpcError, ListToolsResult, ProtocolVersion, RequestId, ServerResult,
 };
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::connection::{call_stateless, stateless_tools, tool_result};
 use super::messages;
+use super::methods::{call_stateless, stateless_tools, tool_result};
+use super::rpc::RpcError as ErrorData;
 use super::shared::Shared;
 use crate::ToolOutput;
 use crate::providers::json_text;
@@ -86,11 +85,9 @@ impl Direct {
                 frame.extend_from_slice(tools);
             }
             ("tools/call", Some(name)) => {
-                let mut params = CallToolRequestParams::new(name.into_owned());
-                params.arguments = arguments;
                 let call_id = request.id.to_string();
                 // Never cancelled but by dropping this future (the client went away).
-                let output = call_stateless(shared, None, params, &call_id, std::future::pending()).await;
+                let output = call_stateless(shared, None, &name, arguments, &call_id, std::future::pending()).await;
                 let written = output.and_then(|output| {
                     open_response(&mut frame, &request.id);
                     write_call_result(&mut frame, &output)
@@ -99,7 +96,7 @@ impl Direct {
                     // The call ran: answer its failure here, as rmcp answers a handler's.
                     frame.clear();
                     frame.extend_from_slice(b"data: ");
-                    let message = JsonRpcError::new(Some(request.id), error);
+                    let message = JsonRpcError::new(Some(request.id), error.into());
                     serde_json::to_writer(&mut frame, &message).expect("an error message serializes");
                     frame.extend_from_slice(b"\n\n");
                     return Some(sse(frame));
@@ -226,6 +223,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// answers with the error).
 fn list_result(shared: &Shared) -> Option<Vec<u8>> {
     let tools = stateless_tools(&shared.session()).ok()?;
+    let tools = serde_json::from_value(Value::Array(tools)).ok()?;
     let mut result = ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools));
     result.fill_missing_cache_hints();
     serde_json::to_vec(&result).ok()
@@ -245,7 +243,8 @@ fn open_response(frame: &mut Vec<u8>, id: &RequestId) {
 fn write_call_result(frame: &mut Vec<u8>, output: &ToolOutput) -> Result<(), ErrorData> {
     let unencodable = |e: io::Error| messages::unencodable("the result", e);
     if output.content.is_some() {
-        let result = tool_result(output.clone())?;
+        let result: rmcp::model::CallToolResult =
+            serde_json::from_value(tool_result(output.clone())).map_err(|e| messages::unencodable("the result", e))?;
         return serde_json::to_writer(frame, &result).map_err(|e| messages::unencodable("the result", e));
     }
     frame.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":"#);

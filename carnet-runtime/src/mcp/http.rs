@@ -131,14 +131,9 @@ impl HttpServer {
         sessions.session_config = session_config;
         let sessions = Arc::new(sessions);
         let url = self.public_url.clone().unwrap_or_else(|| self.url());
-        let card = super::card::agent_card(
-            shared.carnet.manifest(),
-            &shared.agent,
-            &url,
-            &shared.config.server_info.version,
-        )
-        .and_then(|card| serde_json::to_vec_pretty(&card).ok())
-        .map(Bytes::from);
+        let card = super::card::agent_card(shared.carnet.manifest(), &shared.agent, &url, &shared.info.version)
+            .and_then(|card| serde_json::to_vec_pretty(&card).ok())
+            .map(Bytes::from);
         let context = Arc::new(Context {
             shared: shared.clone(),
             direct,
@@ -393,7 +388,7 @@ fn is_initialize(body: &[u8]) -> bool {
     serde_json::from_slice::<Peek<'_>>(body).is_ok_and(|p| p.method.as_deref() == Some("initialize"))
 }
 
-fn error(status: StatusCode, error: &rmcp::ErrorData) -> Response<Body> {
+fn error(status: StatusCode, error: &super::rpc::RpcError) -> Response<Body> {
     let body = messages::response(error, &serde_json::Value::Null);
     let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;

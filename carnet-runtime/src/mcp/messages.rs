@@ -1,45 +1,41 @@
-//! Every protocol error this server writes, in one place: the ones answering what rmcp cannot
-//! read (on stdio and HTTP) and the ones its handler returns.
+//! Every protocol error this server writes, in one place: the ones answering what cannot be
+//! read (on stdio and HTTP) and the ones the methods return.
 
 use std::fmt::Display;
 
-use rmcp::ErrorData;
-use rmcp::model::ErrorCode;
 use serde_json::{Value, json};
 
-/// A JSON-RPC error response, as bytes; `id` is `null` when the request's cannot be read.
+use super::rpc::{RpcError as ErrorData, code};
+
+/// A JSON-RPC error response, as bytes (no newline); `id` is `null` when the request's cannot
+/// be read.
+#[cfg(feature = "mcp-http")]
 pub(super) fn response(error: &ErrorData, id: &Value) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": { "code": error.code.0, "message": error.message },
-    }))
-    .expect("JSON values serialise")
+    let mut line = super::rpc::error_line(id, error);
+    line.pop();
+    line
 }
 
 pub(super) fn not_json(error: impl Display) -> ErrorData {
     ErrorData::new(
-        ErrorCode::PARSE_ERROR,
+        code::PARSE_ERROR,
         format!("parse error: the message is not JSON ({error})"),
         None,
     )
 }
 
 pub(super) fn not_a_message(error: impl Display) -> ErrorData {
-    ErrorData::invalid_request(format!("invalid request: not a JSON-RPC 2.0 message ({error})"), None)
+    ErrorData::invalid_request(format!("invalid request: not a JSON-RPC 2.0 message ({error})"))
 }
 
 pub(super) fn too_large(max: usize) -> ErrorData {
-    ErrorData::invalid_request(
-        format!("invalid request: the message exceeds the limit of {max} bytes"),
-        None,
-    )
+    ErrorData::invalid_request(format!("invalid request: the message exceeds the limit of {max} bytes"))
 }
 
 #[cfg(feature = "mcp-http")]
 pub(super) fn unreadable_body(error: impl Display) -> ErrorData {
     ErrorData::new(
-        ErrorCode::PARSE_ERROR,
+        code::PARSE_ERROR,
         format!("parse error: the request body could not be read ({error})"),
         None,
     )
@@ -47,7 +43,7 @@ pub(super) fn unreadable_body(error: impl Display) -> ErrorData {
 
 #[cfg(feature = "mcp-http")]
 pub(super) fn not_the_endpoint(path: &str) -> ErrorData {
-    ErrorData::invalid_request(format!("no MCP endpoint at `{path}`; it is at `/mcp`"), None)
+    ErrorData::invalid_request(format!("no MCP endpoint at `{path}`; it is at `/mcp`"))
 }
 
 pub(super) fn invalid_params(method: &str, problem: impl Display) -> ErrorData {
@@ -55,7 +51,7 @@ pub(super) fn invalid_params(method: &str, problem: impl Display) -> ErrorData {
 }
 
 pub(super) fn unknown_method(method: &str) -> ErrorData {
-    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("unknown method `{method}`"), None)
+    ErrorData::new(code::METHOD_NOT_FOUND, format!("unknown method `{method}`"), None)
 }
 
 pub(super) fn unknown_prompt(name: &str, agent: &str) -> ErrorData {
@@ -67,7 +63,8 @@ pub(super) fn invalid_prompt_argument(error: impl Display) -> ErrorData {
 }
 
 pub(super) fn unknown_resource(uri: &str) -> ErrorData {
-    ErrorData::resource_not_found(
+    ErrorData::new(
+        code::RESOURCE_NOT_FOUND,
         format!("no skill file at `{uri}`; `resources/list` names them all"),
         Some(json!({ "uri": uri })),
     )
@@ -81,51 +78,69 @@ pub(super) fn unknown_skill(uri: &str) -> ErrorData {
 }
 
 pub(super) fn cancelled(tool: &str) -> ErrorData {
-    ErrorData::new(
-        ErrorCode::INTERNAL_ERROR,
-        format!("the call of `{tool}` was cancelled by the client"),
-        None,
-    )
+    ErrorData::internal(format!("the call of `{tool}` was cancelled by the client"))
 }
 
 pub(super) fn unencodable(what: &str, error: impl Display) -> ErrorData {
-    ErrorData::internal_error(format!("{what} cannot be encoded: {error}"), None)
+    ErrorData::internal(format!("{what} cannot be encoded: {error}"))
 }
 
 #[cfg(feature = "mcp-http")]
 pub(super) fn origin_refused(origin: &str) -> ErrorData {
-    ErrorData::invalid_request(
-        format!(
-            "the origin `{origin}` is not allowed to use this server; its allowed origins are configured with `HttpLimits::allowed_origins`"
-        ),
-        None,
-    )
+    ErrorData::invalid_request(format!(
+        "the origin `{origin}` is not allowed to use this server; its allowed origins are configured with `HttpLimits::allowed_origins`"
+    ))
 }
 
 #[cfg(feature = "mcp-http")]
 pub(super) fn too_many_sessions(max: usize) -> ErrorData {
-    ErrorData::internal_error(
+    ErrorData::internal(format!(
+        "the server holds its limit of {max} sessions; try again later, or use the stateless revision (2026-07-28), which needs none"
+    ))
+}
+
+#[cfg(feature = "mcp-http")]
+pub(super) fn unknown_session() -> ErrorData {
+    ErrorData::invalid_request("no session with this `Mcp-Session-Id`: it ended or never existed")
+}
+
+#[cfg(feature = "mcp-http")]
+pub(super) fn body_timeout(limit: std::time::Duration) -> ErrorData {
+    ErrorData::invalid_request(format!(
+        "the request body did not arrive within {} ms",
+        limit.as_millis()
+    ))
+}
+
+#[cfg(feature = "mcp-http")]
+pub(super) fn method_not_allowed(method: &hyper::Method, path: &str) -> ErrorData {
+    ErrorData::invalid_request(format!("`{method}` is not served at `{path}`"))
+}
+
+pub(super) fn unsupported_version(requested: &str, supported: &[&str]) -> ErrorData {
+    ErrorData::new(
+        code::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        Some(json!({ "requested": requested, "supported": supported })),
+    )
+}
+
+pub(super) fn missing_metadata(missing: &[&str]) -> ErrorData {
+    ErrorData::invalid_params(
         format!(
-            "the server holds its limit of {max} sessions; try again later, or use the stateless revision (2026-07-28), which needs none"
+            "request _meta is missing or has malformed required fields: {}",
+            missing.join(", ")
         ),
         None,
     )
 }
 
-#[cfg(feature = "mcp-http")]
-pub(super) fn unknown_session() -> ErrorData {
-    ErrorData::invalid_request("no session with this `Mcp-Session-Id`: it ended or never existed", None)
+pub(super) fn not_a_skill_md(uri: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("{uri} is not the uri of a SKILL.md"), None)
 }
 
-#[cfg(feature = "mcp-http")]
-pub(super) fn body_timeout(limit: std::time::Duration) -> ErrorData {
-    ErrorData::invalid_request(
-        format!("the request body did not arrive within {} ms", limit.as_millis()),
-        None,
-    )
-}
-
-#[cfg(feature = "mcp-http")]
-pub(super) fn method_not_allowed(method: &hyper::Method, path: &str) -> ErrorData {
-    ErrorData::invalid_request(format!("`{method}` is not served at `{path}`"), None)
+pub(super) fn id_in_use(id: &Value) -> ErrorData {
+    ErrorData::invalid_request(format!(
+        "invalid request: the id {id} is already the id of a request not yet answered"
+    ))
 }

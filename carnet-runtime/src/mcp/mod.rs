@@ -120,6 +120,7 @@
 //! ```
 
 mod card;
+#[cfg(feature = "mcp-http")]
 mod connection;
 #[cfg(feature = "mcp-http")]
 mod direct;
@@ -129,13 +130,15 @@ mod http;
 #[cfg(feature = "mcp-http")]
 mod limits;
 mod messages;
-mod order;
+mod methods;
 mod resources;
+mod rpc;
 mod server;
 mod shared;
 mod stdio;
 
 pub use card::{A2A_PROTOCOL_VERSION, agent_card};
+#[cfg(feature = "mcp-http")]
 pub use connection::Connection;
 pub use handle::{DEFAULT_HANDLE_TTL, KeyError, MIN_KEY_BYTES, PREVIOUS_SESSION_KEY_ENV, SESSION_KEY_ENV, SessionKeys};
 #[cfg(feature = "mcp-http")]

@@ -7,10 +7,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use rmcp::model::{
-    Resource, ResourceContents, Skill as McpSkill, SkillFrontmatter, SkillResource, SkillResources, is_sha256_digest,
-    sha256_digest,
-};
+use carnet_manifest::digest::{is_sha256_digest, sha256_digest};
+use serde_json::{Map, Value, json};
 
 use crate::manifest::Manifest;
 
@@ -150,7 +148,7 @@ impl Index {
     }
 
     /// `resources/list`: every `SKILL.md` and skill file.
-    pub(super) fn list(&self, manifest: &Manifest) -> Vec<Resource> {
+    pub(super) fn list(&self, manifest: &Manifest) -> Vec<Value> {
         self.entries
             .iter()
             .map(|entry| {
@@ -172,40 +170,32 @@ impl Index {
                         )
                     }
                 };
-                let mut resource = Resource::new(entry.uri.clone(), name).with_mime_type(media_type);
-                resource.description = Some(description);
-                resource.size = Some(entry.size);
-                resource
+                json!({
+                    "uri": entry.uri,
+                    "name": name,
+                    "description": description,
+                    "mimeType": media_type,
+                    "size": entry.size,
+                })
             })
             .collect()
     }
 
     /// `resources/read`: the contents at `uri`, text or base64 blob.
-    pub(super) fn read(&self, manifest: &Manifest, uri: &str) -> Option<ResourceContents> {
+    pub(super) fn read(&self, manifest: &Manifest, uri: &str) -> Option<Value> {
         let entry = self.find(uri)?;
         let skill = &manifest.skills[entry.skill];
         let contents = match entry.file {
-            None => ResourceContents::TextResourceContents {
-                uri: entry.uri.clone(),
-                mime_type: Some("text/markdown".to_owned()),
-                text: self.skill_md(entry.skill).to_owned(),
-                meta: None,
-            },
+            None => json!({ "uri": entry.uri, "mimeType": "text/markdown", "text": self.skill_md(entry.skill) }),
             Some(file) => {
                 let file = &skill.files[file];
                 match file.text() {
-                    Some(text) => ResourceContents::TextResourceContents {
-                        uri: entry.uri.clone(),
-                        mime_type: Some(file.media_type.to_string()),
-                        text: text.to_owned(),
-                        meta: None,
-                    },
-                    None => ResourceContents::BlobResourceContents {
-                        uri: entry.uri.clone(),
-                        mime_type: Some(file.media_type.to_string()),
-                        blob: base64::engine::general_purpose::STANDARD.encode(&file.data),
-                        meta: None,
-                    },
+                    Some(text) => json!({ "uri": entry.uri, "mimeType": &*file.media_type, "text": text }),
+                    None => json!({
+                        "uri": entry.uri,
+                        "mimeType": &*file.media_type,
+                        "blob": base64::engine::general_purpose::STANDARD.encode(&file.data),
+                    }),
                 }
             }
         };
@@ -224,38 +214,88 @@ impl Index {
     /// describe (a name that is no URI segment as written, such as `a/b` or `my skill`:
     /// `carnet_codegen` refuses those, E0034, but a manifest written by hand may have one)
     /// is left out rather than failing the whole list; its resources are still served.
-    pub(super) fn skills(&self, manifest: &Manifest) -> Vec<McpSkill> {
+    pub(super) fn skills(&self, manifest: &Manifest) -> Vec<Value> {
         let mut uris = std::collections::HashSet::new();
         self.skill_mds
             .iter()
-            .map(|&(index, _)| self.skill(manifest, index))
-            .filter(|skill| skill.validate().is_ok() && uris.insert(skill.uri.clone()))
+            .filter_map(|&(index, _)| self.skill(manifest, index))
+            .filter(|skill| uris.insert(skill["uri"].as_str().unwrap_or_default().to_owned()))
             .collect()
     }
 
     /// `skills/get`: the skill whose `SKILL.md` is at `uri`.
-    pub(super) fn skill_at(&self, manifest: &Manifest, uri: &str) -> Option<McpSkill> {
+    pub(super) fn skill_at(&self, manifest: &Manifest, uri: &str) -> Option<Value> {
         let entry = self.find(uri).filter(|e| e.file.is_none())?;
-        Some(self.skill(manifest, entry.skill)).filter(|skill| skill.validate().is_ok())
+        self.skill(manifest, entry.skill)
     }
 
-    fn skill(&self, manifest: &Manifest, index: usize) -> McpSkill {
+    /// The Skills extension's entry of a skill, or `None` when the extension's rules cannot
+    /// describe it (its name is no URI segment as written, or a file path leaves the skill).
+    fn skill(&self, manifest: &Manifest, index: usize) -> Option<Value> {
         let skill = &manifest.skills[index];
-        let mut frontmatter = SkillFrontmatter::new(&*skill.name, &*skill.description);
+        let skill_uri = uri(&skill.name, None);
+        if skill_name_from_uri(&skill_uri) != Some(&*skill.name) {
+            return None;
+        }
+        let mut frontmatter = Map::new();
+        frontmatter.insert("name".to_owned(), json!(&*skill.name));
+        frontmatter.insert("description".to_owned(), json!(&*skill.description));
         for (key, value) in skill.frontmatter() {
             if key != "name" && key != "description" {
-                frontmatter = frontmatter.with_field(key, value);
+                frontmatter.insert(key, value);
             }
         }
         // Entries are sorted by skill name first, so a skill's files are contiguous.
         let start = self.entries.partition_point(|e| *e.key.0 < *skill.name);
-        let files = self.entries[start..]
-            .iter()
-            .take_while(|e| e.skill == index)
-            .map(|e| SkillResource::new(e.uri.clone(), e.digest.clone(), e.size))
-            .collect();
-        McpSkill::new(uri(&skill.name, None), frontmatter, SkillResources::Files(files))
+        let root = skill_uri.strip_suffix(SKILL_MD)?;
+        let mut keys = std::collections::HashSet::new();
+        let mut files = Vec::new();
+        for e in self.entries[start..].iter().take_while(|e| e.skill == index) {
+            let key = resolved_path(e.uri.strip_prefix(root)?)?;
+            if !keys.insert(key) {
+                return None;
+            }
+            files.push(json!({ "uri": e.uri, "digest": e.digest, "size": e.size }));
+        }
+        Some(json!({ "uri": skill_uri, "frontmatter": frontmatter, "resources": files }))
     }
+}
+
+/// The name of a skill's entry point.
+const SKILL_MD: &str = "SKILL.md";
+
+/// The skill name a `SKILL.md` URI names: the path segment before `SKILL.md` (the Skills
+/// extension's rule).
+pub(super) fn skill_name_from_uri(uri: &str) -> Option<&str> {
+    if uri.contains(['?', '#']) {
+        return None;
+    }
+    let path = uri.strip_suffix(SKILL_MD)?.strip_suffix('/')?;
+    let name = path.rsplit('/').next()?;
+    (!name.is_empty()).then_some(name)
+}
+
+/// A file's path under its skill with `.` and `..` resolved; `None` when it leaves the skill
+/// or names a directory. (Paths here are written by [`uri`], so their escapes are already in
+/// the normal form the extension compares.)
+fn resolved_path(relative: &str) -> Option<String> {
+    let mut segments = relative.split('/');
+    let file = segments.next_back()?;
+    if matches!(file, "" | "." | "..") {
+        return None;
+    }
+    let mut resolved = Vec::new();
+    for segment in segments {
+        match segment {
+            "." => {}
+            ".." => {
+                resolved.pop()?;
+            }
+            _ => resolved.push(segment),
+        }
+    }
+    resolved.push(file);
+    Some(resolved.join("/"))
 }
 
 /// The entry of a skill's file (`None`: its `SKILL.md`), with the digest computed at build

@@ -4,17 +4,16 @@
 use std::io;
 use std::sync::Arc;
 
-use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+#[cfg(feature = "mcp-http")]
 use super::connection::Connection;
 use super::handle::SessionKeys;
 #[cfg(feature = "mcp-http")]
 use super::http::HttpServer;
 #[cfg(feature = "mcp-http")]
 use super::limits::HttpLimits;
-use super::order::Arrivals;
-use super::shared::{DEFAULT_MAX_MESSAGE_BYTES, Shared};
+use super::shared::{DEFAULT_MAX_MESSAGE_BYTES, Info, Shared};
 use super::{resources, stdio};
 use crate::engine::{Carnet, ExposureMode};
 use crate::session::SessionError;
@@ -32,7 +31,7 @@ impl std::fmt::Debug for Server {
         f.debug_struct("Server")
             .field("agent", &self.shared.agent)
             .field("mode", &self.shared.carnet.mode())
-            .field("name", &self.shared.config.server_info.name)
+            .field("name", &self.shared.info.name)
             .finish_non_exhaustive()
     }
 }
@@ -52,16 +51,20 @@ impl Server {
         let agent = agent.as_ref();
         let session = carnet.session(agent)?;
         let resources = resources::Index::new(carnet.manifest(), agent);
-        let capabilities = capabilities(carnet.mode());
-        let config = ServerConfig::new(capabilities)
-            .with_server_info(server_info("carnet", env!("CARGO_PKG_VERSION"), agent))
-            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-            .with_instructions(session.system_prompt());
+        let info = Info::new(
+            "carnet".to_owned(),
+            env!("CARGO_PKG_VERSION").to_owned(),
+            agent,
+            carnet.mode(),
+            session.system_prompt().to_owned(),
+        );
         Ok(Server {
             shared: Arc::new(Shared {
                 carnet: carnet.clone(),
                 agent: agent.to_owned(),
-                config,
+                info,
+                #[cfg(feature = "mcp-http")]
+                rmcp_info: std::sync::OnceLock::new(),
                 resources,
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
                 keys: Arc::new(SessionKeys::random()),
@@ -77,7 +80,12 @@ impl Server {
     #[must_use]
     pub fn named(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let shared = Arc::make_mut(&mut self.shared);
-        shared.config.server_info = server_info(name, version, &shared.agent);
+        shared.info.name = name.into();
+        shared.info.version = version.into();
+        #[cfg(feature = "mcp-http")]
+        {
+            shared.rmcp_info = std::sync::OnceLock::new();
+        }
         self
     }
 
@@ -137,32 +145,28 @@ impl Server {
     }
 
     /// A new connection: an [`rmcp::ServerHandler`] with a fresh session, for serving over
-    /// a transport of your own with [`rmcp::ServiceExt::serve`].
+    /// a transport of rmcp's with [`rmcp::ServiceExt::serve`] (feature `mcp-http`, which
+    /// brings rmcp; [`Server::serve`] needs none of it).
+    #[cfg(feature = "mcp-http")]
     #[must_use]
     pub fn connection(&self) -> Connection {
-        Connection::new(self.shared.clone(), None)
+        Connection::new(self.shared.clone())
     }
 
     /// Serves one connection over a byte stream of newline-delimited JSON-RPC (the stdio
-    /// transport's framing) until the peer closes it.
+    /// transport's framing) until the peer closes it, and every request read is answered
+    /// (for at most a minute after the end of the input).
     ///
     /// # Errors
     ///
-    /// `ConnectionAborted` when the connection closes or fails before the protocol's
-    /// lifecycle starts (no `initialize` or `server/discover`); an error of the task running
-    /// the connection.
+    /// `ConnectionAborted` when the input ends before the protocol's lifecycle started (no
+    /// `initialize`, and no request of the stateless revision); an error writing the output.
     pub async fn serve<R, W>(&self, read: R, write: W) -> io::Result<()>
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let arrivals = Arc::new(Arrivals::default());
-        let transport = stdio::LineTransport::new(read, write, self.shared.max_message_bytes, arrivals.clone());
-        let running = rmcp::serve_server(Connection::new(self.shared.clone(), Some(arrivals)), transport)
-            .await
-            .map_err(|e| io::Error::new(io::ErrorKind::ConnectionAborted, e.to_string()))?;
-        running.waiting().await.map_err(io::Error::other)?;
-        Ok(())
+        stdio::serve(self.shared.clone(), read, write).await
     }
 
     /// Serves one connection over this process's stdin and stdout until stdin closes.
@@ -213,21 +217,4 @@ impl Server {
         let server = self.clone();
         rmcp::transport::StreamableHttpService::new(move || Ok(server.connection()), sessions, config)
     }
-}
-
-/// What the server offers: tools (`listChanged` in dynamic mode), prompts, resources and the
-/// Skills extension.
-fn capabilities(mode: ExposureMode) -> ServerCapabilities {
-    serde_json::from_value(serde_json::json!({
-        "tools": { "listChanged": mode == ExposureMode::Dynamic },
-        "prompts": { "listChanged": false },
-        "resources": { "listChanged": false, "subscribe": false },
-        "extensions": { rmcp::model::SKILLS_EXTENSION_ID: {} },
-    }))
-    .expect("the capabilities are well formed")
-}
-
-/// `serverInfo`: the name and version given, titled after the agent.
-fn server_info(name: impl Into<String>, version: impl Into<String>, agent: &str) -> Implementation {
-    Implementation::new(name, version).with_title(format!("carnet agent `{agent}`"))
 }

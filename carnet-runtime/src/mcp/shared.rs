@@ -3,14 +3,13 @@
 
 use std::sync::Arc;
 
-use rmcp::model::ServerConfig;
-
 use super::handle::SessionKeys;
 #[cfg(feature = "mcp-http")]
 use super::limits::HttpLimits;
-use super::{messages, resources};
-use crate::engine::Carnet;
-use crate::providers;
+use serde_json::{Value, json};
+
+use super::resources;
+use crate::engine::{Carnet, ExposureMode};
 use crate::session::Session;
 
 /// Messages larger than this (16 MiB) are refused by default.
@@ -22,7 +21,10 @@ pub(super) struct Shared {
     pub(super) carnet: Carnet,
     pub(super) agent: String,
     /// What `initialize` answers (and `server/discover` reports), built once.
-    pub(super) config: ServerConfig,
+    pub(super) info: Info,
+    /// `info` as rmcp's type, made once (rmcp asks for it on every request).
+    #[cfg(feature = "mcp-http")]
+    pub(super) rmcp_info: std::sync::OnceLock<rmcp::model::ServerConfig>,
     pub(super) resources: resources::Index,
     pub(super) max_message_bytes: usize,
     /// The keys sealing the session handles of the stateless revision.
@@ -45,9 +47,63 @@ impl Shared {
     }
 }
 
-/// The tools of a session as `tools/list` items.
-pub(super) fn list_tools(session: &Session) -> Result<Vec<rmcp::model::Tool>, rmcp::ErrorData> {
-    let value = providers::mcp::tools(session.tools()).map_err(|e| messages::unencodable("the tool list", e))?;
-    let tools = value.get("tools").cloned().unwrap_or_default();
-    serde_json::from_value(tools).map_err(|e| messages::unencodable("the tool list", e))
+/// The Skills extension (SEP-2640) as `capabilities.extensions` names it.
+const SKILLS_EXTENSION_ID: &str = "io.modelcontextprotocol/skills";
+/// Where `server/discover`'s result names the server.
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What the server says of itself: `initialize`'s result and `server/discover`'s.
+#[derive(Debug, Clone)]
+pub(super) struct Info {
+    pub(super) name: String,
+    pub(super) version: String,
+    pub(super) title: String,
+    pub(super) capabilities: Value,
+    pub(super) instructions: String,
+}
+
+impl Info {
+    /// The server's information for `agent`, offering what `mode` allows: tools
+    /// (`listChanged` in dynamic mode), prompts, resources and the Skills extension.
+    pub(super) fn new(name: String, version: String, agent: &str, mode: ExposureMode, instructions: String) -> Info {
+        Info {
+            name,
+            version,
+            title: format!("carnet agent `{agent}`"),
+            capabilities: json!({
+                "tools": { "listChanged": mode == ExposureMode::Dynamic },
+                "prompts": { "listChanged": false },
+                "resources": { "listChanged": false, "subscribe": false },
+                "extensions": { SKILLS_EXTENSION_ID: {} },
+            }),
+            instructions,
+        }
+    }
+
+    fn server_info(&self) -> Value {
+        json!({ "name": self.name, "title": self.title, "version": self.version })
+    }
+
+    /// `initialize`'s result at `version`.
+    pub(super) fn initialize_result(&self, version: &str) -> Value {
+        json!({
+            "protocolVersion": version,
+            "capabilities": self.capabilities,
+            "serverInfo": self.server_info(),
+            "instructions": self.instructions,
+        })
+    }
+
+    /// `server/discover`'s result.
+    pub(super) fn discover_result(&self, supported: &[&str]) -> Value {
+        json!({
+            "resultType": "complete",
+            "supportedVersions": supported,
+            "capabilities": self.capabilities,
+            "instructions": self.instructions,
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": { META_SERVER_INFO: self.server_info() },
+        })
+    }
 }

@@ -1,20 +1,40 @@
-//! Newline-delimited JSON-RPC over a byte stream (the MCP stdio transport), answering what it
-//! cannot read instead of dropping it.
+//! Newline-delimited JSON-RPC over a byte stream (the MCP stdio transport), served by carnet
+//! itself: the lifecycle, each request on a task of its own, cancellation, and an answer to
+//! every line it cannot read instead of dropping it.
+//!
+//! The lifecycle is either a revision with sessions, opened by `initialize`, or the stateless
+//! revision (`2026-07-28`), opened by its first request whose `_meta` names the revision (a
+//! `server/discover` is answered without opening one). Until one is open, requests other than
+//! `ping` and those are answered with an error and notifications are ignored.
+//!
+//! Requests run side by side; the ones that read or change the session (`tools/call`,
+//! `tools/list`, `prompts/get`) take it in the order they were read, so a tool called right
+//! after the `loadSkill` that exposes it finds it loaded. A request the client cancels
+//! (`notifications/cancelled`) stops and gets no answer. At the end of the input every request
+//! read is answered before the connection ends, for at most [`DRAIN_LIMIT`].
 
+use std::collections::HashMap;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex as StdMutex, PoisonError};
+use std::time::Duration;
 
-use rmcp::ErrorData;
-use rmcp::RoleServer;
-use rmcp::model::{ClientNotification, JsonRpcMessage};
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::Transport;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, oneshot};
+use tokio::task::JoinSet;
 
 use super::messages;
-use super::order::{Arrivals, DRAIN_LIMIT};
+use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
+use super::rpc::{self, RpcError, code};
+use super::shared::Shared;
+use crate::Session;
+
+/// How long the end of the input waits for the answers still due (a tool still running): the
+/// connection then ends, and the calls still running are dropped.
+pub(super) const DRAIN_LIMIT: Duration = Duration::from_mins(1);
+
+/// The methods whose handlers read or change the session, in the order they arrive.
+const ORDERED: [&str; 3] = ["tools/call", "tools/list", "prompts/get"];
 
 /// What one read produced.
 enum Line {
@@ -26,37 +46,16 @@ enum Line {
     Eof,
 }
 
-/// The stdio transport of [`Server::serve`](super::Server::serve).
-///
-/// Reading is cancel-safe (rmcp polls `receive` inside a `select!`): the partial line lives
-/// in the struct, and bytes are consumed only once copied.
-pub(super) struct LineTransport<R, W> {
+/// Lines read up to a limit: a longer line is skipped, not buffered.
+struct Lines<R> {
     read: BufReader<R>,
     line: Vec<u8>,
     discarding: bool,
     max: usize,
-    write: Arc<Mutex<W>>,
-    /// The requests read and not yet answered, shared with the connection.
-    arrivals: Arc<Arrivals>,
 }
 
-impl<R, W> LineTransport<R, W>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    pub(super) fn new(read: R, write: W, max: usize, arrivals: Arc<Arrivals>) -> Self {
-        LineTransport {
-            read: BufReader::new(read),
-            line: Vec::new(),
-            discarding: false,
-            max,
-            write: Arc::new(Mutex::new(write)),
-            arrivals,
-        }
-    }
-
-    async fn read_line(&mut self) -> io::Result<Line> {
+impl<R: AsyncRead + Unpin> Lines<R> {
+    async fn next(&mut self) -> io::Result<Line> {
         loop {
             let available = self.read.fill_buf().await?;
             if available.is_empty() {
@@ -92,120 +91,481 @@ where
             }
         }
     }
+}
 
-    /// Answers a line that is no message rmcp can take. The write runs on its own task:
-    /// rmcp drops `receive` whenever another event wins its `select!`, which must not lose
-    /// the answer or cut it in half.
-    fn reply_error(&self, error: &ErrorData, id: &Value) {
-        let mut line = messages::response(error, id);
-        line.push(b'\n');
-        let write = self.write.clone();
-        tokio::spawn(async move {
-            // The peer may have gone; the next read then ends the connection.
-            let _ = write_bytes(&write, &line).await;
-        });
+/// The output: whole lines, one writer at a time.
+struct Out<W> {
+    write: Mutex<W>,
+}
+
+impl<W: AsyncWrite + Unpin> Out<W> {
+    async fn send(&self, line: &[u8]) {
+        let mut write = self.write.lock().await;
+        // A peer gone away ends the connection at the next read; nothing to answer here.
+        let _ = write.write_all(line).await;
+        let _ = write.flush().await;
+    }
+
+    async fn result(&self, id: &Value, result: &Value) {
+        self.send(&rpc::result_line(id, result)).await;
+    }
+
+    async fn error(&self, id: &Value, error: &RpcError) {
+        self.send(&rpc::error_line(id, error)).await;
     }
 }
 
-async fn write_message<W: AsyncWrite + Unpin>(
-    write: &Mutex<W>,
-    message: &TxJsonRpcMessage<RoleServer>,
-) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
-    bytes.push(b'\n');
-    write_bytes(write, &bytes).await
+/// A JSON-RPC message, as read.
+enum Message {
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    Response,
+    /// No message: answered with an invalid-request error, with its id when it has one.
+    Invalid {
+        id: Value,
+        reason: &'static str,
+    },
 }
 
-async fn write_bytes<W: AsyncWrite + Unpin>(write: &Mutex<W>, bytes: &[u8]) -> io::Result<()> {
-    let mut write = write.lock().await;
-    write.write_all(bytes).await?;
-    write.flush().await
+fn classify(value: Value) -> Message {
+    let Value::Object(mut fields) = value else {
+        return Message::Invalid {
+            id: Value::Null,
+            reason: "a message is a JSON object (batches were removed from MCP in 2025-06-18)",
+        };
+    };
+    let id = match fields.remove("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) if id.as_f64().is_none_or(|_| id.is_i64() || id.is_u64()) => {
+            Some(id)
+        }
+        Some(_) => {
+            return Message::Invalid {
+                id: Value::Null,
+                reason: "the `id` is neither a string nor an integer",
+            };
+        }
+        None => None,
+    };
+    let method = match fields.remove("method") {
+        Some(Value::String(method)) => Some(method),
+        None if fields.contains_key("result") || fields.contains_key("error") => return Message::Response,
+        _ => None,
+    };
+    let invalid = |reason| Message::Invalid {
+        id: id.clone().unwrap_or(Value::Null),
+        reason,
+    };
+    if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return match (&method, &id) {
+            // A notification gets no answer, even one that cannot be read.
+            (Some(_), None) => Message::Notification {
+                method: String::new(),
+                params: None,
+            },
+            _ => invalid("`jsonrpc` is not \"2.0\""),
+        };
+    }
+    let Some(method) = method else {
+        return invalid("no `method` (a request) and no `result` or `error` (a response)");
+    };
+    let params = fields.remove("params").filter(|p| !p.is_null());
+    match id {
+        Some(id) => Message::Request { id, method, params },
+        None => Message::Notification { method, params },
+    }
 }
 
-impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+/// The lifecycle the connection opened.
+#[derive(Clone, Copy, PartialEq)]
+enum Lifecycle {
+    /// Nothing yet: `ping`, `initialize` and stateless requests only.
+    None,
+    /// `initialize` agreed to this revision.
+    Sessions(&'static str),
+    /// The stateless revision: every request carries its `_meta`.
+    Stateless,
+}
+
+/// What a request of the stateless revision says of itself in `_meta`.
+struct Meta {
+    /// `io.modelcontextprotocol/protocolVersion`, when it is a string.
+    version: Option<String>,
+    /// The required keys that are missing or malformed.
+    missing: Vec<&'static str>,
+}
+
+fn meta(params: Option<&Value>) -> Meta {
+    let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
+    let version = meta
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut missing = Vec::new();
+    if version.is_none() {
+        missing.push(META_PROTOCOL_VERSION);
+    }
+    if !meta
+        .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+        .is_some_and(Value::is_object)
+    {
+        missing.push(META_CLIENT_CAPABILITIES);
+    }
+    Meta { version, missing }
+}
+
+/// One connection's state, shared with its request tasks.
+struct Connection<W> {
+    shared: Arc<Shared>,
+    session: Mutex<Session>,
+    out: Out<W>,
+    /// The requests running, by id, each with what cancels it.
+    running: StdMutex<HashMap<String, oneshot::Sender<()>>>,
+}
+
+impl<W> Connection<W> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<()>>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A request's place among the ordered ones: it waits for the one before it to have taken the
+/// session, and lets the next one go once it has.
+struct Turn {
+    after: Option<oneshot::Receiver<()>>,
+    before_next: Option<oneshot::Sender<()>>,
+}
+
+impl Turn {
+    async fn wait(&mut self) {
+        if let Some(after) = self.after.take() {
+            // Sent, or the one before ended without taking the session: either way, go.
+            let _ = after.await;
+        }
+    }
+
+    fn pass(&mut self) {
+        if let Some(next) = self.before_next.take() {
+            let _ = next.send(());
+        }
+    }
+}
+
+/// Serves one connection on `read` and `write` (see the module docs).
+pub(super) async fn serve<R, W>(shared: Arc<Shared>, read: R, write: W) -> io::Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    type Error = io::Error;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let write = self.write.clone();
-        let arrivals = self.arrivals.clone();
-        async move {
-            let answers = match &item {
-                JsonRpcMessage::Response(response) => Some(response.id.clone()),
-                JsonRpcMessage::Error(error) => error.id.clone(),
-                _ => None,
-            };
-            let written = write_message(&write, &item).await;
-            if let Some(id) = answers {
-                arrivals.answered(&id);
-            }
-            written
-        }
-    }
-
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        loop {
-            match self.read_line().await {
-                Ok(Line::Complete) => {}
-                Ok(Line::Oversized) => {
-                    self.reply_error(&messages::too_large(self.max), &Value::Null);
-                    continue;
-                }
-                Ok(Line::Eof) | Err(_) => {
-                    // Every request read is answered before the connection ends.
-                    self.arrivals.drained(DRAIN_LIMIT).await;
-                    return None;
-                }
-            }
-            let line = std::mem::take(&mut self.line);
-            let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-            if text.iter().all(u8::is_ascii_whitespace) {
+    let mut lines = Lines {
+        read: BufReader::new(read),
+        line: Vec::new(),
+        discarding: false,
+        max: shared.max_message_bytes,
+    };
+    let connection = Arc::new(Connection {
+        session: Mutex::new(shared.session()),
+        shared,
+        out: Out {
+            write: Mutex::new(write),
+        },
+        running: StdMutex::default(),
+    });
+    let mut lifecycle = Lifecycle::None;
+    let mut last_turn: Option<oneshot::Receiver<()>> = None;
+    let mut tasks = JoinSet::new();
+    loop {
+        while tasks.try_join_next().is_some() {}
+        match lines.next().await {
+            Ok(Line::Complete) => {}
+            Ok(Line::Oversized) => {
+                let error = messages::too_large(connection.shared.max_message_bytes);
+                connection.out.error(&Value::Null, &error).await;
                 continue;
             }
-            match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-                Ok(message) => {
-                    match &message {
-                        JsonRpcMessage::Request(request) => {
-                            self.arrivals.arrived(request.id.clone(), request.request.method());
-                        }
-                        JsonRpcMessage::Notification(notification) => {
-                            if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
-                                && let Some(id) = &cancelled.params.request_id
-                            {
-                                self.arrivals.answered(id);
-                            }
-                        }
-                        _ => {}
+            Ok(Line::Eof) | Err(_) => break,
+        }
+        let line = std::mem::take(&mut lines.line);
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value = match serde_json::from_slice::<Value>(text) {
+            Ok(value) => value,
+            Err(e) => {
+                connection.out.error(&Value::Null, &messages::not_json(e)).await;
+                continue;
+            }
+        };
+        let (id, method, params) = match classify(value) {
+            Message::Request { id, method, params } => (id, method, params),
+            Message::Notification { method, params } => {
+                let cancelled = params.as_ref().and_then(|p| p.get("requestId"));
+                if method == "notifications/cancelled"
+                    && let Some(id) = cancelled
+                {
+                    let cancel = connection.running().remove(&id.to_string());
+                    if let Some(cancel) = cancel {
+                        let _ = cancel.send(());
                     }
-                    return Some(message);
                 }
-                Err(e) if e.is_syntax() || e.is_eof() => self.reply_error(&messages::not_json(e), &Value::Null),
-                Err(e) => {
-                    // Well-formed JSON that is no message we know. Notifications (a method, no
-                    // id) and responses (no method) get no answer, as JSON-RPC asks; anything
-                    // else is an invalid request, answered with its id when it has a usable one.
-                    let value: Value = serde_json::from_slice(text).unwrap_or_default();
-                    let method = value.get("method").is_some();
-                    let id = value.get("id").filter(|id| id.is_string() || id.is_number());
-                    let is_notification = method && value.get("id").is_none();
-                    let is_response = !method && (value.get("result").is_some() || value.get("error").is_some());
-                    if !is_notification && !is_response {
-                        self.reply_error(&messages::not_a_message(e), id.unwrap_or(&Value::Null));
+                continue;
+            }
+            Message::Response => continue,
+            Message::Invalid { id, reason } => {
+                connection.out.error(&id, &messages::not_a_message(reason)).await;
+                continue;
+            }
+        };
+        let stateless = match negotiate(&connection.shared, &mut lifecycle, &method, params.as_ref()) {
+            Ok(Some(Answer::Run { stateless })) => stateless,
+            Ok(Some(Answer::Now(result))) => {
+                connection.out.result(&id, &result).await;
+                continue;
+            }
+            Ok(None) => continue,
+            Err(error) => {
+                connection.out.error(&id, &error).await;
+                continue;
+            }
+        };
+        let key = id.to_string();
+        let (cancel, cancelled) = oneshot::channel();
+        let in_use = {
+            let mut running = connection.running();
+            let in_use = running.contains_key(&key);
+            if !in_use {
+                running.insert(key.clone(), cancel);
+            }
+            in_use
+        };
+        if in_use {
+            connection.out.error(&id, &messages::id_in_use(&id)).await;
+            continue;
+        }
+        let turn = if ORDERED.contains(&method.as_str()) {
+            let (pass, next) = oneshot::channel();
+            Turn {
+                after: last_turn.replace(next),
+                before_next: Some(pass),
+            }
+        } else {
+            Turn {
+                after: None,
+                before_next: None,
+            }
+        };
+        let connection = connection.clone();
+        tasks.spawn(async move {
+            let request = Request {
+                id: &id,
+                method: &method,
+                stateless,
+            };
+            let answer = tokio::select! {
+                answer = request.answer(&connection, params, turn) => Some(answer),
+                _ = cancelled => None,
+            };
+            // Gone from `running` when the client cancelled it: then it gets no answer.
+            let still_wanted = connection.running().remove(&key).is_some();
+            if still_wanted && let Some(answer) = answer {
+                match answer {
+                    Ok(result) => {
+                        connection
+                            .out
+                            .result(&id, &methods::finish(&method, result, stateless))
+                            .await;
+                    }
+                    Err(mut error) => {
+                        // The stateless revision answers a missing resource as invalid params.
+                        if stateless && error.code == code::RESOURCE_NOT_FOUND {
+                            error.code = code::INVALID_PARAMS;
+                        }
+                        connection.out.error(&id, &error).await;
                     }
                 }
             }
+        });
+    }
+    // Every request read is answered before the connection ends.
+    let _ = tokio::time::timeout(DRAIN_LIMIT, async { while tasks.join_next().await.is_some() {} }).await;
+    tasks.shutdown().await;
+    let mut write = connection.out.write.lock().await;
+    let _ = write.shutdown().await;
+    if lifecycle == Lifecycle::None {
+        return Err(io::Error::new(
+            io::ErrorKind::ConnectionAborted,
+            "the input ended before the protocol's lifecycle started (no `initialize`, no request of the stateless revision)",
+        ));
+    }
+    Ok(())
+}
+
+/// What the lifecycle makes of a request before it runs.
+enum Answer {
+    /// Run it, at the stateless revision or not.
+    Run { stateless: bool },
+    /// Answered already: `initialize` and `server/discover`.
+    Now(Value),
+}
+
+/// The revision `method` runs at, opening the lifecycle if it does; or the answer it gets
+/// without running. `Ok(None)`: no answer at all.
+fn negotiate(
+    shared: &Shared,
+    lifecycle: &mut Lifecycle,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<Option<Answer>, RpcError> {
+    let mode = shared.carnet.mode();
+    let supported = methods::supported_versions(mode);
+    if method == "initialize" {
+        let request: methods::InitializeParams = methods::params(method, params.cloned())?;
+        let version = methods::negotiate(&request.protocol_version, mode);
+        if *lifecycle == Lifecycle::None {
+            *lifecycle = Lifecycle::Sessions(version);
+        }
+        return Ok(Some(Answer::Now(shared.info.initialize_result(version))));
+    }
+    if *lifecycle == Lifecycle::None && method == "ping" {
+        // MCP allows a ping before the lifecycle starts.
+        return Ok(Some(Answer::Run { stateless: false }));
+    }
+    let meta = meta(params);
+    let inline = method == "server/discover"
+        || !matches!(lifecycle, Lifecycle::Sessions(_))
+        || meta.version.as_deref().is_some_and(methods::is_stateless);
+    // Before the lifecycle starts, a request must carry the whole `_meta` before its revision
+    // is looked at; after, an unsupported revision is the first thing said.
+    if *lifecycle == Lifecycle::None && !meta.missing.is_empty() {
+        return Err(messages::missing_metadata(&meta.missing));
+    }
+    if let Some(version) = &meta.version
+        && !supported.contains(&version.as_str())
+    {
+        return Err(messages::unsupported_version(version, supported));
+    }
+    if inline && !meta.missing.is_empty() {
+        return Err(messages::missing_metadata(&meta.missing));
+    }
+    if method == "server/discover" {
+        return Ok(Some(Answer::Now(shared.info.discover_result(supported))));
+    }
+    if *lifecycle == Lifecycle::None && inline {
+        *lifecycle = Lifecycle::Stateless;
+    }
+    let version = meta.version.or_else(|| match lifecycle {
+        Lifecycle::Sessions(version) => Some((*version).to_owned()),
+        _ => None,
+    });
+    let stateless = version.as_deref().is_some_and(methods::is_stateless);
+    // A request on a stateless lifecycle is one, whatever revision its `_meta` names.
+    let legacy = !inline && !stateless;
+    if method == "ping" && !legacy {
+        return Err(RpcError::not_served(method));
+    }
+    Ok(Some(Answer::Run { stateless }))
+}
+
+/// One request, on its own task.
+struct Request<'a> {
+    id: &'a Value,
+    method: &'a str,
+    /// Whether it runs at the stateless revision.
+    stateless: bool,
+}
+
+impl Request<'_> {
+    async fn answer<W: AsyncWrite + Unpin>(
+        &self,
+        connection: &Connection<W>,
+        params: Option<Value>,
+        mut turn: Turn,
+    ) -> Result<Value, RpcError> {
+        let shared = &*connection.shared;
+        let method = self.method;
+        match method {
+            "ping" => Ok(Value::Object(Map::new())),
+            "tools/list" => {
+                no_params(method, params.as_ref())?;
+                turn.wait().await;
+                let session = connection.session.lock().await;
+                turn.pass();
+                let tools = if self.stateless {
+                    methods::stateless_tools(&session)?
+                } else {
+                    methods::list_tools(&session)?
+                };
+                Ok(serde_json::json!({ "tools": tools }))
+            }
+            "tools/call" => {
+                let request: CallParams = methods::params(method, params)?;
+                let call_id = self.id.to_string();
+                // Never cancelled from here: the task running this future is dropped instead.
+                let cancelled = std::future::pending();
+                turn.wait().await;
+                let output = if self.stateless {
+                    let mut arguments = request.arguments.unwrap_or_default();
+                    let opened = methods::session_of(shared, Some(&connection.session), &mut arguments).await;
+                    turn.pass();
+                    let held = Some(&connection.session);
+                    methods::call_opened(shared, held, opened, &request.name, arguments, &call_id, cancelled).await?
+                } else {
+                    let session = connection.session.lock().await;
+                    turn.pass();
+                    let (output, changed) =
+                        methods::call_in_session(shared, session, request, &call_id, cancelled).await?;
+                    if changed {
+                        // Sent before the result, so a client has it when the call returns.
+                        let line = rpc::notification_line("notifications/tools/list_changed");
+                        connection.out.send(&line).await;
+                    }
+                    output
+                };
+                Ok(methods::tool_result(output))
+            }
+            "prompts/get" => {
+                let request: PromptParams = methods::params(method, params)?;
+                turn.wait().await;
+                let session = connection.session.lock().await;
+                turn.pass();
+                methods::get_prompt(shared, &session, request)
+            }
+            "prompts/list" => no_params(method, params.as_ref()).map(|()| methods::list_prompts(shared)),
+            "resources/list" => no_params(method, params.as_ref()).map(|()| methods::list_resources(shared)),
+            "resources/templates/list" => {
+                no_params(method, params.as_ref()).map(|()| serde_json::json!({ "resourceTemplates": [] }))
+            }
+            "resources/read" => methods::read_resource(shared, &methods::params::<UriParams>(method, params)?),
+            "skills/list" => no_params(method, params.as_ref()).map(|()| methods::list_skills(shared)),
+            "skills/get" => methods::get_skill(shared, &methods::params::<UriParams>(method, params)?),
+            "completion/complete" => Ok(serde_json::json!({ "completion": { "values": [] } })),
+            // Known to MCP, not offered here (no logging, subscriptions, tasks or directories).
+            "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "subscriptions/listen"
+            | "tasks/get"
+            | "tasks/update"
+            | "tasks/cancel"
+            | "resources/directory/read" => Err(RpcError::not_served(method)),
+            _ => Err(messages::unknown_method(method)),
         }
     }
+}
 
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        self.write.lock().await.shutdown().await
+/// The params of a method that takes none but `_meta` and a page cursor: an object or nothing.
+fn no_params(method: &str, params: Option<&Value>) -> Result<(), RpcError> {
+    match params {
+        None | Some(Value::Object(_)) => Ok(()),
+        Some(_) => Err(messages::invalid_params(method, "expected an object or nothing")),
     }
 }
