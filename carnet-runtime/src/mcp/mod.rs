@@ -1,8 +1,11 @@
 //! A carnet agent as a [Model Context Protocol](https://modelcontextprotocol.io) server
-//! (feature `mcp` for stdio and any byte stream, `mcp-http` for streamable HTTP besides;
-//! built on [`rmcp`] 3.9; to name the rmcp types this API takes or gives,
-//! [`Connection`]'s `ServerHandler` and [`Server::http_service`]'s config, depend on
-//! `rmcp = "3.9"` too).
+//! (feature `mcp` for stdio and any byte stream, `mcp-http` for streamable HTTP besides).
+//!
+//! Over a byte stream ([`Server::serve`], [`Server::serve_stdio`]) carnet speaks JSON-RPC
+//! itself: the feature `mcp` needs no MCP SDK. `mcp-http` serves HTTP through
+//! [rmcp](https://crates.io/crates/rmcp) 3.9 and gives rmcp's `ServerHandler` for a connection
+//! ([`Connection`], for rmcp's other transports); to name the rmcp types it takes or gives
+//! ([`Connection`], [`Server::http_service`]'s config), depend on `rmcp = "3.9"` too.
 //!
 //! [`Server`] serves one agent of a [`Carnet`](crate::Carnet); every MCP connection gets its own
 //! [`Session`](crate::Session), so what one client loads is invisible to the others.
