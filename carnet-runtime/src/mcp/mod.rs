@@ -4,8 +4,8 @@
 //! Over a byte stream ([`Server::serve`], [`Server::serve_stdio`]) carnet speaks JSON-RPC
 //! itself: the feature `mcp` needs no MCP SDK. `mcp-http` serves HTTP through
 //! [rmcp](https://crates.io/crates/rmcp) 3.9 and gives rmcp's `ServerHandler` for a connection
-//! ([`Connection`], for rmcp's other transports); to name the rmcp types it takes or gives
-//! ([`Connection`], [`Server::http_service`]'s config), depend on `rmcp = "3.9"` too.
+//! (`Connection`, for rmcp's other transports); to name the rmcp types it takes or gives
+//! (`Connection`, `Server::http_service`'s config), depend on `rmcp = "3.9"` too.
 //!
 //! [`Server`] serves one agent of a [`Carnet`](crate::Carnet); every MCP connection gets its own
 //! [`Session`](crate::Session), so what one client loads is invisible to the others.
