@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 use std::convert::Infallible;
-use std::io::{self, Write as _};
+
 use std::sync::OnceLock;
 
 use bytes::Bytes;
@@ -37,11 +37,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::messages;
-use super::methods::{call_stateless, stateless_tools, tool_result};
+use super::methods::{call_stateless, stateless_tools, tool_result, write_tool_result};
 use super::rpc::RpcError as ErrorData;
 use super::shared::Shared;
 use crate::ToolOutput;
-use crate::providers::json_text;
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -241,32 +240,12 @@ fn open_response(frame: &mut Vec<u8>, id: &RequestId) {
 /// [`tool_result`]: a remote tool's own content blocks through that type, a carnet result
 /// written directly, its value serialized once for its text and its structured content.
 fn write_call_result(frame: &mut Vec<u8>, output: &ToolOutput) -> Result<(), ErrorData> {
-    let unencodable = |e: io::Error| messages::unencodable("the result", e);
     if output.content.is_some() {
         let result: rmcp::model::CallToolResult =
             serde_json::from_value(tool_result(output.clone())).map_err(|e| messages::unencodable("the result", e))?;
         return serde_json::to_writer(frame, &result).map_err(|e| messages::unencodable("the result", e));
     }
-    frame.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":"#);
-    let structured = match &output.value {
-        Value::String(text) => {
-            json_text::write_str(frame, text).map_err(unencodable)?;
-            None
-        }
-        value => {
-            let text = serde_json::to_vec(value).map_err(|e| messages::unencodable("the result", e))?;
-            frame.push(b'"');
-            json_text::write_inner(frame, &text).map_err(unencodable)?;
-            frame.push(b'"');
-            value.is_object().then_some(text)
-        }
-    };
-    frame.extend_from_slice(b"}]");
-    if let Some(structured) = structured {
-        frame.extend_from_slice(br#","structuredContent":"#);
-        frame.extend_from_slice(&structured);
-    }
-    write!(frame, r#","isError":{}}}"#, output.is_error).map_err(unencodable)
+    write_tool_result(frame, output, true)
 }
 
 /// A whole SSE answer of one event, with rmcp's headers.

@@ -10,7 +10,7 @@ use super::handle::HandleError;
 use super::messages;
 use super::rpc::RpcError;
 use super::shared::Shared;
-use crate::providers::{self, Aliases};
+use crate::providers::{self, Aliases, json_text};
 use crate::{ExposureMode, Session, SessionState, ToolOutput, Variables};
 
 /// The argument that carries a sealed session handle in the stateless revision.
@@ -456,6 +456,47 @@ pub(super) fn tool_result(output: ToolOutput) -> Value {
     result
 }
 
+/// Writes [`tool_result`]'s JSON for `output` without building it: the value serialized once,
+/// for its text and its structured content; `resultType` only at the stateless revision (as
+/// [`finish`] leaves it). A result with content blocks of its own (a remote toolset's) is
+/// written from [`tool_result`].
+pub(super) fn write_tool_result(out: &mut Vec<u8>, output: &ToolOutput, stateless: bool) -> Result<(), RpcError> {
+    let unencodable = |e: std::io::Error| messages::unencodable("the result", e);
+    if output.content.is_some() {
+        let result = finish("tools/call", tool_result(output.clone()), stateless);
+        return serde_json::to_writer(out, &result).map_err(|e| messages::unencodable("the result", e));
+    }
+    if stateless {
+        out.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":"#);
+    } else {
+        out.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
+    }
+    let structured = match &output.value {
+        Value::String(text) => {
+            json_text::write_str(out, text).map_err(unencodable)?;
+            None
+        }
+        value => {
+            let text = serde_json::to_vec(value).map_err(|e| messages::unencodable("the result", e))?;
+            out.push(b'"');
+            json_text::write_inner(out, &text).map_err(unencodable)?;
+            out.push(b'"');
+            value.is_object().then_some(text)
+        }
+    };
+    out.extend_from_slice(b"}]");
+    if let Some(structured) = structured {
+        out.extend_from_slice(br#","structuredContent":"#);
+        out.extend_from_slice(&structured);
+    }
+    out.extend_from_slice(if output.is_error {
+        br#","isError":true}"#.as_slice()
+    } else {
+        br#","isError":false}"#.as_slice()
+    });
+    Ok(())
+}
+
 /// `future`'s output, or `None` when `cancelled` completes first (the client cancelled).
 async fn until_cancelled<T>(
     cancelled: std::pin::Pin<&mut impl Future<Output = ()>>,
@@ -506,6 +547,27 @@ mod tests {
         let called = finish("tools/call", json!({ "content": [] }), true);
         assert_eq!(called, json!({ "content": [], "resultType": "complete" }));
         assert_eq!(finish("ping", json!({}), true), json!({}));
+    }
+
+    #[test]
+    fn tool_results_written_are_the_json_of_their_values() {
+        let outputs = [
+            ToolOutput::ok(json!({ "mean": 2.5, "note": "line\nbreak \u{1F600} \"quoted\"" })),
+            ToolOutput::ok(json!("plain text\twith a tab")),
+            ToolOutput::ok(json!([1, "two", null])),
+            ToolOutput::ok(Value::Null),
+            ToolOutput::error("the disk is full", json!({ "code": "disk_full" })),
+            ToolOutput::ok(json!({ "ok": true })).with_content(vec![json!({ "type": "text", "text": "theirs" })]),
+        ];
+        for output in outputs {
+            for stateless in [false, true] {
+                let mut written = Vec::new();
+                write_tool_result(&mut written, &output, stateless).unwrap();
+                let written: Value = serde_json::from_slice(&written).unwrap();
+                let built = finish("tools/call", tool_result(output.clone()), stateless);
+                assert_eq!(written, built, "{output:?}, stateless: {stateless}");
+            }
+        }
     }
 
     #[test]

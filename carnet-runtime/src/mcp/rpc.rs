@@ -77,13 +77,25 @@ impl From<RpcError> for rmcp::ErrorData {
 
 /// `{"jsonrpc":"2.0","id":ID,"result":RESULT}` as one line, newline included.
 pub(super) fn result_line(id: &Value, result: &Value) -> Vec<u8> {
-    let mut line = Vec::with_capacity(128);
+    let mut line = result_start(id);
+    serde_json::to_writer(&mut line, result).expect("a JSON value serializes");
+    result_end(&mut line);
+    line
+}
+
+/// `{"jsonrpc":"2.0","id":ID,"result":`: a result line up to its result, which the caller
+/// writes before [`result_end`].
+pub(super) fn result_start(id: &Value) -> Vec<u8> {
+    let mut line = Vec::with_capacity(256);
     line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     serde_json::to_writer(&mut line, id).expect("a JSON value serializes");
     line.extend_from_slice(br#","result":"#);
-    serde_json::to_writer(&mut line, result).expect("a JSON value serializes");
-    line.extend_from_slice(b"}\n");
     line
+}
+
+/// Ends a line [`result_start`] began.
+pub(super) fn result_end(line: &mut Vec<u8>) {
+    line.extend_from_slice(b"}\n");
 }
 
 /// `{"jsonrpc":"2.0","id":ID,"error":ERROR}` as one line, newline included; `id` is `null`

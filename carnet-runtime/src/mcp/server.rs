@@ -63,6 +63,7 @@ impl Server {
                 carnet: carnet.clone(),
                 agent: agent.to_owned(),
                 info,
+                stateless_list: Arc::default(),
                 #[cfg(feature = "mcp-http")]
                 rmcp_info: std::sync::OnceLock::new(),
                 resources,

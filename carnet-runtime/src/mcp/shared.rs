@@ -22,6 +22,9 @@ pub(super) struct Shared {
     pub(super) agent: String,
     /// What `initialize` answers (and `server/discover` reports), built once.
     pub(super) info: Info,
+    /// The stateless revision's `tools/list` result, written once (it is the same for every
+    /// request).
+    pub(super) stateless_list: Arc<std::sync::OnceLock<Result<Vec<u8>, super::rpc::RpcError>>>,
     /// `info` as rmcp's type, made once (rmcp asks for it on every request).
     #[cfg(feature = "mcp-http")]
     pub(super) rmcp_info: std::sync::OnceLock<rmcp::model::ServerConfig>,

@@ -27,7 +27,7 @@ use super::messages;
 use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
 use super::rpc::{self, RpcError, code};
 use super::shared::Shared;
-use crate::Session;
+use crate::{Session, providers};
 
 /// How long the end of the input waits for the answers still due (a tool still running): the
 /// connection then ends, and the calls still running are dropped.
@@ -378,7 +378,8 @@ where
             let still_wanted = connection.running().remove(&key).is_some();
             if still_wanted && let Some(answer) = answer {
                 match answer {
-                    Ok(result) => {
+                    Ok(Reply::Line(line)) => connection.out.send(&line).await,
+                    Ok(Reply::Value(result)) => {
                         connection
                             .out
                             .result(&id, &methods::finish(&method, result, stateless))
@@ -475,6 +476,14 @@ fn negotiate(
     Ok(Some(Answer::Run { stateless }))
 }
 
+/// What a request answers.
+enum Reply {
+    /// A result, shaped for the revision when it is sent ([`methods::finish`]).
+    Value(Value),
+    /// The whole response line, written in the revision's shape.
+    Line(Vec<u8>),
+}
+
 /// One request, on its own task.
 struct Request<'a> {
     id: &'a Value,
@@ -489,22 +498,30 @@ impl Request<'_> {
         connection: &Connection<W>,
         params: Option<Value>,
         mut turn: Turn,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Reply, RpcError> {
         let shared = &*connection.shared;
         let method = self.method;
-        match method {
+        let value = match method {
             "ping" => Ok(Value::Object(Map::new())),
             "tools/list" => {
                 no_params(method, params.as_ref())?;
                 turn.wait().await;
                 let session = connection.session.lock().await;
                 turn.pass();
-                let tools = if self.stateless {
-                    methods::stateless_tools(&session)?
+                let mut line = rpc::result_start(self.id);
+                if self.stateless {
+                    let list = shared.stateless_list.get_or_init(|| {
+                        let tools = methods::stateless_tools(&session)?;
+                        let result = methods::finish(method, serde_json::json!({ "tools": tools }), true);
+                        serde_json::to_vec(&result).map_err(|e| messages::unencodable("the tool list", e))
+                    });
+                    line.extend_from_slice(list.as_ref().map_err(Clone::clone)?);
                 } else {
-                    methods::list_tools(&session)?
-                };
-                Ok(serde_json::json!({ "tools": tools }))
+                    providers::mcp::write_tools(session.tools(), &mut line)
+                        .map_err(|e| messages::unencodable("the tool list", e))?;
+                }
+                rpc::result_end(&mut line);
+                return Ok(Reply::Line(line));
             }
             "tools/call" => {
                 let request: CallParams = methods::params(method, params)?;
@@ -530,7 +547,10 @@ impl Request<'_> {
                     }
                     output
                 };
-                Ok(methods::tool_result(output))
+                let mut line = rpc::result_start(self.id);
+                methods::write_tool_result(&mut line, &output, self.stateless)?;
+                rpc::result_end(&mut line);
+                return Ok(Reply::Line(line));
             }
             "prompts/get" => {
                 let request: PromptParams = methods::params(method, params)?;
@@ -558,7 +578,8 @@ impl Request<'_> {
             | "tasks/cancel"
             | "resources/directory/read" => Err(RpcError::not_served(method)),
             _ => Err(messages::unknown_method(method)),
-        }
+        };
+        value.map(Reply::Value)
     }
 }
 
