@@ -44,6 +44,12 @@ for line in open(sys.argv[1], encoding="utf-8"):
 print("\n".join(sorted(name for (name, _), n in seen.items() if n > 1)))
 PY
 )
+  # `mcp` serves stdio with carnet's own JSON-RPC: rmcp (and its tree) comes with `mcp-http`
+  # and `remote` only.
+  if [ "$label" = mcp ] && grep -q '"target":{[^}]*"name":"rmcp"' "$scratch/messages.json"; then
+    echo "build-graph: FAIL (mcp): rmcp is built; the stdio server must not need it" >&2
+    failed=1
+  fi
   ours=$(printf '%s\n' "$twice" | grep '^carnet' || true)
   others=$(printf '%s\n' "$twice" | grep -v '^carnet' | grep . | paste -sd, - || true)
   if [ -n "$ours" ]; then
