@@ -1042,3 +1042,57 @@ async fn the_end_of_input_does_not_wait_for_a_reused_request_id() {
     let (responses, output) = serve_at_once(&server, &lines).await;
     assert!(responses.contains_key(&3) && responses.contains_key(&5), "{output}");
 }
+
+/// A client cannot make one connection hold unbounded work: past 256 requests running, the
+/// next is refused (and the input still read, so a cancellation gets through and frees a
+/// place); a request reusing the id of one still running is refused too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_running_at_once_are_bounded_and_ids_unique() {
+    let manifest = Manifest::from_json(MANIFEST).unwrap();
+    let never = ToolImpl::from_fn("basicSearch", json!({"type": "object"}), |_| async move {
+        std::future::pending::<()>().await;
+        Ok(json!("never"))
+    });
+    let carnet = Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("search-tools", [never]))
+        .allow_unimplemented()
+        .build()
+        .unwrap();
+    let server = Server::new(&carnet, "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    let call = |id: u64| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "basicSearch", "arguments": {} } })
+        .to_string()
+    };
+    for id in 1000..1256 {
+        client.send_line(&call(id)).await;
+    }
+    client.send_line(&call(1000)).await;
+    let reused = client.read_message().await;
+    assert_eq!(
+        (&reused["id"], &reused["error"]["code"]),
+        (&json!(1000), &json!(-32600)),
+        "{reused}"
+    );
+    client.send_line(&call(2000)).await;
+    let refused = client.read_message().await;
+    assert_eq!(refused["id"], 2000, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("256 requests running"),
+        "{refused}"
+    );
+    // A cancelled call frees its place: the next one runs (and is cancelled in turn).
+    let cancel = |id: u64| {
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } }).to_string()
+    };
+    client.send_line(&cancel(1000)).await;
+    client.send_line(&call(2001)).await;
+    client.send_line(&cancel(2001)).await;
+    // Nothing answers the cancelled calls; a ping still comes back at once.
+    let pong = client.call("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}), "{pong}");
+}

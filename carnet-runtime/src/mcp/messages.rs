@@ -144,3 +144,9 @@ pub(super) fn id_in_use(id: &Value) -> ErrorData {
         "invalid request: the id {id} is already the id of a request not yet answered"
     ))
 }
+
+pub(super) fn too_many_running(max: usize) -> ErrorData {
+    ErrorData::internal(format!(
+        "this connection has {max} requests running, the most it takes at once; send more once answers come back"
+    ))
+}

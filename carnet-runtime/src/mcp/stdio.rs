@@ -142,9 +142,7 @@ fn classify(value: Value) -> Message {
         };
     };
     let id = match fields.remove("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) if id.as_f64().is_none_or(|_| id.is_i64() || id.is_u64()) => {
-            Some(id)
-        }
+        Some(id) if id.is_string() || id.is_i64() || id.is_u64() => Some(id),
         Some(_) => {
             return Message::Invalid {
                 id: Value::Null,
@@ -326,12 +324,11 @@ where
             }
         };
         let stateless = match negotiate(&connection.shared, &mut lifecycle, &method, params.as_ref()) {
-            Ok(Some(Answer::Run { stateless })) => stateless,
-            Ok(Some(Answer::Now(result))) => {
+            Ok(Answer::Run { stateless }) => stateless,
+            Ok(Answer::Now(result)) => {
                 connection.out.result(&id, &result).await;
                 continue;
             }
-            Ok(None) => continue,
             Err(error) => {
                 connection.out.error(&id, &error).await;
                 continue;
@@ -339,16 +336,19 @@ where
         };
         let key = id.to_string();
         let (cancel, cancelled) = oneshot::channel();
-        let in_use = {
+        let refused = {
             let mut running = connection.running();
-            let in_use = running.contains_key(&key);
-            if !in_use {
+            if running.contains_key(&key) {
+                Some(messages::id_in_use(&id))
+            } else if running.len() >= MAX_RUNNING {
+                Some(messages::too_many_running(MAX_RUNNING))
+            } else {
                 running.insert(key.clone(), cancel);
+                None
             }
-            in_use
         };
-        if in_use {
-            connection.out.error(&id, &messages::id_in_use(&id)).await;
+        if let Some(error) = refused {
+            connection.out.error(&id, &error).await;
             continue;
         }
         let turn = if ORDERED.contains(&method.as_str()) {
@@ -410,6 +410,11 @@ where
     Ok(())
 }
 
+/// How many requests of one connection may run at once: one more is refused until an answer
+/// goes out (memory stays bounded whatever a client sends, and the input is still read, so
+/// a cancellation always gets through).
+const MAX_RUNNING: usize = 256;
+
 /// What the lifecycle makes of a request before it runs.
 enum Answer {
     /// Run it, at the stateless revision or not.
@@ -419,13 +424,13 @@ enum Answer {
 }
 
 /// The revision `method` runs at, opening the lifecycle if it does; or the answer it gets
-/// without running. `Ok(None)`: no answer at all.
+/// without running.
 fn negotiate(
     shared: &Shared,
     lifecycle: &mut Lifecycle,
     method: &str,
     params: Option<&Value>,
-) -> Result<Option<Answer>, RpcError> {
+) -> Result<Answer, RpcError> {
     let mode = shared.carnet.mode();
     let supported = methods::supported_versions(mode);
     if method == "initialize" {
@@ -434,11 +439,11 @@ fn negotiate(
         if *lifecycle == Lifecycle::None {
             *lifecycle = Lifecycle::Sessions(version);
         }
-        return Ok(Some(Answer::Now(shared.info.initialize_result(version))));
+        return Ok(Answer::Now(shared.info.initialize_result(version)));
     }
     if *lifecycle == Lifecycle::None && method == "ping" {
         // MCP allows a ping before the lifecycle starts.
-        return Ok(Some(Answer::Run { stateless: false }));
+        return Ok(Answer::Run { stateless: false });
     }
     let meta = meta(params);
     let inline = method == "server/discover"
@@ -458,7 +463,7 @@ fn negotiate(
         return Err(messages::missing_metadata(&meta.missing));
     }
     if method == "server/discover" {
-        return Ok(Some(Answer::Now(shared.info.discover_result(supported))));
+        return Ok(Answer::Now(shared.info.discover_result(supported)));
     }
     if *lifecycle == Lifecycle::None && inline {
         *lifecycle = Lifecycle::Stateless;
@@ -473,7 +478,7 @@ fn negotiate(
     if method == "ping" && !legacy {
         return Err(RpcError::not_served(method));
     }
-    Ok(Some(Answer::Run { stateless }))
+    Ok(Answer::Run { stateless })
 }
 
 /// What a request answers.
