@@ -1076,14 +1076,14 @@ async fn requests_running_at_once_are_bounded_and_ids_unique() {
         "{reused}"
     );
     client.send_line(&call(2000)).await;
-    let refused = client.read_message().await;
-    assert_eq!(refused["id"], 2000, "{refused}");
+    let one_too_many = client.read_message().await;
+    assert_eq!(one_too_many["id"], 2000, "{one_too_many}");
     assert!(
-        refused["error"]["message"]
+        one_too_many["error"]["message"]
             .as_str()
             .unwrap()
             .contains("256 requests running"),
-        "{refused}"
+        "{one_too_many}"
     );
     // A cancelled call frees its place: the next one runs (and is cancelled in turn).
     let cancel = |id: u64| {
