@@ -28,9 +28,9 @@ fn server() -> &'static (tokio::runtime::Runtime, Server) {
         let manifest: &'static Manifest = Box::leak(Box::new(Manifest::from_json(MANIFEST).expect("the manifest parses")));
         let carnet = Carnet::builder(manifest).allow_unimplemented().build().expect("the carnet builds");
         let server = Server::new(&carnet, "helper").expect("the agent exists");
-        // Paused time: rmcp waits up to 5 s for in-flight handlers after the input ends
-        // (a peer kept for `list_changed` keeps its channel open); paused, the clock jumps
-        // ahead when every task is idle, so each input runs in microseconds.
+        // Paused time: at the end of the input the server waits (up to a minute) for the
+        // requests still running; paused, the clock jumps ahead when every task is idle, so
+        // each input runs in microseconds.
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .start_paused(true)
