@@ -69,6 +69,7 @@ impl Client {
 }
 
 fn time_direct(session: &mut Session, requests: usize, call: bool) -> f64 {
+    let mut bytes = Vec::new();
     let start = Instant::now();
     let mut sink = 0;
     for _ in 0..requests {
@@ -76,8 +77,10 @@ fn time_direct(session: &mut Session, requests: usize, call: bool) -> f64 {
             let output = carnet_runtime::block_on(session.call("listAvailableSkills", json!({"query": "skill-00042"})));
             sink += output.to_text().len();
         } else {
-            let list = carnet_runtime::providers::mcp::tools(session.tools()).expect("renders");
-            sink += list.to_string().len();
+            // The list as bytes, as fast as carnet writes it in process (each tool's bytes kept).
+            bytes.clear();
+            carnet_runtime::providers::mcp::write_tools(session.tools(), &mut bytes).expect("renders");
+            sink += bytes.len();
         }
     }
     std::hint::black_box(sink);
