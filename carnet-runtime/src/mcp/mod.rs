@@ -101,6 +101,12 @@
 //! it cannot read is an invalid-params error (`-32602`) saying what is wrong, and an unknown
 //! method `-32601`. In every case the connection keeps being served.
 //!
+//! Over stdio, one connection runs at most 256 requests at once: one more is answered with an
+//! error (`-32603`) until an answer goes out, and the input is still read meanwhile, so a
+//! `notifications/cancelled` always gets through (a cancelled request gets no answer). A
+//! request reusing the id of one still running is an invalid request (`-32600`). A
+//! notification sent before `initialize` is ignored.
+//!
 //! # Examples
 //!
 //! ```no_run
