@@ -28,11 +28,12 @@ use crate::hash::StableHasher;
 use crate::manifest::{Bytes, Manifest};
 
 mod format;
+mod porter;
 mod synonyms;
 mod terms;
 
 use format::View;
-use terms::{cut, for_each_term, normalised_name};
+use terms::{Term, cut, for_each_term, for_each_word, normalised_name};
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
@@ -506,22 +507,35 @@ fn sum_by_term(words: &mut Vec<(u32, u32)>) {
 struct Terms {
     ids: HashMap<Box<str>, u32>,
     names: Vec<Box<str>>,
+    /// Each word as written → its term's id (`None`: a stop word), so a word met again is
+    /// not lowercased and stemmed again.
+    words: HashMap<Box<str>, Option<u32>>,
+    term: Term,
 }
 
 impl Terms {
     /// Appends each term of `text` to `words`, by id, weighing `field`'s weight.
     fn count(&mut self, words: &mut Vec<(u32, u32)>, text: &str, field: Field) {
-        for_each_term(text, |term| {
-            let id = match self.ids.get(term) {
+        for_each_word(text, |word| {
+            let id = match self.words.get(word) {
                 Some(&id) => id,
                 None => {
-                    let id = format::count(self.names.len());
-                    self.ids.insert(term.into(), id);
-                    self.names.push(term.into());
+                    let id = self.term.of(word).map(|term| match self.ids.get(term) {
+                        Some(&id) => id,
+                        None => {
+                            let id = format::count(self.names.len());
+                            self.ids.insert(term.into(), id);
+                            self.names.push(term.into());
+                            id
+                        }
+                    });
+                    self.words.insert(word.into(), id);
                     id
                 }
             };
-            words.push((id, field.weight()));
+            if let Some(id) = id {
+                words.push((id, field.weight()));
+            }
         });
     }
 }

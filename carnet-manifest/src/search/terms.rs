@@ -1,5 +1,7 @@
 //! Search terms: words split as people read tool names, lowercased, stop words dropped,
-//! suffixes stripped; the same for tools and for queries.
+//! words stemmed (the Porter stemmer); the same for tools and for queries.
+
+use super::porter;
 
 /// The longest word indexed, in bytes (longer ones are noise: hashes, base64).
 const MAX_WORD: usize = 40;
@@ -30,23 +32,55 @@ pub(super) fn normalised_name(name: &str) -> String {
 
 /// Calls `f` with each search term of `text`: words split at non-alphanumerics and camelCase
 /// humps, lowercased, stop words and numbers dropped (a number in a request is a value, not
-/// what the tool does: "26.2 miles"), suffixes stripped. Letters and digits together stay one
+/// what the tool does: "26.2 miles"), stemmed (Porter). Letters and digits together stay one
 /// word (`s3`, `base64`, `v2`).
 pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    let mut lower = String::new();
-    let mut emit = |word: &str| {
-        if word.is_empty() || word.len() > MAX_WORD || word.chars().all(char::is_numeric) {
-            return;
+    let mut term = Term::default();
+    for_each_word(text, |word| {
+        if let Some(t) = term.of(word) {
+            f(t);
         }
-        lower.clear();
+    });
+}
+
+/// Turns the words of [`for_each_word`] into terms, reusing its buffers.
+#[derive(Default)]
+pub(super) struct Term {
+    ascii: Vec<u8>,
+    lower: String,
+}
+
+impl Term {
+    /// The term of `word`, a word [`for_each_word`] gave: lowercased and stemmed; `None` for
+    /// a stop word.
+    pub(super) fn of(&mut self, word: &str) -> Option<&str> {
         if word.is_ascii() {
-            lower.push_str(word);
-            lower.make_ascii_lowercase();
+            self.ascii.clear();
+            self.ascii.extend(word.bytes().map(|b| b.to_ascii_lowercase()));
+            let stop = std::str::from_utf8(&self.ascii).is_ok_and(|w| STOP_WORDS.binary_search(&w).is_ok());
+            if stop {
+                return None;
+            }
+            porter::stem(&mut self.ascii);
+            // Still ASCII: the stemmer only removes and adds ASCII letters.
+            std::str::from_utf8(&self.ascii).ok()
         } else {
-            lower.extend(word.chars().flat_map(char::to_lowercase));
+            self.lower.clear();
+            self.lower.extend(word.chars().flat_map(char::to_lowercase));
+            STOP_WORDS
+                .binary_search(&self.lower.as_str())
+                .is_err()
+                .then_some(self.lower.as_str())
         }
-        if STOP_WORDS.binary_search(&lower.as_str()).is_err() {
-            f(stem(&lower));
+    }
+}
+
+/// Calls `f` with each word of `text` that may be a term, as written: split at
+/// non-alphanumerics and camelCase humps, numbers and words longer than `MAX_WORD` dropped.
+pub(super) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let mut emit = |word: &str| {
+        if !word.is_empty() && word.len() <= MAX_WORD && !word.chars().all(char::is_numeric) {
+            f(word);
         }
     };
     let mut start = 0;
@@ -74,39 +108,6 @@ pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     emit(&text[start..]);
 }
 
-/// A light English suffix stripping, the same for queries and tools, so the forms of a word
-/// meet: `files` and `file` → `fil`, `directories` and `directory` → `director`, `listing`
-/// and `listed` → `list`, `created`, `creating` and `create` → `creat`, `boxes` → `box`.
-/// Short and non-ASCII words are kept whole.
-fn stem(word: &str) -> &str {
-    if word.len() <= 3 || !word.is_ascii() {
-        return word;
-    }
-    let long = |s: &str| s.len() >= 3;
-    let stripped = if let Some(s) = word.strip_suffix("ies").filter(|s| long(s)) {
-        s
-    } else if let Some(s) = word.strip_suffix("ing").filter(|s| long(s)) {
-        s
-    } else if let Some(s) = word.strip_suffix("ed").filter(|s| long(s)) {
-        s
-    } else if let Some(s) = word
-        .strip_suffix("es")
-        .filter(|s| s.ends_with(['s', 'x', 'z']) || s.ends_with("ch") || s.ends_with("sh"))
-    {
-        s
-    } else if let Some(s) = word.strip_suffix('s').filter(|s| long(s) && !s.ends_with('s')) {
-        s
-    } else if let Some(s) = word.strip_suffix('y').filter(|s| long(s)) {
-        s
-    } else {
-        word
-    };
-    match stripped.strip_suffix('e') {
-        Some(s) if long(s) => s,
-        _ => stripped,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,18 +120,18 @@ mod tests {
 
     #[test]
     fn names_split_as_people_read_them() {
-        assert_eq!(terms("readTextFile"), ["read", "text", "fil"]);
-        assert_eq!(terms("read_text_file"), ["read", "text", "fil"]);
-        assert_eq!(terms("file.read"), ["fil", "read"]);
+        assert_eq!(terms("readTextFile"), ["read", "text", "file"]);
+        assert_eq!(terms("read_text_file"), ["read", "text", "file"]);
+        assert_eq!(terms("file.read"), ["file", "read"]);
         assert_eq!(terms("HTTPServer v2"), ["http", "server", "v2"]);
         assert_eq!(
             terms("upload to s3, base64 encoded"),
             ["upload", "s3", "base64", "encod"]
         );
-        assert_eq!(terms("how many kilometers is 26.2 miles"), ["kilometer", "mil"]);
-        assert_eq!(terms("list the directories"), ["list", "director"]);
-        assert_eq!(terms("directory"), ["director"]);
-        assert_eq!(terms("Listing files"), ["list", "fil"]);
+        assert_eq!(terms("how many kilometers is 26.2 miles"), ["kilomet", "mile"]);
+        assert_eq!(terms("list the directories"), ["list", "directori"]);
+        assert_eq!(terms("directory"), ["directori"]);
+        assert_eq!(terms("Listing files"), ["list", "file"]);
         assert_eq!(terms("created creating create"), ["creat", "creat", "creat"]);
         assert_eq!(terms("boxes matches class"), ["box", "match", "class"]);
         assert_eq!(terms("über Straße"), ["über", "straße"]);

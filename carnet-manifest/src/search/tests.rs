@@ -220,3 +220,23 @@ fn the_probe_that_stands_for_the_tokenizer_and_weights_is_a_manifest() {
         assert!(!index.search(query, 2, |_| true).is_empty(), "{query}");
     }
 }
+
+#[test]
+fn terms_numbered_while_building_are_the_query_terms() {
+    // Words met twice, in other cases, stop words, numbers, camelCase and non-ASCII words:
+    // the building side remembers each word's term; it must be the term a query makes.
+    let text = "Reading the READ files, readFiles 42 times; Über-Straße connections Connected CONNECTING the";
+    let mut terms = Terms::default();
+    let (mut first, mut again) = (Vec::new(), Vec::new());
+    terms.count(&mut first, text, Field::Description);
+    terms.count(&mut again, text, Field::Description);
+    assert_eq!(first, again);
+    let names: Vec<&str> = first.iter().map(|&(id, _)| &*terms.names[id as usize]).collect();
+    let mut expected = Vec::new();
+    for_each_term(text, |t| expected.push(t.to_owned()));
+    assert_eq!(names, expected);
+    assert_eq!(
+        names,
+        ["read", "read", "file", "read", "file", "time", "über", "straße", "connect", "connect", "connect"]
+    );
+}
