@@ -3,10 +3,10 @@
 //!
 //! A tool's text comes in fields of different weight ([`Field`]): its name (split at
 //! camelCase, `snake_case` and dots) counts most, then its description and what brings it (its
-//! toolset's and skills' names and descriptions), then its title and its parameters' names and
-//! descriptions. Words are lowercased, English stop words and numbers dropped, and a light
-//! suffix stripping folds plurals and common verb forms (`files`/`file`, `listing`/`list`),
-//! applied the same way to queries and tools. A query's words are widened with a small
+//! toolset's and skills' names and descriptions), then its title and its parameters' names,
+//! descriptions and `enum` values, nested ones included. Words are lowercased, English stop
+//! words and numbers dropped, and stemmed (Porter: `files`/`file`, `listing`/`list`,
+//! `connection`/`connected`), the same way for queries and tools. A query's words are widened with a small
 //! thesaurus of tool vocabulary (folder and directory, remember and memory), at half weight.
 //! A query naming a tool exactly ranks that tool first.
 //!
@@ -58,7 +58,7 @@ pub enum Field {
     Name,
     /// What the tool does.
     Description,
-    /// Its title, its parameters' names and descriptions.
+    /// Its title, its parameters' names, descriptions and `enum` values (nested ones too).
     Parameter,
     /// Its toolset's and skills' names and descriptions.
     Context,
@@ -568,16 +568,40 @@ fn input_schema(remote: &str) -> Option<serde_json::Value> {
     Some(remote.get_mut("inputSchema")?.take())
 }
 
-/// Calls `f` with each top-level parameter's name and description of an input schema.
+/// How deep [`for_each_parameter`] reads nested schemas (an object's properties, an array's
+/// items): deep enough for a list of records, bounded for schemas from strangers.
+const PARAMETER_DEPTH: usize = 4;
+
+/// Calls `f` with what an input schema says of each parameter: its name, its description and
+/// the string values of its `enum` (`"driving"`, `"walking"`), and the same for the
+/// properties of nested objects and of arrays' items (`entities: [{name, observations}]`),
+/// down to a few levels.
 pub fn for_each_parameter(schema: &serde_json::Value, mut f: impl FnMut(&str)) {
-    let Some(properties) = schema.get("properties").and_then(serde_json::Value::as_object) else {
+    parameters(schema, PARAMETER_DEPTH, &mut f);
+}
+
+fn parameters(schema: &serde_json::Value, depth: usize, f: &mut impl FnMut(&str)) {
+    use serde_json::Value;
+    if depth == 0 {
+        return;
+    }
+    if let Some(items) = schema.get("items") {
+        parameters(items, depth - 1, f);
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
     for (name, property) in properties {
         f(name);
-        if let Some(description) = property.get("description").and_then(serde_json::Value::as_str) {
+        if let Some(description) = property.get("description").and_then(Value::as_str) {
             f(description);
         }
+        for value in property.get("enum").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(value) = value.as_str() {
+                f(value);
+            }
+        }
+        parameters(property, depth - 1, f);
     }
 }
 

@@ -237,6 +237,43 @@ fn terms_numbered_while_building_are_the_query_terms() {
     assert_eq!(names, expected);
     assert_eq!(
         names,
-        ["read", "read", "file", "read", "file", "time", "über", "straße", "connect", "connect", "connect"]
+        [
+            "read", "read", "file", "read", "file", "time", "über", "straße", "connect", "connect", "connect"
+        ]
     );
+}
+
+#[test]
+fn parameters_nested_and_enum_values_are_read_to_a_bounded_depth() {
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "mode": {"type": "string", "description": "How to travel", "enum": ["driving", "walking", 3]},
+        "entities": {"type": "array", "items": {"type": "object", "properties": {
+            "observations": {"type": "array", "items": {"type": "string"}, "description": "Facts"}
+        }}}
+    }});
+    let mut texts = Vec::new();
+    for_each_parameter(&schema, |t| texts.push(t.to_owned()));
+    assert_eq!(
+        texts,
+        [
+            "entities",
+            "observations",
+            "Facts",
+            "mode",
+            "How to travel",
+            "driving",
+            "walking"
+        ]
+    );
+    // A schema nested deep (from a stranger's pin) is read to a few levels.
+    let mut deep = serde_json::json!({"type": "string"});
+    for level in 0..200 {
+        let mut properties = serde_json::Map::new();
+        properties.insert(format!("p{level}"), deep);
+        deep = serde_json::json!({"type": "object"});
+        deep["properties"] = properties.into();
+    }
+    let mut count = 0;
+    for_each_parameter(&deep, |_| count += 1);
+    assert_eq!(count, PARAMETER_DEPTH);
 }
