@@ -354,3 +354,60 @@ pub(super) fn list_items(doc: &mut Document<'_>, key: &str, diags: &mut Diagnost
         }
     }
 }
+
+/// What an item's string field (`files[0].description`, `tools[1].name`) holds.
+pub(super) enum ItemText {
+    /// A string with more than blanks in it.
+    Text(Spanned<String>),
+    /// Blank or null: reported as an empty field.
+    Blank,
+    /// Of another type: reported as the wrong type.
+    WrongType,
+    /// Not there: the caller says whether that is an error.
+    Missing,
+}
+
+/// Reads field `key` of item `i` of the list `list` (the item's `entries`, at `item_span`),
+/// reporting a blank value (labelled `blank_label`, when given) or a value of another type.
+pub(super) fn item_text(
+    doc: &Document<'_>,
+    entries: &[(Node, Node)],
+    (list, i, item_span): (&str, usize, Span),
+    key: &str,
+    blank_label: Option<&str>,
+    diags: &mut Diagnostics,
+) -> ItemText {
+    let Some((_, v)) = entries
+        .iter()
+        .find(|(k, _)| matches!(&k.value, Value::String(s) if s == key))
+    else {
+        return ItemText::Missing;
+    };
+    match &v.value {
+        Value::String(s) if !s.trim().is_empty() => ItemText::Text(Spanned {
+            value: s.clone(),
+            span: doc.span(v),
+        }),
+        Value::String(_) | Value::Null => {
+            let mut builder = Builder::new(
+                Code::EmptyField,
+                messages::empty_field(&messages::item_field(list, i, key)),
+            )
+            .at(doc.span(v).max_with(item_span));
+            if let Some(label) = blank_label {
+                builder = builder.label(label);
+            }
+            diags.push(builder);
+            ItemText::Blank
+        }
+        other => {
+            diags.push(wrong_type(
+                &messages::item_field(list, i, key),
+                messages::A_STRING,
+                other,
+                doc.span(v),
+            ));
+            ItemText::WrongType
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Parsing a skill's `SKILL.md`: the Agent Skills fields, `allowed-tools`, and the
 //! `files` list of documents the skill can load.
 
-use super::document::{Document, list_items, parse_document, wrong_type};
+use super::document::{Document, ItemText, item_text, list_items, parse_document, wrong_type};
 use super::{FileRef, SkillDef, Spanned};
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::frontmatter::{Node, Value};
@@ -125,35 +125,17 @@ fn parse_file_refs(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<FileR
                 None
             }
         };
-        let description = match get("description") {
-            Some((
-                _,
-                Node {
-                    value: Value::String(s),
-                    ..
-                },
-            )) if !s.trim().is_empty() => Some(s.clone()),
-            Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
-                diags.push(
-                    Builder::new(
-                        Code::EmptyField,
-                        messages::empty_field(&messages::item_field("files", i, "description")),
-                    )
-                    .at(doc.span(v).max_with(span))
-                    .label(messages::TELL_WHEN_TO_LOAD),
-                );
-                None
-            }
-            Some((_, v)) => {
-                diags.push(wrong_type(
-                    &messages::item_field("files", i, "description"),
-                    messages::A_STRING,
-                    &v.value,
-                    doc.span(v),
-                ));
-                None
-            }
-            None => {
+        let description = match item_text(
+            doc,
+            &entries,
+            ("files", i, span),
+            "description",
+            Some(messages::TELL_WHEN_TO_LOAD),
+            diags,
+        ) {
+            ItemText::Text(text) => Some(text.value),
+            ItemText::Blank | ItemText::WrongType => None,
+            ItemText::Missing => {
                 diags.push(
                     Builder::new(
                         Code::MissingField,

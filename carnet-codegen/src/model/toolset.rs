@@ -1,7 +1,7 @@
 //! Parsing a toolset's `TOOLSET.md`: its `tools` list (names or mappings with a title,
 //! annotation hints and parameter descriptions) and a remote toolset's `mcp:` block.
 
-use super::document::{Document, list_items, parse_document, wrong_type};
+use super::document::{Document, ItemText, item_text, list_items, parse_document, wrong_type};
 use super::{Spanned, ToolDecl, ToolsetDef};
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::frontmatter::{Node, Value};
@@ -57,43 +57,11 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                 });
             }
             Value::Map(entries) => {
-                let get = |key: &str| {
-                    entries
-                        .iter()
-                        .find(|(k, _)| matches!(&k.value, Value::String(s) if s == key))
-                };
-                let name = match get("name") {
-                    Some((
-                        _,
-                        Node {
-                            value: Value::String(s),
-                            start,
-                            end,
-                        },
-                    )) if !s.trim().is_empty() => Some(Spanned {
-                        value: s.clone(),
-                        span: Span::new(doc.file(), *start, *end),
-                    }),
-                    Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
-                        diags.push(
-                            Builder::new(
-                                Code::EmptyField,
-                                messages::empty_field(&messages::item_field("tools", i, "name")),
-                            )
-                            .at(doc.span(v).max_with(span)),
-                        );
-                        None
-                    }
-                    Some((_, v)) => {
-                        diags.push(wrong_type(
-                            &messages::item_field("tools", i, "name"),
-                            messages::A_STRING,
-                            &v.value,
-                            doc.span(v),
-                        ));
-                        None
-                    }
-                    None => {
+                let item = ("tools", i, span);
+                let name = match item_text(doc, &entries, item, "name", None, diags) {
+                    ItemText::Text(name) => Some(name),
+                    ItemText::Blank | ItemText::WrongType => None,
+                    ItemText::Missing => {
                         diags.push(
                             Builder::new(
                                 Code::MissingField,
@@ -104,34 +72,10 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
                         None
                     }
                 };
-                let description = match get("description") {
-                    Some((
-                        _,
-                        Node {
-                            value: Value::String(s),
-                            ..
-                        },
-                    )) if !s.trim().is_empty() => Some(s.clone()),
-                    None => None,
-                    Some((_, v)) if matches!(v.value, Value::String(_) | Value::Null) => {
-                        diags.push(
-                            Builder::new(
-                                Code::EmptyField,
-                                messages::empty_field(&messages::item_field("tools", i, "description")),
-                            )
-                            .at(doc.span(v).max_with(span)),
-                        );
-                        Some(String::new())
-                    }
-                    Some((_, v)) => {
-                        diags.push(wrong_type(
-                            &messages::item_field("tools", i, "description"),
-                            messages::A_STRING,
-                            &v.value,
-                            doc.span(v),
-                        ));
-                        Some(String::new())
-                    }
+                let description = match item_text(doc, &entries, item, "description", None, diags) {
+                    ItemText::Text(description) => Some(description.value),
+                    ItemText::Missing => None,
+                    ItemText::Blank | ItemText::WrongType => Some(String::new()),
                 };
                 let tool_name = name.as_ref().map_or("", |n| n.value.as_str());
                 let (title, annotations) = parse_tool_hints(doc, &entries, i, tool_name, diags);
