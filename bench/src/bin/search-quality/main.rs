@@ -7,7 +7,8 @@
 //! `target/search-quality/` and read back with `Manifest::from_json`. Then, for each request
 //! of `bench/search/queries.json`, it ranks the labelled tool three ways: `searchTools`
 //! (limit 10), a substring baseline over names and descriptions (what regex tool search
-//! does), and the skill catalog alone. Prints markdown tables: recall@1, recall@5 and MRR@10
+//! does), and the skill catalog alone; and `searchTools` judged as the skill catalog is (is
+//! the labelled tool's skill among the first skills its hits bring?). Prints markdown tables: recall@1, recall@5 and MRR@10
 //! for each, on the real catalog and with the noise; the requests `searchTools` misses at 5;
 //! the build time and the time of a query.
 //!
@@ -97,6 +98,9 @@ impl Ranks {
 /// What `searchTools` answered for every query.
 struct Searched {
     ranks: Ranks,
+    /// The rank of the labelled tool's skill among the distinct skills of the hits, in the
+    /// order they first come: `searchTools` judged as the skill catalog baseline is.
+    skill_ranks: Ranks,
     /// The first hits' names, per query.
     top: Vec<Vec<String>>,
     /// Each call's time, every round.
@@ -140,6 +144,7 @@ fn main() {
         match search_ranks(catalog, &queries) {
             Ok(found) => {
                 rows.push(("searchTools", catalog, Ranks(found.ranks.0.clone())));
+                rows.push(("searchTools, skill level", catalog, Ranks(found.skill_ranks.0.clone())));
                 searched.push(found);
             }
             Err(e) => missing = Some(e),
@@ -456,6 +461,7 @@ fn search_ranks(catalog: &Catalog, queries: &[Query]) -> Result<Searched, String
     let mut session = catalog.carnet.session(AGENT).expect("the agent");
     let mut times = Vec::with_capacity(queries.len() * ROUNDS);
     let mut ranks = Vec::with_capacity(queries.len());
+    let mut skill_ranks = Vec::with_capacity(queries.len());
     let mut top = Vec::with_capacity(queries.len());
     let mut first = None;
     for round in 0..ROUNDS {
@@ -472,18 +478,29 @@ fn search_ranks(catalog: &Catalog, queries: &[Query]) -> Result<Searched, String
             if round > 0 {
                 continue;
             }
-            let hits: Vec<String> = output.value["hits"]
+            let hits = output.value["hits"]
                 .as_array()
-                .ok_or_else(|| format!("no `hits` array in {}", output.value))?
-                .iter()
-                .map(|h| h["name"].as_str().unwrap_or_default().to_owned())
-                .collect();
+                .ok_or_else(|| format!("no `hits` array in {}", output.value))?;
+            let field = |h: &Value, key: &str| h[key].as_str().unwrap_or_default().to_owned();
+            let mut skills: Vec<String> = Vec::new();
+            for skill in hits.iter().map(|h| field(h, "skill")) {
+                if !skills.contains(&skill) {
+                    skills.push(skill);
+                }
+            }
+            let hits: Vec<String> = hits.iter().map(|h| field(h, "name")).collect();
             ranks.push(hits.iter().position(|h| q.accepts(h)).map(|i| i + 1));
+            let wanted: Vec<&String> = std::iter::once(&q.tool)
+                .chain(&q.also)
+                .filter_map(|t| catalog.skill_of.get(t))
+                .collect();
+            skill_ranks.push(skills.iter().position(|s| wanted.contains(&s)).map(|i| i + 1));
             top.push(hits);
         }
     }
     Ok(Searched {
         ranks: Ranks(ranks),
+        skill_ranks: Ranks(skill_ranks),
         top,
         times,
         first: first.unwrap_or_default(),
