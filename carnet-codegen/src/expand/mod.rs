@@ -23,8 +23,6 @@ mod signature;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use carnet_manifest::Manifest;
-
 use crate::typed_id::toolset_type;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -32,7 +30,7 @@ use syn::{Attribute, Ident, Item, LitStr};
 
 use self::attr::{ToolsetArgs, doc_comment, is_tool_attr, tool_args};
 use self::emit::{entry_point, tool_value};
-use self::loaded::{Loaded, load, manifest_path};
+use self::loaded::{Loaded, Toolset, load, manifest_path};
 use self::parameters::describe_parameters;
 use self::signature::{ToolSignature, analyse, strip_param_docs};
 
@@ -180,7 +178,7 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
     let args: ToolsetArgs = syn::parse2(attr)?;
     let mut item: Item = syn::parse2(item)?;
     let loaded = load(args.name.span(), manifest)?;
-    let toolset = find_toolset(&loaded.manifest, &args.name)?;
+    let toolset = find_toolset(&loaded, &args.name)?;
     let mut found = collect_tools(&mut item)?;
     let bindings = bind_tools(&mut found, toolset, &loaded, &args.name);
     describe_parameters(&mut found, &bindings, &loaded, &toolset.name);
@@ -194,9 +192,9 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
 }
 
 /// The toolset the attribute names, or an error listing the manifest's.
-fn find_toolset<'m>(manifest: &'m Manifest, name: &LitStr) -> syn::Result<&'m carnet_manifest::Toolset> {
+fn find_toolset<'m>(manifest: &'m Loaded, name: &LitStr) -> syn::Result<&'m Toolset> {
     let toolset_name = name.value();
-    if manifest.toolset(&toolset_name).is_some_and(|t| t.mcp.is_some()) {
+    if manifest.toolset(&toolset_name).is_some_and(|t| t.remote) {
         return Err(syn::Error::new(name.span(), messages::remote_toolset(&toolset_name)));
     }
     manifest.toolset(&toolset_name).ok_or_else(|| {
@@ -338,7 +336,7 @@ fn collect_tools(item: &mut Item) -> syn::Result<FoundTools> {
 /// function, into `found.errors`.
 fn bind_tools<'t>(
     found: &mut FoundTools,
-    toolset: &'t carnet_manifest::Toolset,
+    toolset: &'t Toolset,
     loaded: &Loaded,
     toolset_lit: &LitStr,
 ) -> Vec<(usize, &'t str)> {
@@ -434,7 +432,7 @@ fn toolset_constructor(
     item: Item,
     found: &FoundTools,
     bindings: &[(usize, &str)],
-    toolset: &carnet_manifest::Toolset,
+    toolset: &Toolset,
     loaded: &Loaded,
 ) -> TokenStream {
     let toolset_name = &*toolset.name;
@@ -476,8 +474,7 @@ fn toolset_constructor(
         let declared = toolset.tool(name).expect("bound to a declared tool");
         let call_ident = format_ident!("__carnet_call_{}", tool.ident);
         entry_points.push(entry_point(&tool.ident, signature, &call_ident, in_impl));
-        let described =
-            !declared.description.is_empty() || described.iter().any(|d| d.as_str() == Some(&*declared.name));
+        let described = declared.described || described.iter().any(|d| d.as_str() == Some(&*declared.name));
         tool_values.push(tool_value(
             tool,
             signature,

@@ -95,6 +95,12 @@ impl Manifest {
     /// [`MANIFEST_VERSION`], [`ManifestError::Invalid`] with a JSON pointer when a field is
     /// missing or mistyped, a name differs from its map key, or a reference (agent → skill,
     /// skill → toolset, global skill) does not resolve.
+    // `#[inline]` here and below: the reader (serde's and `serde_path_to_error`'s code for
+    // every wire type, a third of this crate's code) is then compiled in the crates that
+    // read manifests (the runtime), not here, so a build script and a proc macro that only
+    // build and write manifests do not compile it for the host (issue 31: `cargo check`
+    // compiles the host side in full).
+    #[inline]
     pub fn from_json(json: &str) -> Result<Self, ManifestError> {
         let value: Value = serde_json::from_str(json)?;
         Self::from_value(&value)
@@ -105,6 +111,7 @@ impl Manifest {
     /// # Errors
     ///
     /// As [`Manifest::from_json`].
+    #[inline]
     pub fn from_value(value: &Value) -> Result<Self, ManifestError> {
         let version = read::version(value)?;
         strict::deserialize::<strict::Obj<read::WireManifest>>(value)?

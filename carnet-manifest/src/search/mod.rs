@@ -30,6 +30,7 @@ use crate::manifest::{Bytes, Manifest};
 mod format;
 mod parameters;
 mod porter;
+mod probe;
 mod synonyms;
 mod terms;
 
@@ -38,6 +39,7 @@ use format::View;
 use parameters::PARAMETER_DEPTH;
 pub use parameters::for_each_parameter;
 use parameters::input_schema;
+use probe::probe;
 use terms::{Term, cut, for_each_term, for_each_word, normalised_name};
 
 /// BM25's term-frequency saturation.
@@ -451,8 +453,7 @@ fn inputs(manifest: &Manifest) -> u64 {
         hasher.bytes(text.as_bytes());
     };
     text(INDEX_VERSION);
-    let probe = Manifest::from_json(PROBE).map(|probe| SearchIndex::build_with(&probe, 0));
-    hasher.bytes(probe.as_ref().map_or(&[][..], SearchIndex::as_bytes));
+    hasher.bytes(SearchIndex::build_with(&probe(), 0).as_bytes());
     let mut text = |text: &str| {
         hasher.bytes(&(text.len() as u64).to_le_bytes());
         hasher.bytes(text.as_bytes());
@@ -478,18 +479,6 @@ fn inputs(manifest: &Manifest) -> u64 {
     }
     hasher.finish()
 }
-
-/// A manifest whose index shows how text becomes an index: names in every case, digits, stop
-/// words, plurals and verb forms, non-ASCII words, a title, a remote tool's parameters, a
-/// toolset and a skill (every field).
-const PROBE: &str = r#"{"agents": {}, "skills": {"probeSkill": {"name": "probeSkill",
-    "description": "Skills bring toolsets", "content": "", "toolsets": ["t"]}},
-    "toolsets": {"t": {"name": "t", "description": "The toolset of über boxes", "tools": [
-    {"name": "readTextFile", "title": "Read matches",
-    "description": "Reads the HTTPServer v2 s3_bucket listing of directories created in 26.2 s"},
-    {"name": "get_current_time", "description": "",
-    "remote": {"inputSchema": {"properties": {"timeZone": {"description": "An IANA zone"}}}}}
-    ]}}}"#;
 
 /// The layout and scoring inputs of the index: changed whenever the bytes an index of the same
 /// text would have change.

@@ -210,10 +210,26 @@ fn a_build_reuses_the_previous_index_only_when_no_tool_text_changed() {
     );
 }
 
+/// [`probe`]'s manifest, as JSON.
+const PROBE: &str = r#"{"agents": {}, "skills": {"probeSkill": {"name": "probeSkill",
+    "description": "Skills bring toolsets", "content": "", "toolsets": ["t"]}},
+    "toolsets": {"t": {"name": "t", "description": "The toolset of über boxes", "tools": [
+    {"name": "readTextFile", "title": "Read matches",
+    "description": "Reads the HTTPServer v2 s3_bucket listing of directories created in 26.2 s"},
+    {"name": "get_current_time", "description": "",
+    "remote": {"inputSchema": {"properties": {"timeZone": {"description": "An IANA zone"}}}}}
+    ]}}}"#;
+
 #[test]
 fn the_probe_that_stands_for_the_tokenizer_and_weights_is_a_manifest() {
-    let probe = Manifest::from_json(PROBE).expect("the probe parses");
-    let index = SearchIndex::build_with(&probe, 0);
+    let from_json = Manifest::from_json(PROBE).expect("the probe parses");
+    assert_eq!(probe(), from_json, "the constructors build the JSON's manifest");
+    assert_eq!(
+        SearchIndex::build_with(&probe(), 0).as_bytes(),
+        SearchIndex::build_with(&from_json, 0).as_bytes(),
+        "and the same index"
+    );
+    let index = SearchIndex::build_with(&probe(), 0);
     assert_eq!(index.tools(), 2);
     // It reaches every field: a name, a description, a title, a remote parameter, context.
     for query in ["readTextFile", "HTTPServer", "matches", "IANA", "über", "probe skill"] {
