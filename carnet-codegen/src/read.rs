@@ -114,6 +114,38 @@ pub(crate) fn bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     read_bounded(path, limit, false)
 }
 
+/// `open(2)`'s `O_NONBLOCK` (the values the `libc` crate gives, without compiling it into
+/// every build script for one constant): Linux and Android (but MIPS and SPARC), the BSDs
+/// and Apple's systems, Solaris and illumos. Elsewhere files open without it; their type is
+/// still checked before and after opening.
+#[cfg(unix)]
+const O_NONBLOCK: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
+    if cfg!(any(
+        target_arch = "mips",
+        target_arch = "mips64",
+        target_arch = "mips32r6",
+        target_arch = "mips64r6"
+    )) {
+        0o200
+    } else if cfg!(any(target_arch = "sparc", target_arch = "sparc64")) {
+        0x4000
+    } else {
+        0o4000
+    }
+} else if cfg!(any(
+    target_vendor = "apple",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)) {
+    0x4
+} else if cfg!(any(target_os = "solaris", target_os = "illumos")) {
+    0x80
+} else {
+    0
+};
+
 /// [`bounded`]; `regular` when a folder listing just said the path is a regular file, which
 /// spares the check before opening (a thousand skills are some ten thousand files: each
 /// system call counts).
@@ -132,7 +164,7 @@ fn read_bounded(path: &Path, limit: u64, regular: bool) -> Result<Vec<u8>, ReadE
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NONBLOCK);
+        options.custom_flags(O_NONBLOCK);
     }
     let file = options.open(path)?;
     let meta = file.metadata()?;
@@ -176,5 +208,22 @@ mod tests {
             let err = bounded(Path::new("/dev/zero"), 10).unwrap_err();
             assert_eq!(err.to_string(), "it is a character device, not a regular file");
         }
+    }
+
+    /// A FIFO swapped in after the listing said "a regular file": opening it must not wait for
+    /// a writer (that is what `O_NONBLOCK` is for; a wrong value would hang here).
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    #[test]
+    fn a_fifo_opens_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("SKILL.md");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || send.send(read_bounded(&fifo, 10, true).map_err(|e| e.to_string())));
+        let read = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("opening a FIFO does not block");
+        assert_eq!(read.unwrap_err(), "it is a FIFO, not a regular file");
     }
 }
