@@ -31,8 +31,9 @@ pub(super) struct Toolset {
 /// A tool of a toolset.
 pub(super) struct Tool {
     pub(super) name: String,
-    /// Its declaration gives a description (the build script's file leaves descriptions out
-    /// and lists the described tools in `sources`).
+    /// Its declaration gives a description: the tool's own in a whole manifest, or the
+    /// toolset's `described` list in `sources` (the build script's file leaves descriptions
+    /// out).
     pub(super) described: bool,
 }
 
@@ -49,18 +50,25 @@ impl Toolset {
 }
 
 /// The toolsets of a manifest's JSON: ours (tools as `{name, description}`) or TS Carnet
-/// 0.3.0's (tools as names, described in a top-level `tools` map).
-fn toolsets(manifest: &Value) -> Result<Vec<Toolset>, String> {
+/// 0.3.0's (tools as names, described in a top-level `tools` map); `sources` as the build
+/// script writes it.
+fn toolsets(manifest: &Value, sources: &Value) -> Result<Vec<Toolset>, String> {
     let Some(map) = manifest.get("toolsets").and_then(Value::as_object) else {
         return Err("`toolsets` is not an object".to_owned());
     };
-    let described = |text: Option<&Value>| text.and_then(Value::as_str).is_some_and(|d| !d.is_empty());
     map.iter()
         .map(|(key, toolset)| {
             let name = match toolset.get("name") {
                 None => key.clone(),
                 Some(Value::String(name)) => name.clone(),
                 Some(_) => return Err(format!("/toolsets/{key}/name is not a string")),
+            };
+            let listed = sources["toolsets"][&name]["described"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice);
+            let described = |name: &str, text: Option<&Value>| {
+                text.and_then(Value::as_str).is_some_and(|d| !d.is_empty())
+                    || listed.iter().any(|d| d.as_str() == Some(name))
             };
             let tools = match toolset.get("tools") {
                 None => Vec::new(),
@@ -70,12 +78,15 @@ fn toolsets(manifest: &Value) -> Result<Vec<Toolset>, String> {
                     .map(|(n, tool)| match tool {
                         Value::String(name) => Ok(Tool {
                             name: name.clone(),
-                            described: described(manifest.pointer(&format!("/tools/{}/description", pointer(name)))),
+                            described: described(
+                                name,
+                                manifest.pointer(&format!("/tools/{}/description", pointer(name))),
+                            ),
                         }),
                         _ => match tool.get("name") {
                             Some(Value::String(name)) => Ok(Tool {
                                 name: name.clone(),
-                                described: described(tool.get("description")),
+                                described: described(name, tool.get("description")),
                             }),
                             _ => Err(format!("/toolsets/{key}/tools/{n} has no name")),
                         },
@@ -125,8 +136,8 @@ pub(super) fn load(span: Span, path: Option<&Path>) -> syn::Result<Arc<Loaded>> 
         std::fs::read_to_string(&path).map_err(|e| syn::Error::new(span, messages::unreadable_manifest(&path, &e)))?;
     let invalid = |e: &dyn std::fmt::Display| syn::Error::new(span, messages::invalid_manifest(&path, &e));
     let mut value: Value = serde_json::from_str(&text).map_err(|e| invalid(&e))?;
-    let toolsets = toolsets(&value).map_err(|e| invalid(&e))?;
     let sources = value.get_mut("sources").map(Value::take).unwrap_or_default();
+    let toolsets = toolsets(&value, &sources).map_err(|e| invalid(&e))?;
     let loaded = Arc::new(Loaded {
         toolsets,
         sources,
@@ -163,7 +174,7 @@ mod tests {
             "remote": {"name": "remote", "description": "", "tools": [{"name": "x"}], "mcp": {}},
             "local": {"name": "local", "description": "", "tools": [], "mcp": null}}});
         assert_eq!(
-            names(&toolsets(&ours).unwrap()),
+            names(&toolsets(&ours, &Value::Null).unwrap()),
             [
                 ("local".into(), false, vec![]),
                 (
@@ -177,8 +188,23 @@ mod tests {
         let ts = json!({"toolsets": {"t": {"tools": ["a/b", "c"]}},
             "tools": {"a/b": {"description": "Described."}, "c": {"description": ""}}});
         assert_eq!(
-            names(&toolsets(&ts).unwrap()),
+            names(&toolsets(&ts, &Value::Null).unwrap()),
             [("t".into(), false, vec![("a/b".into(), true), ("c".into(), false)])]
+        );
+    }
+
+    #[test]
+    fn the_build_scripts_file_says_which_tools_are_described_in_sources() {
+        let bindings = json!({"toolsets": {"notes": {"name": "notes", "description": "", "tools": [
+            {"name": "save", "description": ""}, {"name": "list", "description": ""}]}}});
+        let sources = json!({"toolsets": {"notes": {"described": ["list"]}}});
+        assert_eq!(
+            names(&toolsets(&bindings, &sources).unwrap()),
+            [(
+                "notes".into(),
+                false,
+                vec![("save".into(), false), ("list".into(), true)]
+            )]
         );
     }
 
@@ -199,7 +225,7 @@ mod tests {
                 "/toolsets/t/tools/1 has no name",
             ),
         ] {
-            assert_eq!(toolsets(&manifest).err().as_deref(), Some(error));
+            assert_eq!(toolsets(&manifest, &Value::Null).err().as_deref(), Some(error));
         }
     }
 }

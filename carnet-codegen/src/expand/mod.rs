@@ -463,23 +463,17 @@ fn toolset_constructor(
     };
     let mut entry_points = Vec::new();
     let mut tool_values = Vec::new();
-    // The build script's `bindings.json` leaves descriptions out and lists the described
-    // tools; a whole manifest has them.
-    let described = loaded.sources["toolsets"][toolset_name]["described"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
     for &(i, name) in bindings {
         let tool = &found.tools[i];
         let signature = tool.signature.as_ref().expect("rejected signatures are reported above");
         let declared = toolset.tool(name).expect("bound to a declared tool");
         let call_ident = format_ident!("__carnet_call_{}", tool.ident);
         entry_points.push(entry_point(&tool.ident, signature, &call_ident, in_impl));
-        let described = declared.described || described.iter().any(|d| d.as_str() == Some(&*declared.name));
         tool_values.push(tool_value(
             tool,
             signature,
             &declared.name,
-            described,
+            declared.described,
             &call_ident,
             in_impl,
         ));
