@@ -453,7 +453,14 @@ fn inputs(manifest: &Manifest) -> u64 {
         hasher.bytes(text.as_bytes());
     };
     text(INDEX_VERSION);
-    hasher.bytes(SearchIndex::build_with(&probe(), 0).as_bytes());
+    // The probe's index is the same for the whole process: built and hashed once.
+    static PROBE: OnceLock<u64> = OnceLock::new();
+    let probe = PROBE.get_or_init(|| {
+        let mut hasher = StableHasher::new();
+        hasher.bytes(SearchIndex::build_with(&probe(), 0).as_bytes());
+        hasher.finish()
+    });
+    hasher.bytes(&probe.to_le_bytes());
     let mut text = |text: &str| {
         hasher.bytes(&(text.len() as u64).to_le_bytes());
         hasher.bytes(text.as_bytes());
