@@ -9,7 +9,9 @@
 # Per config, in its own target directory, deleted afterwards:
 #   cold `cargo build` with --timings (units, rustc time, top units, anything built twice),
 #   three builds after editing a tool's body, (carnet) three after editing SKILL.md,
-#   cold `cargo check`, cold `cargo build --release` and the binary's size.
+#   cold `cargo check` and cold `cargo build` one after the other, $PAIRS times (default 3: the
+#   check / build ratio is the median of the pairs'), cold `cargo build --release` and the
+#   binary's size.
 # The builds use Cargo's defaults (incremental, full debuginfo), as an author's do.
 # Results: one JSON object per config in target/author-build/results.jsonl, and a table.
 set -euo pipefail
@@ -18,6 +20,7 @@ scratch="$root/target/author-build"
 mkdir -p "$scratch"
 results="$scratch/results.jsonl"
 configs=("$@")
+pair_count="${PAIRS:-3}"
 [ ${#configs[@]} -eq 0 ] && configs=(carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest)
 (cd "$root" && cargo build --quiet -p carnet-cli)
 # What an author's environment has: none of the workspace's CI settings.
@@ -64,8 +67,18 @@ for config in "${configs[@]}"; do
     done
   fi
 
-  rm -rf "$dir/target"
-  cold_check=$(cd "$dir" && timed cargo check "${flags[@]}")
+  # Check against build in pairs, one after the other (the machine is shared: a ratio of two
+  # runs minutes apart measures the neighbours as much as the build).
+  pairs=()
+  for _ in $(seq "$pair_count"); do
+    rm -rf "$dir/target"
+    check=$(cd "$dir" && timed cargo check "${flags[@]}")
+    rm -rf "$dir/target"
+    build=$(cd "$dir" && timed cargo build "${flags[@]}")
+    pairs+=("[$check, $build]")
+  done
+  cold_check=$(printf '%s\n' "${pairs[@]}" | tr -d '[]' | awk -F', ' '{print $1}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+  pairs_json="[$(IFS=,; echo "${pairs[*]}")]"
   rm -rf "$dir/target"
   cold_release=$(cd "$dir" && timed cargo build --release "${flags[@]}")
   binary=$(find "$dir/target/release" -maxdepth 1 -type f -executable | head -1)
@@ -76,8 +89,8 @@ for config in "${configs[@]}"; do
   edit_json=$(min_median "${edits[@]}")
   skill_json="null"
   [ ${#skill_edits[@]} -gt 0 ] && skill_json=$(min_median "${skill_edits[@]}")
-  line=$(printf '{"config": "%s", "cold_build": %s, "cold_check": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
-    "$config" "$cold_build" "$cold_check" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
+  line=$(printf '{"config": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
+    "$config" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
   echo "$line" >> "$results"
   echo "$line" | python3 "$root/bench/author-build/table.py" --one >&2
 done
