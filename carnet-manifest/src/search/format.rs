@@ -232,6 +232,24 @@ impl<'a> View<'a> {
         Postings(bytes.chunks_exact(8))
     }
 
+    /// The terms starting with `prefix`, at most `max`.
+    pub(super) fn with_prefix(&self, prefix: &[u8], max: usize) -> Vec<&'a str> {
+        let (mut low, mut high) = (0, self.terms);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.term(mid) {
+                Some(t) if t < prefix => low = mid + 1,
+                Some(_) => high = mid,
+                None => return Vec::new(),
+            }
+        }
+        (low..self.terms)
+            .map_while(|i| self.term(i).filter(|t| t.starts_with(prefix)))
+            .take(max)
+            .filter_map(|t| std::str::from_utf8(t).ok())
+            .collect()
+    }
+
     fn find_term(&self, term: &[u8]) -> Option<u32> {
         let (mut low, mut high) = (0, self.terms);
         while low < high {

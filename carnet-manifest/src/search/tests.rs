@@ -106,7 +106,7 @@ fn what_the_program_adds_ranks_as_if_the_manifest_said_it() {
     let said = SearchIndex::build(&Manifest::from_json(&json).unwrap());
     let mut added = SearchIndex::build(&manifest());
     added.add(1, Field::Description, "recursively");
-    for query in ["recursively", "list directory recursively", "file"] {
+    for query in ["recursively", "list directory recursively", "file", "recur"] {
         let (a, b) = (said.search(query, 3, |_| true), added.search(query, 3, |_| true));
         assert_eq!(a.len(), b.len(), "{query}");
         for (a, b) in a.iter().zip(&b) {
@@ -114,6 +114,19 @@ fn what_the_program_adds_ranks_as_if_the_manifest_said_it() {
             assert!((a.score - b.score).abs() < 1e-4, "{query}: {} vs {}", a.score, b.score);
         }
     }
+}
+
+#[test]
+fn a_query_word_finds_the_longer_words_it_begins_below_whole_ones() {
+    let index = SearchIndex::build(&manifest());
+    // "direct" is no indexed term; it begins "directori" (directory, stemmed).
+    assert_eq!(top(&index, "direct"), Some(1));
+    let begun = index.search("direct", 1, |_| true)[0].score;
+    let whole = index.search("directory", 1, |_| true)[0].score;
+    assert!(begun < whole / 2.0, "weighed below the word itself: {begun} vs {whole}");
+    // A word shorter than LONGER_FROM begins too many to count.
+    assert_eq!(top(&index, "tex"), None);
+    assert_eq!(top(&index, "fil"), None);
 }
 
 #[test]
