@@ -392,8 +392,8 @@ impl SearchIndex {
                 }
             }
         }
-        // The longer words a query's own word begins ("memor" finds "memori", "merg" finds
-        // "merger"), at a lower weight still.
+        // The longer words a query's own word begins ("memorized" is `memor`, "memory"
+        // `memori`), at a lower weight still.
         let mut longer: Vec<&str> = Vec::new();
         for i in 0..own {
             longer.clear();
