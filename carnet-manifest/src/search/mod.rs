@@ -356,13 +356,7 @@ impl SearchIndex {
             return;
         }
         out.extend(view.with_prefix(term.as_bytes(), LONGER_TERMS + 1));
-        out.extend(
-            self.added
-                .postings
-                .keys()
-                .map(|t| &**t)
-                .filter(|t| t.starts_with(term)),
-        );
+        out.extend(self.added.postings.keys().map(|t| &**t).filter(|t| t.starts_with(term)));
         out.sort_unstable();
         out.dedup();
         out.retain(|t| t.len() > term.len());
@@ -488,14 +482,14 @@ impl SearchIndex {
 /// the bytes of a probe's index, so that a change of the tokenizer, the stemmer or a weight is
 /// seen even if the version is not bumped) and every text the index reads, with its length.
 fn inputs(manifest: &Manifest) -> u64 {
+    // The probe's index is the same for the whole process: built and hashed once.
+    static PROBE: OnceLock<u64> = OnceLock::new();
     let mut hasher = StableHasher::new();
     let mut text = |text: &str| {
         hasher.bytes(&(text.len() as u64).to_le_bytes());
         hasher.bytes(text.as_bytes());
     };
     text(INDEX_VERSION);
-    // The probe's index is the same for the whole process: built and hashed once.
-    static PROBE: OnceLock<u64> = OnceLock::new();
     let probe = PROBE.get_or_init(|| {
         let mut hasher = StableHasher::new();
         hasher.bytes(SearchIndex::build_with(&probe(), 0).as_bytes());
