@@ -524,7 +524,7 @@ fn inputs(manifest: &Manifest) -> u64 {
 
 /// The layout and scoring inputs of the index: changed whenever the bytes an index of the same
 /// text would have change.
-const INDEX_VERSION: &str = "carnet search index 2";
+const INDEX_VERSION: &str = "carnet search index 3";
 
 /// `words` sorted by term, each term once with its weights summed.
 fn sum_by_term(words: &mut Vec<(u32, u32)>) {

@@ -6,11 +6,14 @@ use super::porter;
 /// The longest word indexed, in bytes (longer ones are noise: hashes, base64).
 const MAX_WORD: usize = 40;
 
-/// Words that carry no meaning for tool search.
+/// Words that carry no meaning for tool search: function words, a request's politeness, and
+/// indefinite pronouns ("forget everything about anyone" asks for no tool named so).
+#[rustfmt::skip]
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for",
-    "from", "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "many", "me", "much",
-    "my", "of", "on", "or", "our", "please", "should", "show", "so", "some", "that", "the", "their", "them", "then",
+    "a", "about", "all", "an", "and", "any", "anyone", "anything", "are", "as", "at", "be", "by", "can",
+    "could", "do", "does", "everyone", "everything", "for", "from", "get", "give", "has", "have", "how", "i",
+    "if", "in", "into", "is", "it", "its", "many", "me", "much", "my", "nothing", "of", "on", "or", "our",
+    "please", "should", "show", "so", "some", "someone", "something", "that", "the", "their", "them", "then",
     "there", "these", "this", "to", "tool", "use", "using", "want", "was", "we", "what", "when", "which", "who",
     "will", "with", "would", "you", "your",
 ];
@@ -136,6 +139,7 @@ mod tests {
         assert_eq!(terms("boxes matches class"), ["box", "match", "class"]);
         assert_eq!(terms("über Straße"), ["über", "straße"]);
         assert!(terms("the of and to").is_empty());
+        assert_eq!(terms("forget everything about anyone"), ["forget"]);
         assert!(terms("").is_empty());
     }
 
