@@ -143,6 +143,21 @@ pub(super) struct View<'a> {
     name_bytes: usize,
 }
 
+/// The first of `count` sorted entries (`entry(i)`) not less than `key`; `None` when an entry
+/// cannot be read (damaged bytes).
+fn lower_bound<'a>(count: u32, key: &[u8], entry: impl Fn(u32) -> Option<&'a [u8]>) -> Option<u32> {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if entry(mid)? < key {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    Some(low)
+}
+
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     let word = bytes.get(at..at.checked_add(4)?)?;
     Some(u32::from_le_bytes(word.try_into().ok()?))
@@ -234,15 +249,9 @@ impl<'a> View<'a> {
 
     /// The terms starting with `prefix`, at most `max`.
     pub(super) fn with_prefix(&self, prefix: &[u8], max: usize) -> Vec<&'a str> {
-        let (mut low, mut high) = (0, self.terms);
-        while low < high {
-            let mid = low + (high - low) / 2;
-            match self.term(mid) {
-                Some(t) if t < prefix => low = mid + 1,
-                Some(_) => high = mid,
-                None => return Vec::new(),
-            }
-        }
+        let Some(low) = lower_bound(self.terms, prefix, |i| self.term(i)) else {
+            return Vec::new();
+        };
         (low..self.terms)
             .map_while(|i| self.term(i).filter(|t| t.starts_with(prefix)))
             .take(max)
@@ -271,16 +280,9 @@ impl<'a> View<'a> {
     /// The tools whose normalised name is `name`.
     pub(super) fn named(&self, name: &str) -> Vec<u32> {
         let name = name.as_bytes();
-        // The first position whose name is not less than `name`.
-        let (mut low, mut high) = (0, self.tools);
-        while low < high {
-            let mid = low + (high - low) / 2;
-            match self.name(mid) {
-                Some(n) if n < name => low = mid + 1,
-                Some(_) => high = mid,
-                None => return Vec::new(),
-            }
-        }
+        let Some(low) = lower_bound(self.tools, name, |i| self.name(i)) else {
+            return Vec::new();
+        };
         (low..self.tools)
             .take_while(|&i| self.name(i) == Some(name))
             .filter_map(|i| u32_at(self.bytes, self.name_order + 4 * i as usize))
