@@ -1,5 +1,10 @@
-//! The probe: a manifest whose index stands for how text becomes an index.
+//! The probe, a manifest whose index stands for how text becomes an index, and what changes an
+//! index when it changes.
 
+use std::sync::OnceLock;
+
+use super::SearchIndex;
+use crate::hash::StableHasher;
 use crate::manifest::Manifest;
 
 /// A manifest whose index shows how text becomes an index: names in every case, digits, stop
@@ -61,3 +66,51 @@ pub(super) fn probe() -> Manifest {
     probe.fingerprint = probe.compute_fingerprint();
     probe
 }
+
+/// What changes the index when it changes: how text becomes an index ([`INDEX_VERSION`], and
+/// the bytes of a probe's index, so that a change of the tokenizer, the stemmer or a weight is
+/// seen even if the version is not bumped) and every text the index reads, with its length.
+pub(super) fn inputs(manifest: &Manifest) -> u64 {
+    // The probe's index is the same for the whole process: built and hashed once.
+    static PROBE: OnceLock<u64> = OnceLock::new();
+    let mut hasher = StableHasher::new();
+    let mut text = |text: &str| {
+        hasher.bytes(&(text.len() as u64).to_le_bytes());
+        hasher.bytes(text.as_bytes());
+    };
+    text(INDEX_VERSION);
+    let probe = PROBE.get_or_init(|| {
+        let mut hasher = StableHasher::new();
+        hasher.bytes(SearchIndex::build_with(&probe(), 0).as_bytes());
+        hasher.finish()
+    });
+    hasher.bytes(&probe.to_le_bytes());
+    let mut text = |text: &str| {
+        hasher.bytes(&(text.len() as u64).to_le_bytes());
+        hasher.bytes(text.as_bytes());
+    };
+    for toolset in manifest.toolsets.iter() {
+        text(&toolset.name);
+        text(&toolset.description);
+        for tool in toolset.tools.iter() {
+            text(&tool.name);
+            text(&tool.description);
+            text(tool.title.as_deref().unwrap_or_default());
+            text(tool.remote.as_deref().unwrap_or_default());
+        }
+        text("");
+    }
+    for skill in manifest.skills.iter() {
+        text(&skill.name);
+        text(&skill.description);
+        for toolset in skill.toolsets.iter() {
+            text(toolset);
+        }
+        text("");
+    }
+    hasher.finish()
+}
+
+/// The layout and scoring inputs of the index: changed whenever the bytes an index of the same
+/// text would have change.
+const INDEX_VERSION: &str = "carnet search index 3";
