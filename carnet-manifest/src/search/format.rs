@@ -260,16 +260,8 @@ impl<'a> View<'a> {
     }
 
     fn find_term(&self, term: &[u8]) -> Option<u32> {
-        let (mut low, mut high) = (0, self.terms);
-        while low < high {
-            let mid = low + (high - low) / 2;
-            match self.term(mid)?.cmp(term) {
-                std::cmp::Ordering::Less => low = mid + 1,
-                std::cmp::Ordering::Greater => high = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
+        let i = lower_bound(self.terms, term, |i| self.term(i))?;
+        (i < self.terms && self.term(i)? == term).then_some(i)
     }
 
     fn name(&self, i: u32) -> Option<&'a [u8]> {

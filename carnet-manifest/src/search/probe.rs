@@ -73,22 +73,18 @@ pub(super) fn probe() -> Manifest {
 pub(super) fn inputs(manifest: &Manifest) -> u64 {
     // The probe's index is the same for the whole process: built and hashed once.
     static PROBE: OnceLock<u64> = OnceLock::new();
-    let mut hasher = StableHasher::new();
-    let mut text = |text: &str| {
-        hasher.bytes(&(text.len() as u64).to_le_bytes());
-        hasher.bytes(text.as_bytes());
-    };
-    text(INDEX_VERSION);
     let probe = PROBE.get_or_init(|| {
         let mut hasher = StableHasher::new();
         hasher.bytes(SearchIndex::build_with(&probe(), 0).as_bytes());
         hasher.finish()
     });
+    let mut hasher = StableHasher::new();
     hasher.bytes(&probe.to_le_bytes());
     let mut text = |text: &str| {
         hasher.bytes(&(text.len() as u64).to_le_bytes());
         hasher.bytes(text.as_bytes());
     };
+    text(INDEX_VERSION);
     for toolset in manifest.toolsets.iter() {
         text(&toolset.name);
         text(&toolset.description);
