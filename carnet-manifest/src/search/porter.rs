@@ -1,7 +1,8 @@
 //! The Porter stemmer (M. F. Porter, "An algorithm for suffix stripping", 1980), the
 //! original algorithm, on lowercase ASCII words: the forms of an English word meet at one
 //! stem (`connection`, `connected`, `connecting` → `connect`; `directories`, `directory` →
-//! `directori`; `generalization` → `gener`).
+//! `directori`; `generalization` → `gener`). The exceptional forms of Porter's later
+//! stemmer (Porter2) come first: "news" is not the plural of "new".
 
 /// Whether `w[i]` is a consonant: a letter other than a vowel, and `y` only after a vowel.
 fn consonant(w: &[u8], i: usize) -> bool {
@@ -105,10 +106,48 @@ const STEP4: &[&str] = &[
     "ous", "ive", "ize",
 ];
 
+/// Words the rules stem wrongly, and their stems: the exceptional forms of Porter's own
+/// later English stemmer (Porter2, the Snowball `english` stemmer's `exception1` and
+/// `exception2`), those the original rules get wrong ("news" is not the plural of "new",
+/// "lying" is a form of "lie"), with the plurals `exception2` meets after step 1a.
+const EXCEPTIONS: &[(&str, &str)] = &[
+    ("andes", "andes"),
+    ("atlas", "atlas"),
+    ("bias", "bias"),
+    ("canning", "canning"),
+    ("cosmos", "cosmos"),
+    ("dying", "die"),
+    ("earring", "earring"),
+    ("earrings", "earring"),
+    ("exceed", "exceed"),
+    ("exceeds", "exceed"),
+    ("herring", "herring"),
+    ("herrings", "herring"),
+    ("howe", "howe"),
+    ("inning", "inning"),
+    ("innings", "inning"),
+    ("lying", "lie"),
+    ("news", "news"),
+    ("outing", "outing"),
+    ("outings", "outing"),
+    ("proceed", "proceed"),
+    ("proceeds", "proceed"),
+    ("skies", "sky"),
+    ("skis", "ski"),
+    ("succeed", "succeed"),
+    ("succeeds", "succeed"),
+    ("tying", "tie"),
+];
+
 /// Stems `w` in place when it is a lowercase ASCII word of three letters or more; other
 /// words are left as they are.
 pub(super) fn stem(w: &mut Vec<u8>) {
     if w.len() <= 2 || !w.iter().all(u8::is_ascii_lowercase) {
+        return;
+    }
+    if let Ok(i) = EXCEPTIONS.binary_search_by(|(word, _)| word.as_bytes().cmp(w)) {
+        w.clear();
+        w.extend_from_slice(EXCEPTIONS[i].1.as_bytes());
         return;
     }
     step1(w);
@@ -277,6 +316,35 @@ mod tests {
         for (word, expected) in cases {
             assert_eq!(stem(word), expected, "{word}");
         }
+    }
+
+    /// Porter2's exceptional forms: the words themselves, or the stem of the word they are
+    /// a form of.
+    #[test]
+    fn exceptional_forms() {
+        assert!(
+            super::EXCEPTIONS.windows(2).all(|p| p[0].0 < p[1].0),
+            "sorted, for the search"
+        );
+        for (word, expected) in [
+            ("news", "news"),
+            ("bias", "bias"),
+            ("atlas", "atlas"),
+            ("lying", "lie"),
+            ("dying", "die"),
+            ("skies", "sky"),
+            ("innings", "inning"),
+            ("proceeds", "proceed"),
+        ] {
+            assert_eq!(stem(word), expected, "{word}");
+        }
+        // The word they are a form of meets them; a word of which they are not, does not.
+        assert_eq!(stem("lie"), stem("lying"));
+        assert_eq!(stem("sky"), stem("skies"));
+        assert_ne!(stem("new"), stem("news"));
+        // Words beside them are stemmed by the rules.
+        assert_eq!(stem("newsy"), "newsi");
+        assert_eq!(stem("biases"), "bias");
     }
 
     #[test]

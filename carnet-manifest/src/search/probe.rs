@@ -109,4 +109,4 @@ pub(super) fn inputs(manifest: &Manifest) -> u64 {
 
 /// The layout and scoring inputs of the index: changed whenever the bytes an index of the same
 /// text would have change.
-const INDEX_VERSION: &str = "carnet search index 3";
+const INDEX_VERSION: &str = "carnet search index 4";

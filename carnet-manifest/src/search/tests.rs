@@ -130,6 +130,26 @@ fn a_query_word_finds_the_longer_words_it_begins_below_whole_ones() {
 }
 
 #[test]
+fn news_is_not_the_plural_of_new() {
+    let json = serde_json::json!({
+        "agents": {},
+        "skills": {},
+        "toolsets": {"t": {"name": "t", "description": "Tools", "tools": [
+            {"name": "createBranch", "description": "Create a new branch"},
+            {"name": "headlines", "description": "The latest news from the wire"}
+        ]}}
+    });
+    let index = SearchIndex::build(&Manifest::from_json(&json.to_string()).expect("a valid manifest"));
+    let hits: Vec<u32> = index
+        .search("recent news", 3, |_| true)
+        .iter()
+        .map(|s| s.tool)
+        .collect();
+    assert_eq!(hits, [1], "Porter's rules alone make \"news\" `new`");
+    assert_eq!(top(&index, "a new branch"), Some(0));
+}
+
+#[test]
 fn merging_sums_the_weights_of_a_tool_in_both_lists() {
     let mut out = Vec::new();
     merge(
