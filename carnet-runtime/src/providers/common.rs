@@ -180,6 +180,8 @@ impl Aliases {
             by_name: Vec::with_capacity(specs.len()),
         };
         let mut no_alias = None;
+        // Whether every name is its own alias (most lists): then one sort serves both tables.
+        let mut all_same = true;
         for spec in specs {
             match names::alias(&spec.name) {
                 Ok(alias) => {
@@ -190,8 +192,13 @@ impl Aliases {
                     aliases
                         .entries
                         .push([start, start + spec.name.len(), aliases.text.len()]);
-                    aliases.by_alias.push((hash(&alias), index));
-                    aliases.by_name.push((hash(&spec.name), index));
+                    let name_hash = hash(&spec.name);
+                    let same = *alias == *spec.name;
+                    all_same &= same;
+                    aliases
+                        .by_alias
+                        .push((if same { name_hash } else { hash(&alias) }, index));
+                    aliases.by_name.push((name_hash, index));
                 }
                 Err(source) => {
                     no_alias = Some(ProviderError::NoAlias {
@@ -203,16 +210,25 @@ impl Aliases {
             }
         }
         // By hash, then by the text itself (names that hash alike are rare, and a list
-        // crafted so costs a sort, not a product), then by index.
+        // crafted so costs a sort, not a product), then by index; the texts are read only
+        // where the hashes are equal. When every name is its own alias, both orders are one.
         let texts = (aliases.text.as_str(), aliases.entries.as_slice());
         let alias_of = |i: usize| &texts.0[texts.1[i][1]..texts.1[i][2]];
         let name_of = |i: usize| &texts.0[texts.1[i][0]..texts.1[i][1]];
-        aliases
-            .by_alias
-            .sort_unstable_by(|a, b| (a.0, alias_of(a.1), a.1).cmp(&(b.0, alias_of(b.1), b.1)));
-        aliases
-            .by_name
-            .sort_unstable_by(|a, b| (a.0, name_of(a.1), a.1).cmp(&(b.0, name_of(b.1), b.1)));
+        aliases.by_alias.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| alias_of(a.1).cmp(alias_of(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        if all_same {
+            aliases.by_name.clone_from(&aliases.by_alias);
+        } else {
+            aliases.by_name.sort_unstable_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then_with(|| name_of(a.1).cmp(name_of(b.1)))
+                    .then(a.1.cmp(&b.1))
+            });
+        }
         // An alias given twice is two neighbours, the first of the two its earliest tool: the
         // error is the one a walk in the specs' order meets first (the earliest second).
         let collision = aliases
