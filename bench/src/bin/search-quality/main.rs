@@ -14,7 +14,8 @@
 //!
 //! Usage: `search-quality [total-tools] [queries.json]` (default 10,000 and
 //! `bench/search/queries.json`; `bench/search/queries-holdout.json` holds requests written
-//! after the synonyms of `carnet_manifest::search`, to see whether they carry over).
+//! after the synonyms of `carnet_manifest::search`, to see whether they carry over;
+//! `queries-holdout-2.json` more, written after the last ranking change).
 
 use std::collections::HashMap;
 use std::fs;
