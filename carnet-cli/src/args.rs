@@ -184,6 +184,10 @@ pub(crate) enum Command {
         /// The most tools to print (1 to 50).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=50))]
         limit: u64,
+        /// Under each hit, the query's terms it holds and what each adds to its score (a
+        /// query word, a synonym of one, or a longer word one begins), and the exact name's 100.
+        #[arg(long)]
+        explain: bool,
     },
     /// Context tokens (o200k_base) per turn, progressive against everything up front, and
     /// the cost of loading each skill.

@@ -1,5 +1,8 @@
 //! `carnet call`: a meta-tool's result exactly as the model receives it.
 
+use std::collections::HashMap;
+
+use carnet_runtime::search::{Explanation, Origin, SearchIndex};
 use carnet_runtime::{ExposureMode, Manifest, ResultFormat, Session, ToolKind};
 use clap::ValueEnum;
 
@@ -74,10 +77,18 @@ pub(crate) fn call_on(session: &mut Session, tool: &str, arguments: Option<&str>
 }
 
 /// `carnet search`: `searchTools` on a session of `agent` (the discovery preset), printed as
-/// a table (or the meta-tool's JSON).
-pub(crate) fn search(manifest: &Manifest, agent: &str, query: &str, limit: u64, as_json: bool) -> Result<(), Failure> {
+/// a table (or the meta-tool's JSON); with `explain`, each hit's matched terms under it (in
+/// the JSON, an `explain` object in each hit).
+pub(crate) fn search(
+    manifest: &Manifest,
+    agent: &str,
+    query: &str,
+    limit: u64,
+    explain: bool,
+    as_json: bool,
+) -> Result<(), Failure> {
     let mut session = crate::prompt::session(manifest, agent, &[], |b| b.preset(carnet_runtime::Preset::Discovery))?;
-    let output =
+    let mut output =
         carnet_runtime::block_on(session.call("searchTools", serde_json::json!({"query": query, "limit": limit})));
     if output.is_error {
         return Err(Failure::usage(format!(
@@ -85,8 +96,18 @@ pub(crate) fn search(manifest: &Manifest, agent: &str, query: &str, limit: u64, 
             output.error_message().unwrap_or_default()
         )));
     }
+    // The session's index is this one: a manifest read now, no tool bound to add to it.
+    let explained = explain.then(|| Explained::new(manifest));
     if as_json {
-        outln!("{}", output.to_text());
+        let Some(explained) = &explained else {
+            outln!("{}", output.to_text());
+            return Ok(());
+        };
+        for hit in output.value["hits"].as_array_mut().into_iter().flatten() {
+            let why = explained.of(query, hit["name"].as_str().unwrap_or_default());
+            hit["explain"] = why.map_or(serde_json::Value::Null, |why| explanation_json(&why));
+        }
+        outln!("{}", output.value);
         return Ok(());
     }
     let hits = output.value["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -103,13 +124,97 @@ pub(crate) fn search(manifest: &Manifest, agent: &str, query: &str, limit: u64, 
         .max(4);
     outln!("{:<width$}  {:>6}  {:<20}  summary", "tool", "score", "skill");
     for hit in hits {
+        let name = hit["name"].as_str().unwrap_or_default();
         outln!(
             "{:<width$}  {:>6.2}  {:<20}  {}",
-            hit["name"].as_str().unwrap_or_default(),
+            name,
             hit["score"].as_f64().unwrap_or_default(),
             hit["skill"].as_str().unwrap_or("-"),
             hit["summary"].as_str().unwrap_or_default()
         );
+        if let Some(why) = explained.as_ref().and_then(|e| e.of(query, name)) {
+            for term in &why.terms {
+                outln!(
+                    "{:<width$}  {:>6.2}  {} ({}; {:.1} words here, in {} tool{})",
+                    "",
+                    term.score,
+                    term.term,
+                    origin_text(&term.origin),
+                    term.weight,
+                    term.tools,
+                    if term.tools == 1 { "" } else { "s" }
+                );
+            }
+            if why.exact_name {
+                outln!("{:<width$}  {:>6.2}  the query is its name", "", 100.0);
+            }
+        }
     }
     Ok(())
+}
+
+/// The search index of a manifest and its tools' numbers, to explain hits by name.
+struct Explained {
+    index: SearchIndex,
+    numbers: HashMap<String, u32>,
+}
+
+impl Explained {
+    fn new(manifest: &Manifest) -> Self {
+        let names = manifest
+            .toolsets
+            .iter()
+            .flat_map(|t| t.tools.iter())
+            .map(|t| t.name.to_string());
+        Explained {
+            index: SearchIndex::build(manifest),
+            numbers: names.zip(0..).collect(),
+        }
+    }
+
+    fn of(&self, query: &str, tool: &str) -> Option<Explanation> {
+        Some(self.index.explain(query, *self.numbers.get(tool)?))
+    }
+}
+
+fn origin_text(origin: &Origin) -> String {
+    match origin {
+        Origin::Query => "a word of the query".to_owned(),
+        Origin::Synonym { of } => format!("a synonym of `{of}`"),
+        Origin::Begun { by } => format!("begun by `{by}`"),
+        _ => "another term".to_owned(),
+    }
+}
+
+/// `x` to three decimals, as JSON prints it (an `f32` widened prints its binary noise).
+fn rounded(x: f32) -> f64 {
+    (f64::from(x) * 1000.0).round() / 1000.0
+}
+
+fn explanation_json(why: &Explanation) -> serde_json::Value {
+    let terms: Vec<serde_json::Value> = why
+        .terms
+        .iter()
+        .map(|t| {
+            let mut term = serde_json::json!({
+                "term": t.term,
+                "origin": match t.origin {
+                    Origin::Query => "query",
+                    Origin::Synonym { .. } => "synonym",
+                    Origin::Begun { .. } => "begun",
+                    _ => "other",
+                },
+                "weight": rounded(t.weight),
+                "tools": t.tools,
+                "score": rounded(t.score),
+            });
+            match &t.origin {
+                Origin::Synonym { of } => term["of"] = of.as_str().into(),
+                Origin::Begun { by } => term["by"] = by.as_str().into(),
+                _ => {}
+            }
+            term
+        })
+        .collect();
+    serde_json::json!({"terms": terms, "exactName": why.exact_name, "score": rounded(why.score)})
 }

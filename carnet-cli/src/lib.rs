@@ -403,9 +403,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 cli.format == Format::Json,
             )
         }
-        Command::Search { agent, query, limit } => {
+        Command::Search {
+            agent,
+            query,
+            limit,
+            explain,
+        } => {
             let (_, manifest) = checked(cli)?;
-            call::search(&manifest, agent, query, *limit, cli.format == Format::Json)
+            call::search(&manifest, agent, query, *limit, *explain, cli.format == Format::Json)
         }
         Command::ServeMcp {
             agent,

@@ -1166,6 +1166,48 @@ fn search_ranks_the_tools_an_agent_can_reach() {
     assert_eq!(hits[0]["name"], "visualizeData");
     assert_eq!(hits[0]["loaded"], false);
 
+    // `--explain`: under each hit, the terms it holds; they add up to its score.
+    let explained = carnet(&[
+        "search",
+        "researcher",
+        "convert miles to kilometres",
+        "--limit",
+        "3",
+        "--explain",
+        "--dir",
+        &example(),
+    ]);
+    assert!(explained.status.success(), "{}", stderr(&explained));
+    let text = stdout(&explained);
+    assert!(text.contains("convert (a word of the query;"), "{text}");
+    assert!(text.contains("unit (a synonym of `mile`;"), "{text}");
+    let json = carnet(&[
+        "search",
+        "researcher",
+        "convertUnits",
+        "--explain",
+        "--format",
+        "json",
+        "--dir",
+        &example(),
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    for hit in value["hits"].as_array().unwrap() {
+        let explain = &hit["explain"];
+        let terms: f64 = explain["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["score"].as_f64().unwrap())
+            .sum();
+        let exact = if explain["exactName"] == true { 100.0 } else { 0.0 };
+        let score = hit["score"].as_f64().unwrap();
+        assert!((terms + exact - score).abs() < 0.01, "{hit}");
+        assert!((explain["score"].as_f64().unwrap() - score).abs() < 0.01, "{hit}");
+    }
+    assert_eq!(value["hits"][0]["name"], "convertUnits");
+    assert_eq!(value["hits"][0]["explain"]["exactName"], true);
+
     // Another agent's tools are not found; mistakes are usage errors.
     let analyst = carnet(&["search", "analyst", "search the web", "--dir", &example()]);
     assert!(!stdout(&analyst).contains("basicSearch"), "{}", stdout(&analyst));

@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 
 use crate::manifest::{Bytes, Manifest};
 
+mod explain;
 mod format;
 mod parameters;
 mod porter;
@@ -33,6 +34,8 @@ mod probe;
 mod synonyms;
 mod terms;
 
+use explain::QueryTerm;
+pub use explain::{Explanation, Matched, Origin};
 use format::View;
 #[cfg(test)]
 use parameters::PARAMETER_DEPTH;
@@ -364,26 +367,24 @@ impl SearchIndex {
         out.truncate(LONGER_TERMS);
     }
 
-    /// The tools matching `query` for which `allowed` holds, best first, at most `limit`;
-    /// ties by tool number. No terms (empty, only stop words) give no hits. The query is
-    /// read up to [`MAX_QUERY_BYTES`] and [`MAX_QUERY_TERMS`] distinct terms.
-    pub fn search(&self, query: &str, limit: usize, allowed: impl Fn(u32) -> bool) -> Vec<Scored> {
-        let Some(view) = View::new(&self.bytes) else {
-            return Vec::new();
-        };
+    /// A query's terms: its own (stop words out, up to [`MAX_QUERY_BYTES`] and
+    /// [`MAX_QUERY_TERMS`]), their synonyms and the longer indexed words they begin, each
+    /// once, with its weight and where it comes from.
+    fn query_terms(&self, view: &View<'_>, query: &str) -> Vec<QueryTerm> {
         let query = cut(query, MAX_QUERY_BYTES);
-        let mut terms: Vec<(String, f32)> = Vec::new();
+        let mut terms: Vec<QueryTerm> = Vec::new();
         for_each_term(query, |term| {
-            if terms.len() < MAX_QUERY_TERMS && !terms.iter().any(|(t, _)| t == term) {
-                terms.push((term.to_owned(), 1.0));
+            if terms.len() < MAX_QUERY_TERMS && !terms.iter().any(|t| t.term == term) {
+                terms.push(QueryTerm::new(term.to_owned(), Origin::Query));
             }
         });
         // The words that ask for the same, at a lower weight.
         let own = terms.len();
         for i in 0..own {
-            for other in synonyms::of(&terms[i].0) {
-                if terms.len() - own < synonyms::MAX_EXTRA_TERMS && !terms.iter().any(|(t, _)| t == other) {
-                    terms.push((other.clone(), SYNONYM));
+            for other in synonyms::of(&terms[i].term) {
+                if terms.len() - own < synonyms::MAX_EXTRA_TERMS && !terms.iter().any(|t| t.term == *other) {
+                    let of = terms[i].term.clone();
+                    terms.push(QueryTerm::new(other.clone(), Origin::Synonym { of }));
                 }
             }
         }
@@ -392,16 +393,45 @@ impl SearchIndex {
         let mut longer: Vec<&str> = Vec::new();
         for i in 0..own {
             longer.clear();
-            self.longer_terms(&view, &terms[i].0, &mut longer);
+            self.longer_terms(view, &terms[i].term, &mut longer);
             for other in &longer {
-                if !terms.iter().any(|(t, _)| t == other) {
-                    terms.push(((*other).to_owned(), LONGER));
+                if !terms.iter().any(|t| t.term == *other) {
+                    let by = terms[i].term.clone();
+                    terms.push(QueryTerm::new((*other).to_owned(), Origin::Begun { by }));
                 }
             }
         }
+        terms
+    }
+
+    /// How many tools hold `term` (in the bytes or added) and `tool`'s weight for it.
+    fn postings_of(&self, view: &View<'_>, term: &str, tool: u32) -> (usize, Option<u32>) {
+        let postings = view.postings(term);
+        match self.added.postings.get(term) {
+            None => {
+                let found = postings.len();
+                (found, postings.into_iter().find(|&(t, _)| t == tool).map(|(_, w)| w))
+            }
+            Some(added) => {
+                let mut merged = Vec::new();
+                merge(postings, added, &mut merged);
+                let weight = merged.iter().find(|&&(t, _)| t == tool).map(|&(_, w)| w);
+                (merged.len(), weight)
+            }
+        }
+    }
+
+    /// The tools matching `query` for which `allowed` holds, best first, at most `limit`;
+    /// ties by tool number. No terms (empty, only stop words) give no hits. The query is
+    /// read up to [`MAX_QUERY_BYTES`] and [`MAX_QUERY_TERMS`] distinct terms.
+    pub fn search(&self, query: &str, limit: usize, allowed: impl Fn(u32) -> bool) -> Vec<Scored> {
+        let Some(view) = View::new(&self.bytes) else {
+            return Vec::new();
+        };
+        let query = cut(query, MAX_QUERY_BYTES);
+        let terms = self.query_terms(&view, query);
         let norms = self.norms.get_or_init(|| self.norms(&view));
-        #[allow(clippy::cast_precision_loss)] // tool counts are far below 2^24
-        let total = self.tools as f32;
+        let total = self.tools;
         let mut scores = vec![0.0_f32; self.tools as usize];
         let mut touched: Vec<u32> = Vec::new();
         let mut merged: Vec<(u32, u32)> = Vec::new();
@@ -413,25 +443,18 @@ impl SearchIndex {
             if !allowed(tool) {
                 return;
             }
-            #[allow(clippy::cast_precision_loss)]
-            let frequency = weight as f32 / 10.0;
             let score = &mut scores[tool as usize];
             if *score == 0.0 {
                 touched.push(tool);
             }
-            *score += idf * frequency * (K1 + 1.0) / (frequency + norm);
+            *score += bm25(idf, weight, norm);
         };
-        let idf = |found: usize| {
-            #[allow(clippy::cast_precision_loss)]
-            let found = found as f32;
-            (1.0 + (total - found + 0.5) / (found + 0.5)).ln()
-        };
-        for (term, factor) in &terms {
+        for QueryTerm { term, origin } in &terms {
             let postings = view.postings(term);
             match self.added.postings.get(term.as_str()) {
                 // Most terms: the bytes alone, read in place.
                 None => {
-                    let idf = factor * idf(postings.len());
+                    let idf = origin.factor() * idf(total, postings.len());
                     for (tool, weight) in postings {
                         score(tool, weight, idf);
                     }
@@ -439,7 +462,7 @@ impl SearchIndex {
                 Some(added) => {
                     merged.clear();
                     merge(postings, added, &mut merged);
-                    let idf = factor * idf(merged.len());
+                    let idf = origin.factor() * idf(total, merged.len());
                     for &(tool, weight) in &merged {
                         score(tool, weight, idf);
                     }
@@ -477,6 +500,21 @@ impl SearchIndex {
         ranked.sort_unstable_by(order);
         ranked
     }
+}
+
+/// BM25's inverse document frequency of a term `found` in that many of `total` tools.
+fn idf(total: u32, found: usize) -> f32 {
+    #[allow(clippy::cast_precision_loss)] // tool counts are far below 2^24
+    let (total, found) = (total as f32, found as f32);
+    (1.0 + (total - found + 0.5) / (found + 0.5)).ln()
+}
+
+/// A term's score in a tool: its `idf` (weighed by where the term comes from), its weight
+/// there (tenths of a word) saturated by BM25 against the tool's length `norm`.
+fn bm25(idf: f32, weight: u32, norm: f32) -> f32 {
+    #[allow(clippy::cast_precision_loss)] // weights are far below 2^24
+    let frequency = weight as f32 / 10.0;
+    idf * frequency * (K1 + 1.0) / (frequency + norm)
 }
 
 /// `words` sorted by term, each term once with its weights summed.

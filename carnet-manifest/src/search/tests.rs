@@ -130,6 +130,47 @@ fn a_query_word_finds_the_longer_words_it_begins_below_whole_ones() {
 }
 
 #[test]
+fn an_explanation_adds_up_to_the_hits_score() {
+    let mut index = SearchIndex::build(&manifest());
+    // Terms the program added are merged with the bytes' (the other path of the scorer).
+    index.add(0, Field::Parameter, "the encoding of the text");
+    for query in [
+        "what time is it in Tokyo",
+        "show the folder listing of a directory",
+        "read a text file in some encoding",
+        "get_current_time",
+        "direct",
+        "IANA zone",
+        "the of and",
+        "",
+    ] {
+        for hit in index.search(query, 10, |_| true) {
+            let why = index.explain(query, hit.tool);
+            assert_eq!(why.score.to_bits(), hit.score.to_bits(), "{query:?}, tool {}", hit.tool);
+            assert!(!why.terms.is_empty() || why.exact_name, "{query:?}");
+            assert!(why.terms.iter().all(|t| t.score > 0.0 && t.tools > 0 && t.weight > 0.0));
+        }
+    }
+    // Where each term comes from.
+    let why = index.explain("folder", 1);
+    let folder = Origin::Synonym { of: "folder".into() };
+    assert!(
+        why.terms.iter().any(|t| t.term == "directori" && t.origin == folder),
+        "{why:?}"
+    );
+    assert_eq!(
+        index.explain("direct", 1).terms[0].origin,
+        Origin::Begun { by: "direct".into() }
+    );
+    assert_eq!(index.explain("encoding", 0).terms[0].origin, Origin::Query);
+    assert!(index.explain("get_current_time", 2).exact_name);
+    assert!(!index.explain("get_current_time", 1).exact_name);
+    // Nothing to explain: a tool out of range, a query the tool holds nothing of.
+    assert_eq!(index.explain("read", 99), Explanation::default());
+    assert_eq!(index.explain("zzz", 0), Explanation::default());
+}
+
+#[test]
 fn news_is_not_the_plural_of_new() {
     let json = serde_json::json!({
         "agents": {},
