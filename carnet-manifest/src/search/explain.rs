@@ -24,26 +24,37 @@ pub enum Origin {
     },
 }
 
-impl Origin {
-    /// What a term of this origin weighs against the query's own words.
-    pub(super) fn factor(&self) -> f32 {
+/// Where a term of a query comes from, as the scorer reads it (the query's word is the
+/// term's `word`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Query,
+    Synonym,
+    Begun,
+}
+
+impl Kind {
+    /// What a term of this kind weighs against the query's own words.
+    pub(super) fn factor(self) -> f32 {
         match self {
-            Origin::Query => 1.0,
-            Origin::Synonym { .. } => SYNONYM,
-            Origin::Begun { .. } => LONGER,
+            Kind::Query => 1.0,
+            Kind::Synonym => SYNONYM,
+            Kind::Begun => LONGER,
         }
     }
 }
 
-/// A term of a query, as the scorer reads it.
+/// A term of a query: the term, where it comes from, and the index of the query's own term
+/// it stands for (itself, for the query's own).
 pub(super) struct QueryTerm {
     pub(super) term: String,
-    pub(super) origin: Origin,
+    pub(super) kind: Kind,
+    pub(super) word: usize,
 }
 
 impl QueryTerm {
-    pub(super) fn new(term: String, origin: Origin) -> Self {
-        QueryTerm { term, origin }
+    pub(super) fn new(term: String, kind: Kind, word: usize) -> Self {
+        QueryTerm { term, kind, word }
     }
 }
 
@@ -111,16 +122,22 @@ impl SearchIndex {
         };
         let query = cut(query, MAX_QUERY_BYTES);
         let mut explanation = Explanation::default();
-        for term in self.query_terms(&view, query) {
+        let terms = self.query_terms(&view, query);
+        for term in &terms {
             let (tools, weight) = self.postings_of(&view, &term.term, tool);
             if let Some(weight) = weight {
-                let score = bm25(term.origin.factor() * idf(self.tools, tools), weight, norm);
+                let score = bm25(term.kind.factor() * idf(self.tools, tools), weight, norm);
                 // Summed in the order `search` sums them: the same `f32`.
                 explanation.score += score;
+                let word = || terms[term.word].term.clone();
                 #[allow(clippy::cast_precision_loss)] // weights are far below 2^24
                 explanation.terms.push(Matched {
-                    term: term.term,
-                    origin: term.origin,
+                    term: term.term.clone(),
+                    origin: match term.kind {
+                        Kind::Query => Origin::Query,
+                        Kind::Synonym => Origin::Synonym { of: word() },
+                        Kind::Begun => Origin::Begun { by: word() },
+                    },
                     weight: weight as f32 / 10.0,
                     tools,
                     score,

@@ -34,8 +34,8 @@ mod probe;
 mod synonyms;
 mod terms;
 
-use explain::QueryTerm;
 pub use explain::{Explanation, Matched, Origin};
+use explain::{Kind, QueryTerm};
 use format::View;
 #[cfg(test)]
 use parameters::PARAMETER_DEPTH;
@@ -375,7 +375,7 @@ impl SearchIndex {
         let mut terms: Vec<QueryTerm> = Vec::new();
         for_each_term(query, |term| {
             if terms.len() < MAX_QUERY_TERMS && !terms.iter().any(|t| t.term == term) {
-                terms.push(QueryTerm::new(term.to_owned(), Origin::Query));
+                terms.push(QueryTerm::new(term.to_owned(), Kind::Query, terms.len()));
             }
         });
         // The words that ask for the same, at a lower weight.
@@ -383,8 +383,7 @@ impl SearchIndex {
         for i in 0..own {
             for other in synonyms::of(&terms[i].term) {
                 if terms.len() - own < synonyms::MAX_EXTRA_TERMS && !terms.iter().any(|t| t.term == *other) {
-                    let of = terms[i].term.clone();
-                    terms.push(QueryTerm::new(other.clone(), Origin::Synonym { of }));
+                    terms.push(QueryTerm::new(other.clone(), Kind::Synonym, i));
                 }
             }
         }
@@ -396,8 +395,7 @@ impl SearchIndex {
             self.longer_terms(view, &terms[i].term, &mut longer);
             for other in &longer {
                 if !terms.iter().any(|t| t.term == *other) {
-                    let by = terms[i].term.clone();
-                    terms.push(QueryTerm::new((*other).to_owned(), Origin::Begun { by }));
+                    terms.push(QueryTerm::new((*other).to_owned(), Kind::Begun, i));
                 }
             }
         }
@@ -449,12 +447,12 @@ impl SearchIndex {
             }
             *score += bm25(idf, weight, norm);
         };
-        for QueryTerm { term, origin } in &terms {
+        for QueryTerm { term, kind, .. } in &terms {
             let postings = view.postings(term);
             match self.added.postings.get(term.as_str()) {
                 // Most terms: the bytes alone, read in place.
                 None => {
-                    let idf = origin.factor() * idf(total, postings.len());
+                    let idf = kind.factor() * idf(total, postings.len());
                     for (tool, weight) in postings {
                         score(tool, weight, idf);
                     }
@@ -462,7 +460,7 @@ impl SearchIndex {
                 Some(added) => {
                     merged.clear();
                     merge(postings, added, &mut merged);
-                    let idf = origin.factor() * idf(total, merged.len());
+                    let idf = kind.factor() * idf(total, merged.len());
                     for &(tool, weight) in &merged {
                         score(tool, weight, idf);
                     }
