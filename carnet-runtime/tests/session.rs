@@ -250,6 +250,31 @@ fn prompt_is_cached_until_the_session_changes() {
 }
 
 #[test]
+fn a_state_reached_again_keeps_its_whole_prompt_for_the_sessions_after() {
+    let engine = carnet();
+    let loaded = |engine: &Carnet| {
+        let mut session = engine.session("researcher").unwrap();
+        session.load_skill("dataAnalysis").unwrap();
+        session
+    };
+    // The first session in a state joins its prompt; so does the second (the state is
+    // reached again: its whole prompt is kept from then on); the third shares it.
+    let (first, second, third) = (loaded(&engine), loaded(&engine), loaded(&engine));
+    assert_eq!(first.system_prompt(), second.system_prompt());
+    assert_ne!(first.system_prompt().as_ptr(), second.system_prompt().as_ptr());
+    assert_eq!(third.system_prompt().as_ptr(), second.system_prompt().as_ptr());
+    // The same for the initial state, and every state keeps its own.
+    let starts: Vec<Session> = (0..3).map(|_| engine.session("researcher").unwrap()).collect();
+    let prompts: Vec<*const u8> = starts.iter().map(|s| s.system_prompt().as_ptr()).collect();
+    assert_ne!(prompts[0], prompts[1]);
+    assert_eq!(prompts[1], prompts[2]);
+    assert_ne!(starts[2].system_prompt(), third.system_prompt());
+    assert!(!starts[2].system_prompt().contains("## Loaded Skills"));
+    // Whatever was kept, a session's prompt is the one a new engine builds for it.
+    assert_eq!(loaded(&carnet()).system_prompt(), third.system_prompt());
+}
+
+#[test]
 fn sessions_are_isolated() {
     let carnet = carnet();
     let mut researcher = carnet.session("researcher").unwrap();

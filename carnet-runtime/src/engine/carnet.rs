@@ -128,11 +128,15 @@ pub(crate) struct Inner {
 /// agent's prefix (the prefix itself is kept once per agent): a state's whole prompt is
 /// most of a request body, tens of KB at a large catalog, and the cache may hold thousands
 /// of states; a session joins the two once per state it reaches, into memory its previous
-/// state (or session) freed. Bounded: past `STATE_CACHE_LIMIT` entries the cache starts
-/// over (entries are cheap to rebuild; sessions keep their own `Arc`s).
+/// state (or session) freed. A state reached again (the initial one above all: every new
+/// conversation starts there) keeps its whole prompt too, among the last `PROMPT_CACHE_LIMIT`
+/// such states, so a new session there joins nothing. Bounded: past `STATE_CACHE_LIMIT`
+/// entries the cache starts over (entries are cheap to rebuild; sessions keep their own
+/// `Arc`s).
 #[derive(Default)]
 pub(crate) struct StateCache {
     suffixes: Mutex<HashMap<PromptKey, Arc<str>>>,
+    prompts: Mutex<HashMap<PromptKey, Arc<String>>>,
     tools: Mutex<HashMap<ToolsKey, Arc<[ToolSpec]>>>,
 }
 
@@ -143,11 +147,40 @@ pub(crate) type PromptKey = (AgentIx, Box<[SkillIx]>, Box<[ToolIx]>);
 pub(crate) type ToolsKey = (AgentIx, Box<[ToolIx]>);
 
 const STATE_CACHE_LIMIT: usize = 4096;
+/// Whole prompts kept: a few states' (each tens of KB at a large catalog).
+const PROMPT_CACHE_LIMIT: usize = 16;
 
 impl StateCache {
-    /// The part of a state's prompt after its agent's prefix.
-    pub(crate) fn suffix(&self, key: PromptKey, build: impl FnOnce() -> Arc<str>) -> Arc<str> {
-        cached(&self.suffixes, key, build)
+    /// A state's whole prompt: kept once the state is reached a second time; else joined by
+    /// `join` from the part after the agent's prefix (`build`, kept).
+    pub(crate) fn prompt(
+        &self,
+        key: PromptKey,
+        build: impl FnOnce() -> Arc<str>,
+        join: impl FnOnce(&str) -> Arc<String>,
+    ) -> Arc<String> {
+        if let Some(prompt) = self.prompts.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Arc::clone(prompt);
+        }
+        let (suffix, seen) = {
+            let suffixes = self.suffixes.lock().unwrap_or_else(PoisonError::into_inner);
+            match suffixes.get(&key) {
+                Some(suffix) => (Arc::clone(suffix), true),
+                None => {
+                    drop(suffixes);
+                    (cached(&self.suffixes, key.clone(), build), false)
+                }
+            }
+        };
+        let prompt = join(&suffix);
+        if seen {
+            let mut prompts = self.prompts.lock().unwrap_or_else(PoisonError::into_inner);
+            if prompts.len() >= PROMPT_CACHE_LIMIT {
+                prompts.clear();
+            }
+            prompts.insert(key, Arc::clone(&prompt));
+        }
+        prompt
     }
 
     pub(crate) fn tools(&self, key: ToolsKey, build: impl FnOnce() -> Arc<[ToolSpec]>) -> Arc<[ToolSpec]> {

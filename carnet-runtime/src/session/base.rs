@@ -287,13 +287,17 @@ impl Session {
                 self.loaded.skills.clone().into_boxed_slice(),
                 exposed.clone().into_boxed_slice(),
             );
-            let suffix = inner.state_cache.suffix(key, || {
-                prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed).into()
-            });
-            if suffix.is_empty() {
-                return Arc::clone(prefix);
-            }
-            Arc::new(join(prefix, &suffix))
+            inner.state_cache.prompt(
+                key,
+                || prompt::suffix(inner, &inner.prompt, agent, &self.loaded.skills, &exposed).into(),
+                |suffix| {
+                    if suffix.is_empty() {
+                        Arc::clone(prefix)
+                    } else {
+                        Arc::new(join(prefix, suffix))
+                    }
+                },
+            )
         })
     }
 
