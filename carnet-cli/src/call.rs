@@ -96,8 +96,7 @@ pub(crate) fn search(
             output.error_message().unwrap_or_default()
         )));
     }
-    // The session's index is this one: a manifest read now, no tool bound to add to it.
-    let explained = explain.then(|| Explained::new(manifest));
+    let explained = explain.then(|| Explained::new(manifest, session.carnet().search_index()));
     if as_json {
         let Some(explained) = &explained else {
             outln!("{}", output.to_text());
@@ -153,21 +152,21 @@ pub(crate) fn search(
     Ok(())
 }
 
-/// The search index of a manifest and its tools' numbers, to explain hits by name.
-struct Explained {
-    index: SearchIndex,
+/// The engine's search index and its tools' numbers, to explain hits by name.
+struct Explained<'a> {
+    index: &'a SearchIndex,
     numbers: HashMap<String, u32>,
 }
 
-impl Explained {
-    fn new(manifest: &Manifest) -> Self {
+impl<'a> Explained<'a> {
+    fn new(manifest: &Manifest, index: &'a SearchIndex) -> Self {
         let names = manifest
             .toolsets
             .iter()
             .flat_map(|t| t.tools.iter())
             .map(|t| t.name.to_string());
         Explained {
-            index: SearchIndex::build(manifest),
+            index,
             numbers: names.zip(0..).collect(),
         }
     }

@@ -52,12 +52,6 @@ pub(super) struct QueryTerm {
     pub(super) word: usize,
 }
 
-impl QueryTerm {
-    pub(super) fn new(term: String, kind: Kind, word: usize) -> Self {
-        QueryTerm { term, kind, word }
-    }
-}
-
 /// A term of the query found in the tool, and what it adds to the tool's score.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -123,9 +117,11 @@ impl SearchIndex {
         let query = cut(query, MAX_QUERY_BYTES);
         let mut explanation = Explanation::default();
         let terms = self.query_terms(&view, query);
+        let mut merged = Vec::new();
         for term in &terms {
-            let (tools, weight) = self.postings_of(&view, &term.term, tool);
-            if let Some(weight) = weight {
+            let mut postings = self.postings(&view, &term.term, &mut merged);
+            let tools = postings.len();
+            if let Some((_, weight)) = postings.find(|&(t, _)| t == tool) {
                 let score = bm25(term.kind.factor() * idf(self.tools, tools), weight, norm);
                 // Summed in the order `search` sums them: the same `f32`.
                 explanation.score += score;

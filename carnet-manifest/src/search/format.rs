@@ -117,6 +117,33 @@ impl Iterator for Postings<'_> {
 
 impl ExactSizeIterator for Postings<'_> {}
 
+/// A term's postings as the scorer reads them: the bytes' in place, or a list merged with
+/// what the program added.
+pub(super) enum TermPostings<'v, 'm> {
+    Bytes(Postings<'v>),
+    Merged(std::slice::Iter<'m, (u32, u32)>),
+}
+
+impl Iterator for TermPostings<'_, '_> {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        match self {
+            TermPostings::Bytes(postings) => postings.next(),
+            TermPostings::Merged(postings) => postings.next().copied(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            TermPostings::Bytes(postings) => postings.size_hint(),
+            TermPostings::Merged(postings) => postings.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for TermPostings<'_, '_> {}
+
 /// `bytes` (an index) with the manifest fingerprint `fingerprint` in its header.
 pub(super) fn set_fingerprint(bytes: &mut [u8], fingerprint: u64) {
     if let Some(field) = bytes.get_mut(12..20) {

@@ -36,7 +36,7 @@ mod terms;
 
 pub use explain::{Explanation, Matched, Origin};
 use explain::{Kind, QueryTerm};
-use format::View;
+use format::{TermPostings, View};
 #[cfg(test)]
 use parameters::PARAMETER_DEPTH;
 pub use parameters::for_each_parameter;
@@ -367,15 +367,18 @@ impl SearchIndex {
         out.truncate(LONGER_TERMS);
     }
 
-    /// A query's terms: its own (stop words out, up to [`MAX_QUERY_BYTES`] and
+    /// A query's terms (the query cut at [`MAX_QUERY_BYTES`]): its own (stop words out, up to
     /// [`MAX_QUERY_TERMS`]), their synonyms and the longer indexed words they begin, each
     /// once, with its weight and where it comes from.
     fn query_terms(&self, view: &View<'_>, query: &str) -> Vec<QueryTerm> {
-        let query = cut(query, MAX_QUERY_BYTES);
         let mut terms: Vec<QueryTerm> = Vec::new();
         for_each_term(query, |term| {
             if terms.len() < MAX_QUERY_TERMS && !terms.iter().any(|t| t.term == term) {
-                terms.push(QueryTerm::new(term.to_owned(), Kind::Query, terms.len()));
+                terms.push(QueryTerm {
+                    term: term.to_owned(),
+                    kind: Kind::Query,
+                    word: terms.len(),
+                });
             }
         });
         // The words that ask for the same, at a lower weight.
@@ -383,7 +386,11 @@ impl SearchIndex {
         for i in 0..own {
             for other in synonyms::of(&terms[i].term) {
                 if terms.len() - own < synonyms::MAX_EXTRA_TERMS && !terms.iter().any(|t| t.term == *other) {
-                    terms.push(QueryTerm::new(other.clone(), Kind::Synonym, i));
+                    terms.push(QueryTerm {
+                        term: other.clone(),
+                        kind: Kind::Synonym,
+                        word: i,
+                    });
                 }
             }
         }
@@ -395,26 +402,28 @@ impl SearchIndex {
             self.longer_terms(view, &terms[i].term, &mut longer);
             for other in &longer {
                 if !terms.iter().any(|t| t.term == *other) {
-                    terms.push(QueryTerm::new((*other).to_owned(), Kind::Begun, i));
+                    terms.push(QueryTerm {
+                        term: (*other).to_owned(),
+                        kind: Kind::Begun,
+                        word: i,
+                    });
                 }
             }
         }
         terms
     }
 
-    /// How many tools hold `term` (in the bytes or added) and `tool`'s weight for it.
-    fn postings_of(&self, view: &View<'_>, term: &str, tool: u32) -> (usize, Option<u32>) {
+    /// `term`'s postings (tools ascending): the bytes' alone, read in place (most terms), or
+    /// merged with what the program added, into `merged`.
+    fn postings<'v, 'm>(&self, view: &View<'v>, term: &str, merged: &'m mut Vec<(u32, u32)>) -> TermPostings<'v, 'm> {
         let postings = view.postings(term);
         match self.added.postings.get(term) {
-            None => {
-                let found = postings.len();
-                (found, postings.into_iter().find(|&(t, _)| t == tool).map(|(_, w)| w))
-            }
+            None => TermPostings::Bytes(postings),
             Some(added) => {
-                let mut merged = Vec::new();
-                merge(postings, added, &mut merged);
-                let weight = merged.iter().find(|&&(t, _)| t == tool).map(|&(_, w)| w);
-                (merged.len(), weight)
+                merged.clear();
+                merge(postings, added, merged);
+                let merged: &'m Vec<(u32, u32)> = merged;
+                TermPostings::Merged(merged.iter())
             }
         }
     }
@@ -448,23 +457,10 @@ impl SearchIndex {
             *score += bm25(idf, weight, norm);
         };
         for QueryTerm { term, kind, .. } in &terms {
-            let postings = view.postings(term);
-            match self.added.postings.get(term.as_str()) {
-                // Most terms: the bytes alone, read in place.
-                None => {
-                    let idf = kind.factor() * idf(total, postings.len());
-                    for (tool, weight) in postings {
-                        score(tool, weight, idf);
-                    }
-                }
-                Some(added) => {
-                    merged.clear();
-                    merge(postings, added, &mut merged);
-                    let idf = kind.factor() * idf(total, merged.len());
-                    for &(tool, weight) in &merged {
-                        score(tool, weight, idf);
-                    }
-                }
+            let postings = self.postings(&view, term, &mut merged);
+            let idf = kind.factor() * idf(total, postings.len());
+            for (tool, weight) in postings {
+                score(tool, weight, idf);
             }
         }
         let exact = normalised_name(query);

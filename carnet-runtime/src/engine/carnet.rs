@@ -162,47 +162,41 @@ impl StateCache {
         if let Some(prompt) = self.prompts.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Arc::clone(prompt);
         }
-        let (suffix, seen) = {
-            let suffixes = self.suffixes.lock().unwrap_or_else(PoisonError::into_inner);
-            match suffixes.get(&key) {
-                Some(suffix) => (Arc::clone(suffix), true),
-                None => {
-                    drop(suffixes);
-                    (cached(&self.suffixes, key.clone(), build), false)
-                }
-            }
-        };
+        let (suffix, seen) = cached(&self.suffixes, key.clone(), build);
         let prompt = join(&suffix);
         if seen {
             let mut prompts = self.prompts.lock().unwrap_or_else(PoisonError::into_inner);
-            if prompts.len() >= PROMPT_CACHE_LIMIT {
-                prompts.clear();
-            }
-            prompts.insert(key, Arc::clone(&prompt));
+            keep(&mut prompts, key, Arc::clone(&prompt), PROMPT_CACHE_LIMIT);
         }
         prompt
     }
 
     pub(crate) fn tools(&self, key: ToolsKey, build: impl FnOnce() -> Arc<[ToolSpec]>) -> Arc<[ToolSpec]> {
-        cached(&self.tools, key, build)
+        cached(&self.tools, key, build).0
     }
 }
 
+/// The value kept under `key`, or the one `build` makes, kept; and whether it was kept before.
 fn cached<K: Eq + std::hash::Hash, V: ?Sized>(
     map: &Mutex<HashMap<K, Arc<V>>>,
     key: K,
     build: impl FnOnce() -> Arc<V>,
-) -> Arc<V> {
+) -> (Arc<V>, bool) {
     let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(value) = map.get(&key) {
-        return Arc::clone(value);
+        return (Arc::clone(value), true);
     }
     let value = build();
-    if map.len() >= STATE_CACHE_LIMIT {
+    keep(&mut map, key, Arc::clone(&value), STATE_CACHE_LIMIT);
+    (value, false)
+}
+
+/// Keeps `value` under `key`; past `limit` entries the map starts over.
+fn keep<K: Eq + std::hash::Hash, V: ?Sized>(map: &mut HashMap<K, Arc<V>>, key: K, value: Arc<V>, limit: usize) {
+    if map.len() >= limit {
         map.clear();
     }
-    map.insert(key, Arc::clone(&value));
-    value
+    map.insert(key, value);
 }
 
 /// The engine: a manifest, the tool implementations, variables and options. Immutable,
@@ -245,6 +239,15 @@ impl Carnet {
     #[must_use]
     pub fn manifest(&self) -> &Manifest {
         &self.inner.manifest
+    }
+
+    /// The index `searchTools` ranks with: every domain tool of the manifest, numbered as its
+    /// toolsets list them (in order, each one's tools in declaration order), with what only
+    /// the program knows added (its Rust tools' parameters). What
+    /// [`SearchIndex::explain`] reads to say why a hit ranks where it does.
+    #[must_use]
+    pub fn search_index(&self) -> &SearchIndex {
+        &self.inner.search
     }
 
     /// The exposure mode.

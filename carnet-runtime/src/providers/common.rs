@@ -163,6 +163,16 @@ fn find<'a>(sorted: &[(u64, usize)], key: &str, key_of: impl Fn(usize) -> &'a st
         .map(|&(_, i)| i)
 }
 
+/// Sorts `(hash, index)` entries by hash, then by their text (`text_of` an index; read only
+/// where two hashes are equal), then by index: the order [`find`] searches.
+fn sort_entries<'a>(entries: &mut [(u64, usize)], text_of: impl Fn(usize) -> &'a str) {
+    entries.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| text_of(a.1).cmp(text_of(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
+}
+
 impl Aliases {
     /// The aliases of `specs`' names.
     ///
@@ -215,19 +225,11 @@ impl Aliases {
         let texts = (aliases.text.as_str(), aliases.entries.as_slice());
         let alias_of = |i: usize| &texts.0[texts.1[i][1]..texts.1[i][2]];
         let name_of = |i: usize| &texts.0[texts.1[i][0]..texts.1[i][1]];
-        aliases.by_alias.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| alias_of(a.1).cmp(alias_of(b.1)))
-                .then(a.1.cmp(&b.1))
-        });
+        sort_entries(&mut aliases.by_alias, alias_of);
         if all_same {
             aliases.by_name.clone_from(&aliases.by_alias);
         } else {
-            aliases.by_name.sort_unstable_by(|a, b| {
-                a.0.cmp(&b.0)
-                    .then_with(|| name_of(a.1).cmp(name_of(b.1)))
-                    .then(a.1.cmp(&b.1))
-            });
+            sort_entries(&mut aliases.by_name, name_of);
         }
         // An alias given twice is two neighbours, the first of the two its earliest tool: the
         // error is the one a walk in the specs' order meets first (the earliest second).
