@@ -1,6 +1,7 @@
 //! What the build script writes for the binding macros: the toolsets and where they are
 //! declared.
 
+use carnet_manifest::order;
 use std::path::Path;
 
 use carnet_manifest::Manifest;
@@ -27,60 +28,43 @@ pub(crate) fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &
             generate::relative_path(&crate_dir, &path).unwrap_or_else(|| l.path.to_string_lossy().replace('\\', "/"));
         serde_json::json!({"file": file, "line": l.line})
     };
-    let toolsets: serde_json::Map<String, serde_json::Value> = project
-        .toolsets
-        .iter()
-        .map(|t| {
-            let mut entry = location(t.name.span);
-            // Tool descriptions are left out: the macros only ask whether there is one.
-            let described: Vec<&str> = manifest
-                .toolset(&t.name.value)
-                .map(|m| {
-                    m.tools
-                        .iter()
-                        .filter(|d| !d.description.is_empty())
-                        .map(|d| &*d.name)
-                        .collect()
-                })
-                .unwrap_or_default();
-            entry["described"] = described.into();
-            // Each tool's `parameters:` block, with the line of each name.
-            let parameters: serde_json::Map<String, serde_json::Value> = t
-                .tools
-                .iter()
-                .filter(|d| !d.parameters.is_empty())
-                .map(|d| {
-                    let block = d
-                        .parameters
-                        .iter()
-                        .map(|(name, description)| {
-                            let line = project.sources.location(name.span).line;
-                            (
-                                name.value.clone(),
-                                serde_json::json!({"description": description, "line": line}),
-                            )
-                        })
-                        .collect::<serde_json::Map<_, _>>();
-                    (d.name.value.clone(), block.into())
-                })
-                .collect();
-            if !parameters.is_empty() {
-                entry["parameters"] = parameters.into();
-            }
-            entry["tools"] = t
-                .tools
-                .iter()
-                .map(|d| {
-                    (
-                        d.name.value.clone(),
-                        serde_json::json!(project.sources.location(d.name.span).line),
-                    )
-                })
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-            (t.name.value.clone(), entry)
-        })
-        .collect();
+    let toolsets = order::object(project.toolsets.iter().map(|t| {
+        let mut entry = location(t.name.span);
+        // Tool descriptions are left out: the macros only ask whether there is one.
+        let described: Vec<&str> = manifest
+            .toolset(&t.name.value)
+            .map(|m| {
+                m.tools
+                    .iter()
+                    .filter(|d| !d.description.is_empty())
+                    .map(|d| &*d.name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        entry["described"] = described.into();
+        // Each tool's `parameters:` block, with the line of each name.
+        let parameters = order::object(t.tools.iter().filter(|d| !d.parameters.is_empty()).map(|d| {
+            let block = order::object(d.parameters.iter().map(|(name, description)| {
+                let line = project.sources.location(name.span).line;
+                (
+                    name.value.clone(),
+                    serde_json::json!({"description": description, "line": line}),
+                )
+            }));
+            (d.name.value.clone(), block.into())
+        }));
+        if !parameters.is_empty() {
+            entry["parameters"] = parameters.into();
+        }
+        entry["tools"] = order::object(t.tools.iter().map(|d| {
+            (
+                d.name.value.clone(),
+                serde_json::json!(project.sources.location(d.name.span).line),
+            )
+        }))
+        .into();
+        (t.name.value.clone(), entry)
+    }));
     let toolsets_only = Manifest::__from_parts(
         manifest.version,
         App::__from_parts(Cow::Borrowed(&[]), Cow::Borrowed(&[])),

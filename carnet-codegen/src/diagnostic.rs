@@ -451,7 +451,7 @@ impl Diagnostics {
                 file: b.span.map(|s| s.file),
             })
             .collect();
-        out.sort_by(|a, b| {
+        carnet_manifest::order::sort_by(&mut out, |a, b| {
             let key = |d: &Diagnostic| {
                 (
                     d.location.as_ref().map(|l| (l.path.clone(), l.range.start)),

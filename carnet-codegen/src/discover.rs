@@ -230,7 +230,7 @@ fn walk_into(dir: &Path, relative: &str, out: &mut Vec<Entry>, walk: &mut Walk) 
             break;
         }
     }
-    entries.sort_by_key(fs::DirEntry::file_name);
+    carnet_manifest::order::sort_by_key(&mut entries, fs::DirEntry::file_name);
     for entry in entries {
         if walk.remaining == 0 {
             walk.truncated = true;

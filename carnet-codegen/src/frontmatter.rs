@@ -133,11 +133,10 @@ impl Value {
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into),
             Value::String(s) => s.clone().into(),
             Value::List(items) => items.iter().map(|n| n.value.to_json()).collect(),
-            Value::Map(entries) => entries
-                .iter()
-                .map(|(k, v)| (k.value.key_string(), v.value.to_json()))
-                .collect::<serde_json::Map<_, _>>()
-                .into(),
+            Value::Map(entries) => {
+                carnet_manifest::order::object(entries.iter().map(|(k, v)| (k.value.key_string(), v.value.to_json())))
+                    .into()
+            }
         }
     }
 

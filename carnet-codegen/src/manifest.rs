@@ -1,5 +1,6 @@
 //! Lowering: the validated project as a runtime [`Manifest`].
 
+use carnet_manifest::order;
 use std::borrow::Cow;
 
 use carnet_manifest::manifest::{DEFAULT_ENV_PREFIXES, MANIFEST_VERSION};
@@ -37,7 +38,7 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
             )
         })
         .collect();
-    agents.sort_by(|a, b| a.name.cmp(&b.name));
+    order::sort_by(&mut agents, |a, b| a.name.cmp(&b.name));
 
     let mut skills: Vec<Skill> = project
         .skills
@@ -69,7 +70,7 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
             skill
         })
         .collect();
-    skills.sort_by(|a, b| a.name.cmp(&b.name));
+    order::sort_by(&mut skills, |a, b| a.name.cmp(&b.name));
 
     let mut toolsets: Vec<Toolset> = project
         .toolsets
@@ -96,7 +97,7 @@ pub(crate) fn lower(project: &Project, extra_variables: &[(String, String)]) -> 
             toolset
         })
         .collect();
-    toolsets.sort_by(|a, b| a.name.cmp(&b.name));
+    order::sort_by(&mut toolsets, |a, b| a.name.cmp(&b.name));
 
     let settings = &project.settings;
     let mut variables = settings.variables.clone();

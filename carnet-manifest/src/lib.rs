@@ -19,6 +19,8 @@ mod json;
 pub mod manifest;
 pub mod media_type;
 pub mod names;
+#[doc(hidden)]
+pub mod order;
 pub mod search;
 
 pub use json::ManifestError;

@@ -1,6 +1,7 @@
 //! [`Extensions`]: a conversation's own values (the user, their permissions, a request id),
 //! one per type, which tools and hooks read typed.
 
+use carnet_manifest::order;
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
@@ -72,7 +73,7 @@ impl Extensions {
 impl fmt::Debug for Extensions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut types: Vec<&str> = self.values.values().map(|(name, _)| *name).collect();
-        types.sort_unstable();
+        order::sort(&mut types);
         f.debug_set().entries(types).finish()
     }
 }

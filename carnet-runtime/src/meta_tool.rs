@@ -2,6 +2,7 @@
 //! descriptions and input schemas the model reads. What each one does is the session's
 //! (`session::meta`); the engine and the prompt only name them.
 
+use carnet_manifest::order;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -253,7 +254,7 @@ impl MetaTool {
         };
         json!({
             "type": "object",
-            "properties": properties.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<serde_json::Map<_, _>>(),
+            "properties": order::object(properties.into_iter().map(|(k, v)| (k.to_owned(), v))),
             "required": required,
             "additionalProperties": false,
         })

@@ -1,6 +1,8 @@
 //! Did-you-mean: the one matcher behind every "similar" list and hint of the runtime and
 //! the CLI.
 
+use carnet_manifest::order;
+
 /// The candidate closest to `name` (edit distance at most a third of its length).
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     similar(name, candidates, 1).into_iter().next()
@@ -17,7 +19,7 @@ pub fn similar<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, n:
             (d <= (name.chars().count().max(3) / 3).max(1) || contains).then_some((d, c))
         })
         .collect();
-    scored.sort_unstable();
+    order::sort(&mut scored);
     scored.into_iter().take(n).map(|(_, c)| c.to_owned()).collect()
 }
 

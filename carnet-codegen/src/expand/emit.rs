@@ -126,7 +126,7 @@ pub(super) fn entry_point(ident: &Ident, signature: &ToolSignature, call_ident: 
             .push(quote_spanned!(ty.span()=> let #local = ::carnet::__private::state::<#ty>(__carnet_context)?;));
         values.push((*position, quote!(#local)));
     }
-    values.sort_by_key(|(position, _)| *position);
+    carnet_manifest::order::sort_by_key(&mut values, |(position, _)| *position);
     debug_assert_eq!(values.len(), signature.arity);
     let args = values.into_iter().map(|(_, v)| v);
     let call = if in_impl {

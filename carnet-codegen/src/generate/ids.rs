@@ -175,9 +175,8 @@ pub(super) fn ids(out: &mut String, manifest: &Manifest) {
 
     // Tools: one module per toolset, and their names at the top through glob re-exports, so
     // a name two toolsets declare is ambiguous there (rustc says so where it is used).
-    let modules: BTreeMap<&str, String> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
-        .into_iter()
-        .collect();
+    let modules: BTreeMap<&str, String> =
+        carnet_manifest::order::map(typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name)));
     let mut idents: BTreeMap<String, usize> = BTreeMap::new();
     for t in &*manifest.toolsets {
         for (_, ident) in typed_id::consts(t.tools.iter().map(|tool| &*tool.name)) {

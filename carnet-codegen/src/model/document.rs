@@ -292,18 +292,15 @@ impl Document<'_> {
 
     /// Frontmatter keys nobody asked for, as JSON.
     pub(crate) fn extra(&self) -> serde_json::Map<String, serde_json::Value> {
-        self.entries
-            .iter()
-            .zip(&self.used)
-            .filter(|(_, used)| !**used)
-            .map(|((k, v), _)| {
+        carnet_manifest::order::object(self.entries.iter().zip(&self.used).filter(|(_, used)| !**used).map(
+            |((k, v), _)| {
                 let key = match &k.value {
                     Value::String(s) => s.clone(),
                     other => other.to_json().to_string(),
                 };
                 (key, v.value.to_json())
-            })
-            .collect()
+            },
+        ))
     }
 
     /// Whether the frontmatter has `key` (used or not).

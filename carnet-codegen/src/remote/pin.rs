@@ -1,6 +1,7 @@
 //! Reading a pin (`mcp.lock.json`): its shape, its digest, its tools and skills.
 
 use carnet_manifest::Annotations;
+use carnet_manifest::order;
 use serde_json::{Map, Value, json};
 
 use super::PIN_VERSION;
@@ -235,11 +236,12 @@ fn pinned_skill(skill: &Value, span: Span) -> Result<PinnedSkill, Problem> {
         _ => None,
     }
     .ok_or_else(|| Problem::Unusable("its `SKILL.md` has no SHA-256 digest to check what is read against".into()))?;
-    let metadata = frontmatter
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let metadata = order::object(
+        frontmatter
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     Ok(PinnedSkill {
         name: name.to_owned(),
         description: description.to_owned(),
@@ -341,8 +343,8 @@ fn sorted(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect())
+            order::sort(&mut keys);
+            Value::Object(order::object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k])))))
         }
         other => other.clone(),
     }

@@ -10,6 +10,7 @@
 //! Absent and `null` fields mean the same (`Option`), and unknown keys are ignored, as in TS
 //! Carnet's zod schemas.
 
+use crate::order;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -197,7 +198,7 @@ fn entities<W, T>(
         }
         out.push(item);
     }
-    out.sort_by(|a, b| name(a).cmp(name(b)));
+    order::sort_by(&mut out, |a, b| name(a).cmp(name(b)));
     Ok(out)
 }
 
@@ -210,7 +211,7 @@ impl WireManifest {
             global_skills: texts(app.global_skills),
         });
         let top_tools = self.tools.map(|Map(mut tools)| {
-            tools.sort_by(|a, b| a.0.cmp(&b.0));
+            order::sort_by(&mut tools, |a, b| a.0.cmp(&b.0));
             tools
         });
         let agents = entities("agents", self.agents, WireAgent::into_agent, |a| &a.name)?;
@@ -268,7 +269,7 @@ impl WireSkill {
                 .map(|(i, Obj(file))| file.into_file(&format!("{files_path}/{i}")))
                 .collect::<Result<Vec<_>, _>>()?,
         };
-        files.sort_by(|a, b| a.path.cmp(&b.path));
+        order::sort_by(&mut files, |a, b| a.path.cmp(&b.path));
         if let Some(pair) = files.windows(2).find(|w| w[0].path == w[1].path) {
             return Err(invalid(&files_path, format!("file `{}` is listed twice", pair[0].path)));
         }

@@ -241,12 +241,7 @@ impl<'a> From<&'a Tool> for WireTool<'a> {
             content: &t.content,
             remote: t.remote.as_deref().map(json_value),
             title: t.title.as_deref(),
-            annotations: (!t.annotations.is_empty()).then(|| {
-                t.annotations
-                    .hints()
-                    .map(|(k, v)| (k.to_owned(), Value::Bool(v)))
-                    .collect()
-            }),
+            annotations: (!t.annotations.is_empty()).then(|| t.annotations.to_json()),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `SKILL.md`.
 
 use super::{Agent, Manifest, Skill, SkillFile, Tool, Toolset};
+use crate::order;
 
 fn find<'a, T>(items: &'a [T], name: &str, key: impl Fn(&T) -> &str) -> Option<&'a T> {
     items
@@ -109,7 +110,7 @@ impl Skill {
             fields.push(("toolsets".to_owned(), Value::Array(toolsets)));
         }
         let mut extra: Vec<(String, Value)> = object(&self.extra).into_iter().collect();
-        extra.sort_by(|a, b| a.0.cmp(&b.0));
+        order::sort_by(&mut extra, |a, b| a.0.cmp(&b.0));
         for (key, value) in extra {
             if fields.iter().all(|(k, _)| *k != key) {
                 fields.push((key, value));
@@ -157,7 +158,7 @@ fn sorted_json(value: &serde_json::Value) -> String {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
+            order::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
             let fields: Vec<String> = entries
                 .into_iter()
                 .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), sorted_json(v)))

@@ -262,6 +262,13 @@ impl Annotations {
         .into_iter()
         .filter_map(|(key, value)| value.map(|v| (key, v)))
     }
+
+    /// The hints as MCP's `annotations` object: `{"readOnlyHint": true, ...}`, the ones
+    /// given only.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        crate::order::object(self.hints().map(|(k, v)| (k.to_owned(), serde_json::Value::Bool(v))))
+    }
 }
 
 // Hidden constructors, so code outside this crate never names the fields: the structs are

@@ -39,8 +39,10 @@ pub(super) fn write(parts: &Parts<'_>) -> Vec<u8> {
     let tools = parts.lengths.len();
     let postings: usize = parts.terms.iter().map(|(_, p)| p.len()).sum();
     let term_bytes: usize = parts.terms.iter().map(|(t, _)| t.len()).sum();
-    let mut order: Vec<u32> = (0..count(tools)).collect();
-    order.sort_by(|&a, &b| parts.names[a as usize].cmp(&parts.names[b as usize]).then(a.cmp(&b)));
+    let mut by_name: Vec<u32> = (0..count(tools)).collect();
+    crate::order::sort_by(&mut by_name, |&a, &b| {
+        parts.names[a as usize].cmp(&parts.names[b as usize]).then(a.cmp(&b))
+    });
     let name_bytes: usize = parts.names.iter().map(String::len).sum();
     let total: u64 = parts.lengths.iter().map(|&l| u64::from(l)).sum();
 
@@ -77,18 +79,18 @@ pub(super) fn write(parts: &Parts<'_>) -> Vec<u8> {
             put(weight);
         }
     }
-    for &tool in &order {
+    for &tool in &by_name {
         put(tool);
     }
     let mut end = 0;
-    for &tool in &order {
+    for &tool in &by_name {
         end += parts.names[tool as usize].len();
         put(count(end));
     }
     for (term, _) in parts.terms {
         out.extend_from_slice(term.as_bytes());
     }
-    for &tool in &order {
+    for &tool in &by_name {
         out.extend_from_slice(parts.names[tool as usize].as_bytes());
     }
     out

@@ -21,6 +21,7 @@
 //! Tools are numbered as the manifest lists them: toolsets in order, each one's tools in
 //! declaration order.
 
+use crate::order;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -249,7 +250,7 @@ impl SearchIndex {
             .filter(|(_, postings)| !postings.is_empty())
             .map(|(term, postings)| (&**term, postings.as_slice()))
             .collect();
-        by_term.sort_unstable_by_key(|&(term, _)| term);
+        order::sort_by_key(&mut by_term, |&(term, _)| term);
         let bytes = format::write(&format::Parts {
             fingerprint: manifest.fingerprint,
             inputs,

@@ -1,6 +1,7 @@
 //! [`CarnetBuilder`]: checks the tool implementations against the manifest and builds the
 //! engine's tables.
 
+use carnet_manifest::order;
 use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
@@ -394,7 +395,7 @@ impl<Stage> CarnetBuilder<Stage> {
 
         let mut meta = self.meta.unwrap_or_else(|| self.preset.meta_tools().to_vec());
         meta.retain(|m| *m != MetaTool::CallTool);
-        meta.sort();
+        order::sort(&mut meta);
         meta.dedup();
         // Only `searchTools` reads the index: an engine without it builds none.
         let search = if meta.contains(&MetaTool::SearchTools) {

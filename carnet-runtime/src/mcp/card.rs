@@ -1,6 +1,7 @@
 //! The served agent as an [A2A](https://a2a-protocol.org) 1.0 `AgentCard`, for discovery at
 //! `/.well-known/agent-card.json`.
 
+use carnet_manifest::order;
 use serde_json::{Map, Value, json};
 
 use crate::manifest::{Manifest, Skill};
@@ -38,7 +39,7 @@ pub fn agent_card(manifest: &Manifest, agent: &str, url: &str, version: &str) ->
         .chain(manifest.app.global_initial_skills.iter().map(|s| &**s))
         .chain(manifest.app.global_skills.iter().map(|s| &**s))
         .collect();
-    names.sort_unstable();
+    order::sort(&mut names);
     names.dedup();
     let skills: Vec<Value> = names
         .into_iter()

@@ -3,6 +3,7 @@
 //! build time by `carnet_codegen` (or computed here, once, for manifests without them); a
 //! `SKILL.md`'s is computed here from the text served, which is rendered here too.
 
+use carnet_manifest::order;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -105,7 +106,7 @@ impl Index {
             // that server's to serve (with their digests), not this one's.
             .filter(|&index| manifest.skills[index].remote.is_none())
             .collect();
-        skills.sort_unstable();
+        order::sort(&mut skills);
         skills.dedup();
         let mut entries = Vec::new();
         let mut skill_mds = Vec::new();
@@ -133,7 +134,7 @@ impl Index {
             .map(|e| e.uri.clone())
             .collect();
         entries.retain(|e| e.file.is_none() || seen.insert(e.uri.clone()));
-        entries.sort_by(|a, b| a.key.cmp(&b.key));
+        order::sort_by(&mut entries, |a, b| a.key.cmp(&b.key));
         Index {
             entries: entries.into(),
             skill_mds: skill_mds.into(),

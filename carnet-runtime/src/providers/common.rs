@@ -164,8 +164,9 @@ fn find<'a>(sorted: &[(u64, usize)], key: &str, key_of: impl Fn(usize) -> &'a st
 }
 
 /// Sorts `(hash, index)` entries by hash, then by their text (`text_of` an index; read only
-/// where two hashes are equal), then by index: the order [`find`] searches.
-fn sort_entries<'a>(entries: &mut [(u64, usize)], text_of: impl Fn(usize) -> &'a str) {
+/// where two hashes are equal), then by index: the order [`find`] searches. `text_of` is a
+/// `dyn` so both orders share one copy of the sort (it is called on equal hashes only).
+fn sort_entries<'a>(entries: &mut [(u64, usize)], text_of: &dyn Fn(usize) -> &'a str) {
     entries.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
             .then_with(|| text_of(a.1).cmp(text_of(b.1)))
@@ -225,11 +226,11 @@ impl Aliases {
         let texts = (aliases.text.as_str(), aliases.entries.as_slice());
         let alias_of = |i: usize| &texts.0[texts.1[i][1]..texts.1[i][2]];
         let name_of = |i: usize| &texts.0[texts.1[i][0]..texts.1[i][1]];
-        sort_entries(&mut aliases.by_alias, alias_of);
+        sort_entries(&mut aliases.by_alias, &alias_of);
         if all_same {
             aliases.by_name.clone_from(&aliases.by_alias);
         } else {
-            sort_entries(&mut aliases.by_name, name_of);
+            sort_entries(&mut aliases.by_name, &name_of);
         }
         // An alias given twice is two neighbours, the first of the two its earliest tool: the
         // error is the one a walk in the specs' order meets first (the earliest second).

@@ -3,6 +3,7 @@
 //!
 //! See the module docs of [`super`] for how each exposure mode is sent to each API.
 
+use carnet_manifest::order;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -198,13 +199,12 @@ fn spliced<'a>(
 /// absent optional fields as `null` and the request types take them absent.
 pub(super) fn without_nulls(block: &Value) -> Value {
     match block {
-        Value::Object(fields) => Value::Object(
+        Value::Object(fields) => Value::Object(order::object(
             fields
                 .iter()
                 .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
+                .map(|(k, v)| (k.clone(), v.clone())),
+        )),
         other => other.clone(),
     }
 }
@@ -216,7 +216,7 @@ pub(super) fn without_nulls(block: &Value) -> Value {
 pub(super) fn responses_input_item(item: &Value) -> Value {
     const FIELDS: [&str; 7] = ["type", "id", "call_id", "execution", "status", "arguments", "tools"];
     match item {
-        Value::Object(fields) => Value::Object(
+        Value::Object(fields) => Value::Object(order::object(
             fields
                 .iter()
                 .filter(|(k, v)| FIELDS.contains(&k.as_str()) && !v.is_null())
@@ -229,9 +229,8 @@ pub(super) fn responses_input_item(item: &Value) -> Value {
                             v.clone()
                         },
                     )
-                })
-                .collect(),
-        ),
+                }),
+        )),
         other => other.clone(),
     }
 }
@@ -243,13 +242,12 @@ fn deep_without_nulls(value: &Value, depth: usize) -> Value {
         return value.clone();
     }
     match value {
-        Value::Object(fields) => Value::Object(
+        Value::Object(fields) => Value::Object(order::object(
             fields
                 .iter()
                 .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), deep_without_nulls(v, depth + 1)))
-                .collect(),
-        ),
+                .map(|(k, v)| (k.clone(), deep_without_nulls(v, depth + 1))),
+        )),
         Value::Array(items) => Value::Array(items.iter().map(|v| deep_without_nulls(v, depth + 1)).collect()),
         other => other.clone(),
     }

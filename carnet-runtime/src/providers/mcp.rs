@@ -53,8 +53,7 @@ pub fn tools(specs: &[ToolSpec]) -> Result<Value, ProviderError> {
                 tool["title"] = json!(title);
             }
             if !spec.annotations.is_empty() || spec.title.is_some() {
-                let mut annotations: Map<String, Value> =
-                    spec.annotations.hints().map(|(k, v)| (k.to_owned(), Value::Bool(v))).collect();
+                let mut annotations = spec.annotations.to_json();
                 // Hosts of revisions before 2025-06-18 read the title from here.
                 if let Some(title) = &spec.title {
                     annotations.insert("title".to_owned(), json!(title));

@@ -1,12 +1,13 @@
 //! Pins: what a server's `initialize` and `tools/list` said, written as deterministic JSON
 //! (`mcp.lock.json` beside the toolset's `TOOLSET.md`) so a diff shows what changed upstream.
 
+use carnet_manifest::order;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::server::Server;
 use super::upstream::{Handler, connect};
@@ -86,14 +87,11 @@ impl Pin {
             .iter()
             .map(|tool| {
                 let full = serde_json::to_value(tool).unwrap_or_default();
-                let kept: Map<String, Value> = TOOL_KEYS
-                    .iter()
-                    .filter_map(|k| {
-                        full.get(*k)
-                            .filter(|v| !v.is_null())
-                            .map(|v| ((*k).to_owned(), v.clone()))
-                    })
-                    .collect();
+                let kept = order::object(TOOL_KEYS.iter().filter_map(|k| {
+                    full.get(*k)
+                        .filter(|v| !v.is_null())
+                        .map(|v| ((*k).to_owned(), v.clone()))
+                }));
                 Value::Object(kept)
             })
             .collect();
@@ -108,7 +106,7 @@ impl Pin {
                     json!({"uri": full["uri"], "frontmatter": full["frontmatter"], "resources": full["resources"]})
                 })
                 .collect();
-            skills.sort_by(|a, b| {
+            order::sort_by(&mut skills, |a, b| {
                 a["frontmatter"]["name"]
                     .as_str()
                     .cmp(&b["frontmatter"]["name"].as_str())
@@ -132,7 +130,7 @@ impl Pin {
     pub fn from_value(json: Value) -> Pin {
         let mut json = sorted(json);
         if let Some(tools) = json.get_mut("tools").and_then(Value::as_array_mut) {
-            tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+            order::sort_by(tools, |a, b| a["name"].as_str().cmp(&b["name"].as_str()));
         }
         if let Some(object) = json.as_object_mut() {
             object.remove("digest");
@@ -261,8 +259,8 @@ fn sorted(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
         Value::Object(map) => {
             let mut entries: Vec<(String, Value)> = map.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+            order::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
+            Value::Object(order::object(entries.into_iter().map(|(k, v)| (k, sorted(v)))))
         }
         other => other,
     }

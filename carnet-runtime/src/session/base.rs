@@ -1,5 +1,6 @@
 //! The [`Session`] value: what it holds, what it exposes, its prompt and tools.
 
+use carnet_manifest::order;
 use std::cell::OnceCell;
 use std::fmt;
 use std::sync::Arc;
@@ -382,7 +383,7 @@ impl Session {
                         .flat_map(|t| inner.toolset_tools(t))
                         .map(|id| inner.tool(id).spec.clone())
                         .collect();
-                    domain.sort_by(|a, b| a.name.cmp(&b.name));
+                    order::sort_by(&mut domain, |a, b| a.name.cmp(&b.name));
                     super::meta::specs(inner, &self.loaded)
                         .iter()
                         .cloned()

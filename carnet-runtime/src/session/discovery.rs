@@ -2,6 +2,7 @@
 //! (`task.<skill>`): the two-level disclosure of the tool-discovery design. Browsing never
 //! changes what is exposed; calling a skill's tool loads the skill.
 
+use carnet_manifest::order;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -83,7 +84,7 @@ fn browsable(inner: &Inner, loaded: &Loaded) -> Vec<(ToolSpec, Option<ToolIx>)> 
     for t in loaded.reachable_toolsets(inner) {
         tools.extend(inner.toolset_tools(t).map(|id| (inner.tool(id).spec.clone(), Some(id))));
     }
-    tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    order::sort_by(&mut tools, |a, b| a.0.name.cmp(&b.0.name));
     tools
 }
 
@@ -98,11 +99,7 @@ fn annotate(entry: &mut Value, spec: &ToolSpec) {
         entry["title"] = json!(title);
     }
     if !spec.annotations.is_empty() {
-        entry["annotations"] = spec
-            .annotations
-            .hints()
-            .map(|(k, v)| (k.to_owned(), Value::Bool(v)))
-            .collect();
+        entry["annotations"] = Value::Object(spec.annotations.to_json());
     }
 }
 
@@ -120,7 +117,7 @@ pub(crate) fn list_tools(inner: &Inner, loaded: &Loaded, wanted: &str) -> ToolOu
         .collect();
     if listed.is_empty() && !wanted.is_empty() {
         let mut namespaces: Vec<&str> = tools.iter().map(|(spec, _)| namespace(spec)).collect();
-        namespaces.sort_unstable();
+        order::sort(&mut namespaces);
         namespaces.dedup();
         return ToolOutput::error(
             format!("no namespace `{wanted}`"),

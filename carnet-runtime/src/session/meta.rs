@@ -1,6 +1,7 @@
 //! The meta-tools, in one place: their names, descriptions and input schemas, and what each
 //! returns (results, errors and the suggestions in them).
 
+use carnet_manifest::order;
 use serde_json::{Value, json};
 
 use super::reach::Loaded;
@@ -80,7 +81,7 @@ fn listed<'a>(caps: NameEnums, kind: NameKind, names: impl FnOnce() -> Vec<&'a s
         return Vec::new();
     }
     let mut names = names();
-    names.sort_unstable();
+    order::sort(&mut names);
     names.dedup();
     if names.len() > caps.cap(kind) {
         names.clear();

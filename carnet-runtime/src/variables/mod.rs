@@ -70,6 +70,7 @@
 
 mod placeholders;
 
+use carnet_manifest::order;
 pub use placeholders::Placeholders;
 use placeholders::{is_name_byte, is_name_start};
 
@@ -157,10 +158,10 @@ impl Variables {
     /// ```
     #[must_use]
     pub fn from_env_iter<P: AsRef<str>>(vars: impl IntoIterator<Item = (String, String)>, prefixes: &[P]) -> Self {
-        let map = vars
-            .into_iter()
-            .filter(|(name, _)| prefixes.iter().any(|p| name.starts_with(p.as_ref())) && Self::is_valid_name(name))
-            .collect();
+        let map =
+            order::map(vars.into_iter().filter(|(name, _)| {
+                prefixes.iter().any(|p| name.starts_with(p.as_ref())) && Self::is_valid_name(name)
+            }));
         Self { map }
     }
 

@@ -40,6 +40,7 @@
 //! at all: Gemini rejects an object schema with empty `properties`. Types stay lowercase
 //! (`"string"`), which the API accepts as well as `"STRING"`.
 
+use carnet_manifest::order;
 use std::io::Write;
 
 use serde_json::{Map, Value, json};
@@ -202,7 +203,7 @@ fn wrap(declarations: Vec<Value>) -> Value {
     if declarations.is_empty() {
         return Value::Array(Vec::new());
     }
-    let tool = Map::from_iter([("functionDeclarations".to_owned(), Value::Array(declarations))]);
+    let tool = order::object([("functionDeclarations".to_owned(), Value::Array(declarations))]);
     Value::Array(vec![Value::Object(tool)])
 }
 

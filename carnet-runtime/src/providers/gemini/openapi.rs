@@ -2,6 +2,7 @@
 //! take: `$ref`s inlined (cycles refused), `anyOf` with `null` as `nullable`, unknown
 //! keywords dropped, what cannot be expressed refused with its path.
 
+use carnet_manifest::order;
 use serde_json::{Map, Value, json};
 
 use super::super::common::ProviderError;
@@ -151,7 +152,7 @@ impl Convert<'_> {
             names => union.extend(
                 names
                     .iter()
-                    .map(|name| Map::from_iter([("type".to_owned(), json!(name))])),
+                    .map(|name| order::object([("type".to_owned(), json!(name))])),
             ),
         }
         let branches = match (map.get("anyOf"), map.get("oneOf")) {
@@ -195,7 +196,7 @@ impl Convert<'_> {
                 }
                 values.extend(branch_values.iter().cloned());
             }
-            let merged = Map::from_iter([
+            let merged = order::object([
                 ("type".to_owned(), json!("string")),
                 ("enum".to_owned(), Value::Array(values)),
             ]);
