@@ -42,22 +42,38 @@ pub fn is_meta_tool(name: &str) -> bool {
 }
 
 /// Why a canonical name has no provider-safe alias.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AliasError {
     /// The name is empty.
-    #[error("the name is empty")]
     Empty,
     /// The name holds a character that is not ASCII.
-    #[error("`{0}` is not an ASCII character")]
     NotAscii(char),
     /// The name holds an ASCII character that no provider accepts and that carnet does not
     /// alias (everything but letters, digits, `_`, `-` and `.`).
-    #[error("`{}` is not allowed in tool names: use letters, digits, `_`, `-` and `.`", .0.escape_default())]
     InvalidCharacter(char),
     /// The alias would be longer than [`MAX_ALIAS_LEN`].
-    #[error("the name is {0} characters long after aliasing, more than the 64 providers accept")]
     TooLong(usize),
 }
+
+impl std::fmt::Display for AliasError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Empty => f.write_str("the name is empty"),
+            Self::NotAscii(inner) => write!(f, "`{inner}` is not an ASCII character"),
+            Self::InvalidCharacter(inner) => write!(
+                f,
+                "`{}` is not allowed in tool names: use letters, digits, `_`, `-` and `.`",
+                inner.escape_default()
+            ),
+            Self::TooLong(inner) => write!(
+                f,
+                "the name is {inner} characters long after aliasing, more than the 64 providers accept"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AliasError {}
 
 /// The provider-safe alias of a canonical tool name: `.` becomes `_`, and a name that does
 /// not start with a letter or `_` gets a leading `_`. Names that are already safe are their

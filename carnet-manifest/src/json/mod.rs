@@ -36,14 +36,12 @@ use crate::manifest::MANIFEST_VERSION;
 use crate::manifest::Manifest;
 
 /// Why a manifest could not be loaded.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ManifestError {
     /// The input is not JSON.
-    #[error("manifest is not valid JSON: {0}")]
-    Syntax(#[from] serde_json::Error),
+    Syntax(serde_json::Error),
     /// The JSON does not have the manifest's shape; `path` is a JSON pointer to the culprit.
-    #[error("invalid manifest at `{path}`: {message}")]
     Invalid {
         /// JSON pointer to the offending value (`/skills/notes/toolsets/0`).
         path: String,
@@ -52,13 +50,40 @@ pub enum ManifestError {
     },
     /// The manifest's `version` is newer than the format this crate reads
     /// ([`MANIFEST_VERSION`]): it was written by a newer carnet.
-    #[error("manifest version {found} is newer than this carnet supports ({supported}): upgrade carnet")]
     UnsupportedVersion {
         /// The manifest's `version`.
         found: u64,
         /// The newest version this crate reads ([`MANIFEST_VERSION`]).
         supported: u32,
     },
+}
+
+impl std::fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Syntax(inner) => write!(f, "manifest is not valid JSON: {inner}"),
+            Self::Invalid { path, message } => write!(f, "invalid manifest at `{path}`: {message}"),
+            Self::UnsupportedVersion { found, supported } => write!(
+                f,
+                "manifest version {found} is newer than this carnet supports ({supported}): upgrade carnet"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ManifestError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Syntax(inner) => Some(inner),
+            _ => None,
+        }
+    }
+}
+
+impl From<serde_json::Error> for ManifestError {
+    fn from(inner: serde_json::Error) -> Self {
+        Self::Syntax(inner)
+    }
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> ManifestError {

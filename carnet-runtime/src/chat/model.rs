@@ -118,17 +118,15 @@ impl std::ops::AddAssign for Usage {
 }
 
 /// Why a model call failed. Each variant says what to do about it; none holds an API key.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ModelError {
     /// The API key's variable is not set.
-    #[error("{variable} is not set: export it with your API key (or pass a key to the client)")]
     MissingKey {
         /// The environment variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`).
         variable: &'static str,
     },
     /// A configuration value is unusable (a base URL that is not `http(s)://...`).
-    #[error("{what}: {message}")]
     Config {
         /// What was configured (`OPENAI_BASE_URL`, ...).
         what: String,
@@ -136,7 +134,6 @@ pub enum ModelError {
         message: String,
     },
     /// The provider refused the key (401) or its permissions (403).
-    #[error("{provider} refused the API key ({status}): {message}; check {variable}")]
     Unauthorized {
         /// `openai`, `anthropic`.
         provider: &'static str,
@@ -148,7 +145,6 @@ pub enum ModelError {
         variable: &'static str,
     },
     /// The provider rejected the request (400, 404, 422, ...): its own message says why.
-    #[error("{provider} rejected the request ({status}): {message}")]
     Rejected {
         /// `openai`, `anthropic`.
         provider: &'static str,
@@ -158,7 +154,6 @@ pub enum ModelError {
         message: String,
     },
     /// Still rate limited (429) or overloaded (5xx, 529) after every retry.
-    #[error("{provider} kept failing ({status}) after {attempts} attempts: {message}; try again later")]
     Unavailable {
         /// `openai`, `anthropic`.
         provider: &'static str,
@@ -170,9 +165,6 @@ pub enum ModelError {
         message: String,
     },
     /// No (complete) response in time, after every retry.
-    #[error(
-        "{provider}: no response within {seconds} s after {attempts} attempts; raise the timeout or check the server"
-    )]
     Timeout {
         /// `openai`, `anthropic`.
         provider: &'static str,
@@ -182,7 +174,6 @@ pub enum ModelError {
         attempts: u32,
     },
     /// The connection failed or dropped, after every retry.
-    #[error("{provider}: connection failed after {attempts} attempts: {message}; check the base URL and the network")]
     Connection {
         /// `openai`, `anthropic`.
         provider: &'static str,
@@ -193,7 +184,6 @@ pub enum ModelError {
     },
     /// The response could not be read: malformed, truncated, too large, or not what the API
     /// documents.
-    #[error("{provider}: unreadable response: {message}")]
     InvalidResponse {
         /// `openai`, `anthropic`.
         provider: &'static str,
@@ -201,9 +191,63 @@ pub enum ModelError {
         message: String,
     },
     /// Any other failure (a scripted model's, a user's own client's).
-    #[error("{0}")]
     Other(String),
 }
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::MissingKey { variable } => write!(
+                f,
+                "{variable} is not set: export it with your API key (or pass a key to the client)"
+            ),
+            Self::Config { what, message } => write!(f, "{what}: {message}"),
+            Self::Unauthorized {
+                provider,
+                status,
+                message,
+                variable,
+            } => write!(
+                f,
+                "{provider} refused the API key ({status}): {message}; check {variable}"
+            ),
+            Self::Rejected {
+                provider,
+                status,
+                message,
+            } => write!(f, "{provider} rejected the request ({status}): {message}"),
+            Self::Unavailable {
+                provider,
+                status,
+                attempts,
+                message,
+            } => write!(
+                f,
+                "{provider} kept failing ({status}) after {attempts} attempts: {message}; try again later"
+            ),
+            Self::Timeout {
+                provider,
+                seconds,
+                attempts,
+            } => write!(
+                f,
+                "{provider}: no response within {seconds} s after {attempts} attempts; raise the timeout or check the server"
+            ),
+            Self::Connection {
+                provider,
+                attempts,
+                message,
+            } => write!(
+                f,
+                "{provider}: connection failed after {attempts} attempts: {message}; check the base URL and the network"
+            ),
+            Self::InvalidResponse { provider, message } => write!(f, "{provider}: unreadable response: {message}"),
+            Self::Other(inner) => write!(f, "{inner}"),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
 
 impl ModelError {
     /// [`ModelError::Other`] with `message`.

@@ -250,10 +250,9 @@ impl Default for PromptOptions {
 }
 
 /// Why a [`Carnet`](crate::Carnet) could not be built: the build-time binding checks, at run time.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildError {
     /// Implementations given for a toolset the manifest does not have.
-    #[error("unknown toolset `{toolset}`{}", hint(.similar.as_ref()))]
     UnknownToolset {
         /// The name given.
         toolset: String,
@@ -261,7 +260,6 @@ pub enum BuildError {
         similar: Option<String>,
     },
     /// A hook registered for a tool that is neither a domain tool nor a meta-tool.
-    #[error("unknown tool `{tool}`{}", hint(.similar.as_ref()))]
     UnknownTool {
         /// The name given.
         tool: String,
@@ -269,7 +267,6 @@ pub enum BuildError {
         similar: Option<String>,
     },
     /// An implementation for a tool the toolset does not declare.
-    #[error("toolset `{toolset}` declares no tool `{tool}` (it declares: {})", .declared.join(", "))]
     UndeclaredTool {
         /// The toolset.
         toolset: String,
@@ -279,7 +276,6 @@ pub enum BuildError {
         declared: Vec<String>,
     },
     /// Two implementations of one tool.
-    #[error("tool `{tool}` of toolset `{toolset}` is implemented twice")]
     DuplicateTool {
         /// The toolset.
         toolset: String,
@@ -287,26 +283,22 @@ pub enum BuildError {
         tool: String,
     },
     /// Declared tools without an implementation (see [`CarnetBuilder::allow_unimplemented`](crate::CarnetBuilder::allow_unimplemented)).
-    #[error("{} declared tool(s) have no implementation: {}", .tools.len(), .tools.join(", "))]
     MissingTools {
         /// `toolset/tool` for each.
         tools: Vec<String>,
     },
     /// A variable name that no placeholder can reference.
-    #[error("invalid variable name `{name}`: names are `[A-Za-z_][A-Za-z0-9_]*`")]
     InvalidVariable {
         /// The name given.
         name: String,
     },
     /// A tool's input schema is not an object schema.
-    #[error("the input schema of tool `{tool}` must be an object schema")]
     InvalidSchema {
         /// The tool.
         tool: String,
     },
     /// A tool takes a state (`State<T>`, or [`ToolImpl::with_state`](crate::ToolImpl::with_state))
     /// that the engine's state does not provide.
-    #[error("tool `{tool}` takes `State<{ty}>`, and the engine was given no `{ty}`: pass it to `.state(..)`")]
     MissingState {
         /// The tool.
         tool: String,
@@ -316,7 +308,6 @@ pub enum BuildError {
     /// A remote toolset (an `mcp:` block) that cannot be bound to its server: carnet was
     /// built without the feature `remote`, its description is invalid, or Rust
     /// implementations were given for it.
-    #[error("remote toolset `{toolset}`: {reason}")]
     RemoteToolset {
         /// The toolset.
         toolset: String,
@@ -324,6 +315,46 @@ pub enum BuildError {
         reason: String,
     },
 }
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownToolset { toolset, similar } => {
+                write!(f, "unknown toolset `{toolset}`{}", hint(similar.as_ref()))
+            }
+            Self::UnknownTool { tool, similar } => write!(f, "unknown tool `{tool}`{}", hint(similar.as_ref())),
+            Self::UndeclaredTool {
+                toolset,
+                tool,
+                declared,
+            } => write!(
+                f,
+                "toolset `{toolset}` declares no tool `{tool}` (it declares: {})",
+                declared.join(", ")
+            ),
+            Self::DuplicateTool { toolset, tool } => {
+                write!(f, "tool `{tool}` of toolset `{toolset}` is implemented twice")
+            }
+            Self::MissingTools { tools } => write!(
+                f,
+                "{} declared tool(s) have no implementation: {}",
+                tools.len(),
+                tools.join(", ")
+            ),
+            Self::InvalidVariable { name } => {
+                write!(f, "invalid variable name `{name}`: names are `[A-Za-z_][A-Za-z0-9_]*`")
+            }
+            Self::InvalidSchema { tool } => write!(f, "the input schema of tool `{tool}` must be an object schema"),
+            Self::MissingState { tool, ty } => write!(
+                f,
+                "tool `{tool}` takes `State<{ty}>`, and the engine was given no `{ty}`: pass it to `.state(..)`"
+            ),
+            Self::RemoteToolset { toolset, reason } => write!(f, "remote toolset `{toolset}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 /// What the engine does with a remote tool whose server no longer matches its pin (the tool
 /// vanished, or its input or output schema changed).

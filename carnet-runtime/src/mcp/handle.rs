@@ -43,11 +43,22 @@ const MAX_HANDLE_BYTES: usize = 16 * 1024;
 const VERSION: &str = "cs1";
 
 /// A key that is too short to seal handles.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("a session key needs at least {MIN_KEY_BYTES} bytes, this one has {len} (e.g. `openssl rand -base64 32`)")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyError {
     len: usize,
 }
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self { len } = self;
+        write!(
+            f,
+            "a session key needs at least {MIN_KEY_BYTES} bytes, this one has {len} (e.g. `openssl rand -base64 32`)"
+        )
+    }
+}
+
+impl std::error::Error for KeyError {}
 
 struct Key {
     id: String,
@@ -278,25 +289,30 @@ fn unix(time: SystemTime) -> u64 {
 }
 
 /// Why a session handle was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HandleError {
-    #[error("the session handle is malformed: pass the `session` string of the last result as it was")]
     Malformed,
-    #[error(
-        "the session handle was sealed with a key this server does not have (forged, or from before a key rotation)"
-    )]
     UnknownKey,
-    #[error("the session handle is forged: its seal does not match")]
     Forged,
-    #[error("the session handle has expired: start a new conversation without `session`")]
     Expired,
-    #[error("the session handle belongs to another agent")]
     OtherAgent,
-    #[error(
-        "the session handle was made for other content (another manifest): start a new conversation without `session`"
-    )]
     OtherManifest,
 }
+
+impl std::fmt::Display for HandleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Malformed => f.write_str("the session handle is malformed: pass the `session` string of the last result as it was"),
+            Self::UnknownKey => f.write_str("the session handle was sealed with a key this server does not have (forged, or from before a key rotation)"),
+            Self::Forged => f.write_str("the session handle is forged: its seal does not match"),
+            Self::Expired => f.write_str("the session handle has expired: start a new conversation without `session`"),
+            Self::OtherAgent => f.write_str("the session handle belongs to another agent"),
+            Self::OtherManifest => f.write_str("the session handle was made for other content (another manifest): start a new conversation without `session`"),
+        }
+    }
+}
+
+impl std::error::Error for HandleError {}
 
 impl HandleError {
     /// A stable code for the result's `code` field.

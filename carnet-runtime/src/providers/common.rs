@@ -10,20 +10,17 @@ use crate::tool::ToolSpec;
 ///
 /// Errors about a call name it by its id when it has one, else by its place in the
 /// response (`tool_calls[1]`), so the caller can answer that call with an error result.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ProviderError {
     /// A tool name has no provider-safe alias.
-    #[error("tool `{name}` has no provider-safe alias: {source}")]
     NoAlias {
         /// The canonical name.
         name: String,
         /// Why it has no alias.
-        #[source]
         source: AliasError,
     },
     /// Two tools have the same alias, so a call could not be mapped back.
-    #[error("tools `{first}` and `{second}` both have the provider alias `{alias}`")]
     AliasCollision {
         /// The tool listed first.
         first: String,
@@ -33,13 +30,11 @@ pub enum ProviderError {
         alias: String,
     },
     /// The same tool name is listed twice.
-    #[error("tool `{name}` is listed twice")]
     DuplicateTool {
         /// The canonical name.
         name: String,
     },
     /// A tool's input schema cannot be expressed in a provider's schema dialect.
-    #[error("the input schema of tool `{tool}` cannot be sent to {provider}: at `{path}`, {reason}")]
     Schema {
         /// The canonical tool name.
         tool: String,
@@ -51,7 +46,6 @@ pub enum ProviderError {
         reason: String,
     },
     /// A field the provider always sends is missing (or `null`).
-    #[error("{location} has no `{field}`")]
     MissingField {
         /// The call or message, as it appears in the response (`tool_calls[0]`).
         location: String,
@@ -59,7 +53,6 @@ pub enum ProviderError {
         field: &'static str,
     },
     /// A field has the wrong JSON type.
-    #[error("`{field}` of {location} is not {expected}")]
     InvalidField {
         /// The call or message, as it appears in the response.
         location: String,
@@ -69,34 +62,86 @@ pub enum ProviderError {
         expected: &'static str,
     },
     /// A call's arguments, sent as a JSON string, are not valid JSON.
-    #[error("the arguments of {} are not valid JSON: {source}", describe_call(id.as_deref(), name))]
     MalformedArguments {
         /// The provider's call id.
         id: Option<String>,
         /// The canonical tool name.
         name: String,
         /// What the JSON parser reported.
-        #[source]
         source: serde_json::Error,
     },
     /// A response (or one of its streamed events) is not what the API documents, or the
     /// stream ended before the response was complete.
-    #[error("{message}")]
     Response {
         /// What is wrong, and where.
         message: String,
     },
     /// A request body could not be written to its destination (an [`std::io::Write`]).
-    #[error("the body could not be written: {0}")]
-    Write(#[from] std::io::Error),
+    Write(std::io::Error),
     /// A call's arguments are valid JSON but not an object (every tool takes an object).
-    #[error("the arguments of {} are not a JSON object", describe_call(id.as_deref(), name))]
     ArgumentsNotObject {
         /// The provider's call id.
         id: Option<String>,
         /// The canonical tool name.
         name: String,
     },
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoAlias { name, source } => write!(f, "tool `{name}` has no provider-safe alias: {source}"),
+            Self::AliasCollision { first, second, alias } => write!(
+                f,
+                "tools `{first}` and `{second}` both have the provider alias `{alias}`"
+            ),
+            Self::DuplicateTool { name } => write!(f, "tool `{name}` is listed twice"),
+            Self::Schema {
+                tool,
+                provider,
+                path,
+                reason,
+            } => write!(
+                f,
+                "the input schema of tool `{tool}` cannot be sent to {provider}: at `{path}`, {reason}"
+            ),
+            Self::MissingField { location, field } => write!(f, "{location} has no `{field}`"),
+            Self::InvalidField {
+                location,
+                field,
+                expected,
+            } => write!(f, "`{field}` of {location} is not {expected}"),
+            Self::MalformedArguments { id, name, source } => write!(
+                f,
+                "the arguments of {} are not valid JSON: {source}",
+                describe_call(id.as_deref(), name)
+            ),
+            Self::Response { message } => write!(f, "{message}"),
+            Self::Write(inner) => write!(f, "the body could not be written: {inner}"),
+            Self::ArgumentsNotObject { id, name } => write!(
+                f,
+                "the arguments of {} are not a JSON object",
+                describe_call(id.as_deref(), name)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProviderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::NoAlias { source, .. } => Some(source),
+            Self::MalformedArguments { source, .. } => Some(source),
+            Self::Write(inner) => Some(inner),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ProviderError {
+    fn from(inner: std::io::Error) -> Self {
+        Self::Write(inner)
+    }
 }
 
 pub(super) fn describe_call(id: Option<&str>, name: &str) -> String {

@@ -80,14 +80,22 @@ const REF_ASSERTIONS: [&str; 8] = [
 ];
 
 /// Why a schema cannot be sent in `OpenAI`'s strict mode without changing what it accepts.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at `{path}`, {reason}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StrictError {
     /// Where in the schema, as a JSON pointer fragment (`#/properties/tags`).
     pub path: String,
     /// What strict mode cannot express.
     pub reason: String,
 }
+
+impl std::fmt::Display for StrictError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self { path, reason } = self;
+        write!(f, "at `{path}`, {reason}")
+    }
+}
+
+impl std::error::Error for StrictError {}
 
 /// Rewrites a JSON Schema for `OpenAI`'s strict mode (Structured Outputs), accepting the
 /// same arguments.

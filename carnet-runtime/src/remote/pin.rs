@@ -27,9 +27,17 @@ pub struct Pin {
 }
 
 /// Why a server could not be pinned.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[derive(Debug)]
 pub struct PinError(String);
+
+impl std::fmt::Display for PinError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self(inner) = self;
+        write!(f, "{inner}")
+    }
+}
+
+impl std::error::Error for PinError {}
 
 /// The keys of a tool a pin keeps (icons and `_meta` change without changing the contract).
 const TOOL_KEYS: [&str; 6] = [

@@ -67,16 +67,28 @@ impl fmt::Display for Server {
 }
 
 /// Why a server could not be started or reached.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerError {
     /// The `mcp` JSON is not a server description.
-    #[error("invalid MCP server description: {0}")]
     Invalid(String),
     /// A `${VAR}` the description uses is not set.
-    #[error("environment variable `{0}` is not set (the server's description uses `${{{0}}}`)")]
     MissingVariable(String),
 }
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Invalid(inner) => write!(f, "invalid MCP server description: {inner}"),
+            Self::MissingVariable(inner) => write!(
+                f,
+                "environment variable `{inner}` is not set (the server's description uses `${{{inner}}}`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
 
 fn strings(value: Option<&Value>, what: &str) -> Result<Vec<String>, ServerError> {
     match value {

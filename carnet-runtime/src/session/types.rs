@@ -9,10 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::manifest::{AgentId, SkillId, ToolId, ToolsetId};
 
 /// Why a session could not be created or resumed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionError {
     /// No agent of that name.
-    #[error("unknown agent `{agent}`{}", .similar.as_ref().map(|s| format!(": did you mean `{s}`?")).unwrap_or_default())]
     UnknownAgent {
         /// The name asked for.
         agent: String,
@@ -20,7 +19,6 @@ pub enum SessionError {
         similar: Option<String>,
     },
     /// The state was saved against different content.
-    #[error("the session state was saved with manifest {found}, this engine runs manifest {expected}")]
     ManifestChanged {
         /// This engine's manifest fingerprint.
         expected: String,
@@ -28,7 +26,6 @@ pub enum SessionError {
         found: String,
     },
     /// The state names something the agent cannot load.
-    #[error("the session state names {kind} `{name}`, which agent `{agent}` cannot load")]
     InvalidState {
         /// The agent.
         agent: String,
@@ -38,6 +35,31 @@ pub enum SessionError {
         name: String,
     },
 }
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownAgent { agent, similar } => write!(
+                f,
+                "unknown agent `{agent}`{}",
+                similar
+                    .as_ref()
+                    .map(|s| format!(": did you mean `{s}`?"))
+                    .unwrap_or_default()
+            ),
+            Self::ManifestChanged { expected, found } => write!(
+                f,
+                "the session state was saved with manifest {found}, this engine runs manifest {expected}"
+            ),
+            Self::InvalidState { agent, kind, name } => write!(
+                f,
+                "the session state names {kind} `{name}`, which agent `{agent}` cannot load"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
 
 /// A session's state by names, serialisable: save it, resume it on another worker with
 /// [`Carnet::resume`](crate::Carnet::resume).
@@ -164,11 +186,10 @@ kind_name!(
 
 /// Why [`Session::load_skill`](crate::Session::load_skill) did not load a skill. (The
 /// `loadSkill` meta-tool tells the model the same as a result it can read.)
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LoadError {
     /// No skill has that name.
-    #[error("unknown skill `{skill}`{}", .similar.as_ref().map(|s| format!(": did you mean `{s}`?")).unwrap_or_default())]
     UnknownSkill {
         /// The name asked for.
         skill: String,
@@ -179,7 +200,6 @@ pub enum LoadError {
     },
     /// The skill exists, but the session's agent cannot load it (it is not among the
     /// agent's skills, initial skills or the global ones).
-    #[error("skill `{skill}` is not available to agent `{agent}`")]
     NotAvailable {
         /// The session's agent.
         agent: String,
@@ -187,6 +207,24 @@ pub enum LoadError {
         skill: String,
     },
 }
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownSkill { skill, similar, .. } => write!(
+                f,
+                "unknown skill `{skill}`{}",
+                similar
+                    .as_ref()
+                    .map(|s| format!(": did you mean `{s}`?"))
+                    .unwrap_or_default()
+            ),
+            Self::NotAvailable { agent, skill } => write!(f, "skill `{skill}` is not available to agent `{agent}`"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
 
 impl SessionAgent for AgentId {
     type Output<T> = T;

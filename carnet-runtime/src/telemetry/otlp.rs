@@ -25,11 +25,10 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::registry::LookupSpan;
 
 /// Why the exporter could not start.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum OtlpError {
     /// `OTEL_EXPORTER_OTLP_PROTOCOL` asks for a protocol that is not built in.
-    #[error("{variable}={value} is not supported: carnet exports OTLP over `http/protobuf` only")]
     Protocol {
         /// The variable that was read.
         variable: &'static str,
@@ -37,12 +36,27 @@ pub enum OtlpError {
         value: String,
     },
     /// The exporter rejected its configuration (an invalid endpoint URL, say).
-    #[error("the OTLP exporter could not start: {0}")]
     Exporter(String),
     /// A global `tracing` subscriber is installed already.
-    #[error("a global tracing subscriber is installed already: add `otlp::layer_from_env` to it instead")]
     SubscriberInstalled,
 }
+
+impl std::fmt::Display for OtlpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Protocol { variable, value } => write!(
+                f,
+                "{variable}={value} is not supported: carnet exports OTLP over `http/protobuf` only"
+            ),
+            Self::Exporter(inner) => write!(f, "the OTLP exporter could not start: {inner}"),
+            Self::SubscriberInstalled => f.write_str(
+                "a global tracing subscriber is installed already: add `otlp::layer_from_env` to it instead",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OtlpError {}
 
 /// Keeps the exporter running; dropping it flushes the spans not yet sent and stops it.
 #[derive(Debug)]

@@ -106,9 +106,20 @@ pub struct Variables {
 }
 
 /// A variable name that does not match `[A-Za-z_][A-Za-z0-9_]*`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a valid variable name: expected an ASCII letter or `_`, then ASCII letters, digits or `_`")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidName(pub String);
+
+impl std::fmt::Display for InvalidName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self(inner) = self;
+        write!(
+            f,
+            "`{inner}` is not a valid variable name: expected an ASCII letter or `_`, then ASCII letters, digits or `_`"
+        )
+    }
+}
+
+impl std::error::Error for InvalidName {}
 
 impl Variables {
     /// No variables.
