@@ -590,7 +590,7 @@ pub(crate) fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = 
     let lower = name.to_lowercase();
     candidates
         .into_iter()
-        .map(|c| (strsim::jaro_winkler(&lower, &c.to_lowercase()), c))
+        .map(|c| (crate::similar::jaro_winkler(&lower, &c.to_lowercase()), c))
         .filter(|(score, c)| *score >= 0.8 && *c != name)
         .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
         .map(|(_, c)| c)

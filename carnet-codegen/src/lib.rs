@@ -72,6 +72,7 @@ mod read;
 mod remote;
 mod report;
 mod settings;
+mod similar;
 mod source;
 mod typed_id;
 mod uris;
