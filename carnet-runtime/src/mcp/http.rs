@@ -149,17 +149,14 @@ impl HttpServer {
             .header_read_timeout(context.limits.header_timeout);
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let stream = tokio::select! {
-                accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
-                    // Out of file descriptors or a connection reset before accept: the
-                    // listener itself is fine, so wait a moment and go on.
-                    Err(_) => {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                },
-                () = &mut shutdown => break,
+            let Some(accepted) = crate::cancel::unless(shutdown.as_mut(), self.listener.accept()).await else {
+                break;
+            };
+            // Out of file descriptors or a connection reset before accept: the listener itself
+            // is fine, so wait a moment and go on.
+            let Ok((stream, _)) = accepted else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
             };
             // Responses go out in pieces (headers, SSE events, the last chunk): without this,
             // Nagle's algorithm meets the client's delayed ACK and each costs 40 ms.

@@ -502,10 +502,7 @@ async fn until_cancelled<T>(
     cancelled: std::pin::Pin<&mut impl Future<Output = ()>>,
     future: impl Future<Output = T>,
 ) -> Option<T> {
-    tokio::select! {
-        output = future => Some(output),
-        () = cancelled => None,
-    }
+    crate::cancel::unless(cancelled, future).await
 }
 
 /// Why `params` are not the params of `method`, for the methods this server serves whose

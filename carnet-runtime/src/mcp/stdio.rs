@@ -370,10 +370,7 @@ where
                 method: &method,
                 stateless,
             };
-            let answer = tokio::select! {
-                answer = request.answer(&connection, params, turn) => Some(answer),
-                _ = cancelled => None,
-            };
+            let answer = crate::cancel::unless(cancelled, request.answer(&connection, params, turn)).await;
             // Gone from `running` when the client cancelled it: then it gets no answer.
             let still_wanted = connection.running().remove(&key).is_some();
             if still_wanted && let Some(answer) = answer {

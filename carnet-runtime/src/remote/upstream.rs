@@ -456,11 +456,8 @@ pub(crate) async fn connect(
             let (kill, killed) = tokio::sync::oneshot::channel::<()>();
             let seen = Arc::clone(&exited);
             tokio::spawn(async move {
-                tokio::select! {
-                    _ = child.wait() => {}
-                    _ = killed => {
-                        let _ = child.kill().await;
-                    }
+                if crate::cancel::unless(killed, child.wait()).await.is_none() {
+                    let _ = child.kill().await;
                 }
                 seen.store(true, Ordering::Release);
             });
