@@ -120,8 +120,8 @@ impl Drop for CancelOnDrop {
 
 /// `future`'s output, or `None` when `stop` completes first. `stop` is polled first, so work
 /// that is always ready (a flood of connections) never keeps a stop from being seen. What
-/// `tokio::select!` with `biased;` does for two branches, without tokio's proc macros (and
-/// the second `syn` they compile) in every build that has tokio.
+/// `tokio::select!` with `biased;` does for two branches, without compiling tokio's proc
+/// macros in every build that has tokio.
 #[cfg(any(feature = "mcp", feature = "remote"))]
 pub(crate) async fn unless<T>(stop: impl Future, future: impl Future<Output = T>) -> Option<T> {
     let mut stop = std::pin::pin!(stop);

@@ -50,6 +50,17 @@ PY
     echo "build-graph: FAIL (mcp): rmcp is built; the stdio server must not need it" >&2
     failed=1
   fi
+  # The runtime's tokio has no macros and carnet's errors no thiserror: neither proc macro,
+  # nor a second `syn` (2.x, beside the 3.x of serde's and schemars' derives), is compiled
+  # unless a feature's own dependencies bring them (rmcp, reqwest and opentelemetry do).
+  case "$label" in
+    default | openai | anthropic | mcp | tokens | load)
+      if grep -Eq '"package_id":"[^"]*#(syn@2\.|tokio-macros@|thiserror-impl@)' "$scratch/messages.json"; then
+        echo "build-graph: FAIL ($label): tokio-macros, thiserror-impl or syn 2 is built again" >&2
+        failed=1
+      fi
+      ;;
+  esac
   ours=$(printf '%s\n' "$twice" | grep '^carnet' || true)
   others=$(printf '%s\n' "$twice" | grep -v '^carnet' | grep . | paste -sd, - || true)
   if [ -n "$ours" ]; then
