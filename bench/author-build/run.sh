@@ -12,7 +12,12 @@
 #   cold `cargo check` and cold `cargo build` one after the other, $PAIRS times (default 3: the
 #   check / build ratio is the median of the pairs'), cold `cargo build --release` and the
 #   binary's size.
-# The builds use Cargo's defaults (incremental, full debuginfo), as an author's do.
+# The builds use Cargo's defaults (incremental, full debuginfo), as an author's do, and take
+# carnet's crates as an author does, from a registry (`from_registry` in scaffold.sh: packaged
+# by `cargo package`, served from a directory source in target/author-build/vendor, deleted
+# afterwards): path dependencies would be compiled incrementally, registry ones are not.
+# CARNET_FROM=path builds the scaffolds on path dependencies instead (the figures before
+# 2026-11-28's eleventh session).
 # Results: one JSON object per config in target/author-build/results.jsonl, and a table.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -21,6 +26,8 @@ mkdir -p "$scratch"
 results="$scratch/results.jsonl"
 configs=("$@")
 pair_count="${PAIRS:-3}"
+carnet_from="${CARNET_FROM:-registry}"
+vendor="$scratch/vendor"
 [ ${#configs[@]} -eq 0 ] && configs=(carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest)
 (cd "$root" && cargo build --quiet -p carnet-cli)
 # What an author's environment has: none of the workspace's CI settings.
@@ -44,6 +51,7 @@ for config in "${configs[@]}"; do
     rig-reqwest) scaffold_peer "$dir" rig; features="reqwest"; edit_file="$dir/src/main.rs" ;;
     *) echo "unknown config $config" >&2; exit 2 ;;
   esac
+  if [ -d "$dir/carnet" ] && [ "$carnet_from" = registry ]; then from_registry "$dir" "$vendor"; fi
   flags=()
   [ -n "$features" ] && flags=(--features "$features")
   export CARGO_TARGET_DIR="$dir/target"
@@ -89,9 +97,10 @@ for config in "${configs[@]}"; do
   edit_json=$(min_median "${edits[@]}")
   skill_json="null"
   [ ${#skill_edits[@]} -gt 0 ] && skill_json=$(min_median "${skill_edits[@]}")
-  line=$(printf '{"config": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
-    "$config" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
+  line=$(printf '{"config": "%s", "carnet_from": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
+    "$config" "$carnet_from" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
   echo "$line" >> "$results"
   echo "$line" | python3 "$root/bench/author-build/table.py" --one >&2
 done
+rm -rf "$vendor"
 python3 "$root/bench/author-build/table.py" "$results"

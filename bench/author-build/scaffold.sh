@@ -6,6 +6,7 @@
 #                            and src/extra.rs behind the features openai, mcp, mcp-http
 #   scaffold_peer DIR KIND   the same three tools with rmcp (KIND=rmcp, a stdio server) or rig
 #                            (KIND=rig; feature `reqwest` adds its HTTP client)
+#   from_registry DIR VENDOR carnet's crates from a registry instead of paths (below)
 # Needs $root (the checkout) and $carnet_bin (a built `carnet` CLI).
 
 scaffold_carnet() {
@@ -57,4 +58,33 @@ scaffold_peer() {
   cp "$root/bench/author-build/$kind/src/main.rs" "$dir/src/main.rs"
   [ -f "$root/bench/author-build/$kind/Cargo.lock" ] && cp "$root/bench/author-build/$kind/Cargo.lock" "$dir/"
   cp "$root/rust-toolchain.toml" "$dir/"
+}
+
+# from_registry DIR VENDOR   turns a carnet scaffold into what an author has: carnet's crates
+#                            from a registry, not from paths. Cargo compiles path dependencies
+#                            incrementally (and lints them), registry dependencies neither, so
+#                            a scaffold on path dependencies pays, for carnet's own crates, a
+#                            cost no author does. VENDOR, made on the first call and reused, is
+#                            a directory source: carnet's crates as `cargo package` makes them
+#                            and every other crate of the scaffold's lockfile (all features).
+from_registry() {
+  local dir="$1" vendor="$2" packaged name crate
+  if [ ! -f "$vendor/.complete" ]; then
+    rm -rf "$vendor"
+    packaged="$(mktemp -d)"
+    (cd "$root" && cargo package --quiet --no-verify --allow-dirty --target-dir "$packaged" \
+      -p carnet-manifest -p carnet-codegen -p carnet-runtime -p carnet-macros -p carnet-cli -p carnet)
+    (cd "$dir" && cargo vendor --quiet --versioned-dirs "$vendor" >/dev/null)
+    for crate in "$packaged"/package/*.crate; do
+      name="$(basename "$crate" .crate)"
+      tar -xzf "$crate" -C "$vendor"
+      printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" > "$vendor/$name/.cargo-checksum.json"
+    done
+    rm -rf "$packaged"
+    touch "$vendor/.complete"
+  fi
+  sed -i "s|^carnet = { path = \"$root\" }|carnet = \"=0.1.0\"|; s|^carnet-codegen = { path = \"$root/carnet-codegen\" }|carnet-codegen = \"=0.1.0\"|" "$dir/Cargo.toml"
+  grep -q '^carnet = "=0.1.0"' "$dir/Cargo.toml" || { echo "from_registry: scaffold_carnet's Cargo.toml changed; update scaffold.sh" >&2; return 1; }
+  mkdir -p "$dir/.cargo"
+  printf '[source.crates-io]\nreplace-with = "carnet-packaged"\n\n[source.carnet-packaged]\ndirectory = "%s"\n' "$vendor" > "$dir/.cargo/config.toml"
 }
