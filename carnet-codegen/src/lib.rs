@@ -56,6 +56,7 @@
 //! bytes of scalar text. Files larger than 4 MiB get a warning (`W0006`) before the limit.
 
 mod bindings;
+mod by_name;
 mod diagnostic;
 mod discover;
 #[doc(hidden)]

@@ -2,11 +2,10 @@
 //! (`dataAnalysis` → `DATA_ANALYSIS`, `search-tools` → `search_tools`), and which names get
 //! one. Generation follows it, and validation warns (`W0009`) where it leaves a name out.
 
-use std::collections::BTreeMap;
-
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use crate::by_name::ByName;
 use crate::model::Spanned;
 
 /// The type a toolset's implementations carry (`BoundToolset<Name>`): its name spelled one
@@ -41,7 +40,7 @@ pub(crate) fn toolset_name_text(name: &str) -> String {
 /// (`search_tools` → `SearchTools`), `Toolset…` where that would not be a fresh type name
 /// (`Self`, `Toolsets`, `L`, a leading digit), numbered where two would be equal.
 pub(crate) fn type_params<'a>(fields: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen: ByName<'_> = ByName::new();
     fields
         .into_iter()
         .map(|field| {
@@ -65,7 +64,7 @@ pub(crate) fn type_params<'a>(fields: impl IntoIterator<Item = &'a str>) -> Vec<
             }
             let mut param = camel.clone();
             let mut n = 2;
-            while !seen.insert(param.clone()) {
+            while !seen.add(param.clone()) {
                 param = format!("{camel}{n}");
                 n += 1;
             }
@@ -151,7 +150,7 @@ pub(crate) fn snake_idents<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<
 pub(crate) fn const_collisions<'a>(
     names: impl IntoIterator<Item = &'a Spanned<String>>,
 ) -> Vec<(&'a Spanned<String>, &'a Spanned<String>, String)> {
-    let mut seen: BTreeMap<String, &Spanned<String>> = BTreeMap::new();
+    let mut seen: ByName<'_, &Spanned<String>> = ByName::new();
     let mut out = Vec::new();
     for name in names {
         let ident = const_name(name.as_str());
@@ -168,11 +167,11 @@ pub(crate) fn const_collisions<'a>(
 
 fn unique<'a>(names: impl IntoIterator<Item = &'a str>, ident: impl Fn(&str) -> String) -> Vec<(&'a str, String)> {
     let all: Vec<(&str, String)> = names.into_iter().map(|n| (n, ident(n))).collect();
-    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut count: ByName<'_, usize> = ByName::new();
     for (_, ident) in &all {
-        *count.entry(ident).or_default() += 1;
+        *count.get_or_insert_with(ident.as_str(), || 0) += 1;
     }
-    let keep: Vec<bool> = all.iter().map(|(_, ident)| count[ident.as_str()] == 1).collect();
+    let keep: Vec<bool> = all.iter().map(|(_, ident)| count.get(ident) == Some(&1)).collect();
     all.into_iter()
         .zip(keep)
         .filter(|(_, keep)| *keep)

@@ -2,8 +2,7 @@
 //! `SKILL.md` and files: a name must be a URI segment as written, and no two resources may
 //! share a URI. Runs after the skill files are resolved.
 
-use std::collections::BTreeMap;
-
+use crate::by_name::ByName;
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::messages;
 use crate::project::Project;
@@ -43,12 +42,12 @@ fn check_uri_safe_names(project: &Project, diags: &mut Diagnostics) {
 
 fn check_uri_collisions(project: &Project, diags: &mut Diagnostics) {
     // The URI's skill and path, decoded: equal keys are equal URIs once encoded.
-    let mut seen: BTreeMap<String, Span> = BTreeMap::new();
+    let mut seen: ByName<'_, Span> = ByName::new();
     let mut skill_mds = Vec::new();
     for skill in &project.skills {
         let key = format!("{}/SKILL.md", skill.def.name.as_str());
         skill_mds.push(key.clone());
-        seen.entry(key).or_insert(skill.def.name.span);
+        seen.insert_first(key, skill.def.name.span);
     }
     for skill in &project.skills {
         let name = skill.def.name.as_str();

@@ -1,10 +1,9 @@
 //! Validation: one function per rule, each reporting every violation it finds.
 //! Validation does no I/O: `project::load` read every file, and a rule judges what it found.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use carnet_manifest::names;
 
+use crate::by_name::ByName;
 use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
 use crate::messages;
 use crate::model::Spanned;
@@ -126,7 +125,7 @@ fn check_control_characters(project: &Project, diags: &mut Diagnostics) {
 
 fn check_duplicate_names(project: &Project, diags: &mut Diagnostics) {
     let mut check = |kind: &str, names: Vec<&Spanned<String>>| {
-        let mut first: BTreeMap<&str, Span> = BTreeMap::new();
+        let mut first: ByName<'_, Span> = ByName::new();
         for name in names {
             if let Some(span) = first.get(name.as_str()) {
                 diags.push(
@@ -137,7 +136,7 @@ fn check_duplicate_names(project: &Project, diags: &mut Diagnostics) {
                         .note(messages::names_must_be_unique(kind)),
                 );
             } else {
-                first.insert(name.as_str(), name.span);
+                first.insert_first(name.as_str(), name.span);
             }
         }
     };
@@ -146,13 +145,13 @@ fn check_duplicate_names(project: &Project, diags: &mut Diagnostics) {
     check("toolset", project.toolsets.iter().map(|t| &t.name).collect());
 }
 
-fn skill_names(project: &Project) -> BTreeSet<&str> {
+fn skill_names(project: &Project) -> ByName<'_> {
     project.skills.iter().map(|s| s.def.name.as_str()).collect()
 }
 
 fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
     let skills = skill_names(project);
-    let remote: BTreeSet<&str> = project
+    let remote: ByName<'_> = project
         .skills
         .iter()
         .filter(|s| s.def.remote.is_some())
@@ -171,7 +170,7 @@ fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
         );
     }
     for agent in &project.agents {
-        let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+        let mut seen: ByName<'_, Span> = ByName::new();
         for (list, field) in [(&agent.initial_skills, "initialSkills"), (&agent.skills, "skills")] {
             for skill in list {
                 if !skills.contains(skill.as_str())
@@ -203,7 +202,7 @@ fn check_agent_skills(project: &Project, diags: &mut Diagnostics) {
                         .help(messages::INITIAL_SKILL_NOT_IN_SKILLS),
                     );
                 } else {
-                    seen.insert(skill.as_str(), skill.span);
+                    seen.insert_first(skill.as_str(), skill.span);
                 }
             }
         }
@@ -275,7 +274,7 @@ fn skill_in_folder<'a>(project: &'a Project, folder: &str) -> Option<&'a Skill> 
 /// The help of an unknown skill reference: when a skill's folder has the referenced name
 /// (W0005's case), the error points at that skill's `name` and is the one diagnostic for
 /// both; else a did-you-mean.
-fn unknown_skill_help(project: &Project, b: Builder, name: &str, skills: &BTreeSet<&str>) -> Builder {
+fn unknown_skill_help(project: &Project, b: Builder, name: &str, skills: &ByName<'_>) -> Builder {
     match skill_in_folder(project, name) {
         Some(held) => b
             .related(
@@ -283,12 +282,12 @@ fn unknown_skill_help(project: &Project, b: Builder, name: &str, skills: &BTreeS
                 messages::folder_holds_skill(name, &held.def.name.value),
             )
             .help(messages::rename_skill_or_reference(name, &held.def.name.value)),
-        None => b.help_opt(suggest(name, skills)),
+        None => b.help_opt(suggest(name, skills.names())),
     }
 }
 
 fn check_skill_toolsets(project: &Project, diags: &mut Diagnostics) {
-    let toolsets: BTreeSet<&str> = project.toolsets.iter().map(|t| t.name.as_str()).collect();
+    let toolsets: ByName<'_> = project.toolsets.iter().map(|t| t.name.as_str()).collect();
     for skill in &project.skills {
         for toolset in &skill.def.toolsets {
             if !toolsets.contains(toolset.as_str())
@@ -307,7 +306,7 @@ fn check_skill_toolsets(project: &Project, diags: &mut Diagnostics) {
                     )
                     .at(toolset.span)
                     .label(messages::no_toolset_named(&toolset.value))
-                    .help_opt(suggest(&toolset.value, &toolsets)),
+                    .help_opt(suggest(&toolset.value, toolsets.names())),
                 );
             }
         }
@@ -316,7 +315,7 @@ fn check_skill_toolsets(project: &Project, diags: &mut Diagnostics) {
 
 fn check_duplicate_tools(project: &Project, diags: &mut Diagnostics) {
     for toolset in &project.toolsets {
-        let mut first: BTreeMap<&str, Span> = BTreeMap::new();
+        let mut first: ByName<'_, Span> = ByName::new();
         for decl in &toolset.tools {
             if let Some(span) = first.get(decl.name.as_str()) {
                 diags.push(
@@ -329,7 +328,7 @@ fn check_duplicate_tools(project: &Project, diags: &mut Diagnostics) {
                     .related(*span, messages::FIRST_DECLARED_HERE),
                 );
             } else {
-                first.insert(decl.name.as_str(), decl.name.span);
+                first.insert_first(decl.name.as_str(), decl.name.span);
             }
         }
     }
@@ -360,7 +359,7 @@ fn check_tool_names(project: &Project, diags: &mut Diagnostics) {
 }
 
 /// The skills an agent can reach: its own lists and the global ones.
-fn reachable_skills<'a>(project: &'a Project, agent: &'a crate::model::AgentDef) -> BTreeSet<&'a str> {
+fn reachable_skills<'a>(project: &'a Project, agent: &'a crate::model::AgentDef) -> impl Iterator<Item = &'a str> {
     let settings = &project.settings;
     agent
         .initial_skills
@@ -369,29 +368,39 @@ fn reachable_skills<'a>(project: &'a Project, agent: &'a crate::model::AgentDef)
         .chain(&settings.global_initial_skills)
         .chain(&settings.global_skills)
         .map(Spanned::as_str)
-        .collect()
+}
+
+/// One key for a diagnostic's names, so that it is reported once: each name after its length.
+fn report_key(names: &[&str]) -> String {
+    let mut key = String::new();
+    for name in names {
+        key.push_str(&name.len().to_string());
+        key.push(':');
+        key.push_str(name);
+    }
+    key
 }
 
 fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
-    let mut reported_names = BTreeSet::new();
-    let mut reported_aliases = BTreeSet::new();
+    let mut reported_names: ByName<'_> = ByName::new();
+    let mut reported_aliases: ByName<'_> = ByName::new();
     for agent in &project.agents {
-        let skills = reachable_skills(project, agent);
-        let toolsets: BTreeSet<&str> = project
+        let skills: ByName<'_> = reachable_skills(project, agent).collect();
+        let toolsets: ByName<'_> = project
             .skills
             .iter()
             .filter(|s| skills.contains(s.def.name.as_str()))
             .flat_map(|s| s.def.toolsets.iter().map(Spanned::as_str))
             .collect();
         // First occurrence of each tool name and alias among the agent's toolsets.
-        let mut by_name: BTreeMap<&str, (&str, Span)> = BTreeMap::new();
-        let mut by_alias: BTreeMap<String, (&str, &str, Span)> = BTreeMap::new();
+        let mut by_name: ByName<'_, (&str, Span)> = ByName::new();
+        let mut by_alias: ByName<'_, (&str, &str, Span)> = ByName::new();
         for toolset in project.toolsets.iter().filter(|t| toolsets.contains(t.name.as_str())) {
             for decl in &toolset.tools {
                 let name = decl.name.as_str();
                 match by_name.get(name) {
                     Some((other, span)) if *other != toolset.name.as_str() => {
-                        if reported_names.insert((name.to_owned(), (*other).to_owned(), toolset.name.value.clone())) {
+                        if reported_names.add(report_key(&[name, other, toolset.name.as_str()])) {
                             diags.push(
                                 Builder::new(
                                     Code::ToolCollision,
@@ -408,7 +417,7 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                     }
                     Some(_) => continue,
                     None => {
-                        by_name.insert(name, (toolset.name.as_str(), decl.name.span));
+                        by_name.insert_first(name, (toolset.name.as_str(), decl.name.span));
                     }
                 }
                 let Ok(alias) = names::alias(name) else { continue };
@@ -422,7 +431,7 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                 }
                 match by_alias.get(&alias) {
                     Some((other, other_set, span)) if *other != name => {
-                        if reported_aliases.insert((alias.clone(), (*other).to_owned(), name.to_owned())) {
+                        if reported_aliases.add(report_key(&[&alias, other, name])) {
                             diags.push(
                                 Builder::new(Code::AliasCollision, messages::alias_collision(other, name, &alias))
                                     .at(decl.name.span)
@@ -435,7 +444,7 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
                     }
                     Some(_) => {}
                     None => {
-                        by_alias.insert(alias, (name, toolset.name.as_str(), decl.name.span));
+                        by_alias.insert_first(alias, (name, toolset.name.as_str(), decl.name.span));
                     }
                 }
             }
@@ -448,7 +457,7 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
         diags.push(Builder::new(Code::NoAgents, messages::no_agents(&project.root)).help(messages::ADD_AN_AGENT));
         return;
     }
-    let mut reachable = BTreeSet::new();
+    let mut reachable: ByName<'_> = ByName::new();
     for agent in &project.agents {
         reachable.extend(reachable_skills(project, agent));
     }
@@ -457,9 +466,9 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
     let names = skill_names(project);
     for reference in unknown_skill_references(project) {
         if let Some(held) = skill_in_folder(project, reference) {
-            reachable.insert(held.def.name.as_str());
-        } else if let Some(meant) = did_you_mean(reference, names.iter().copied()) {
-            reachable.insert(meant);
+            reachable.add(held.def.name.as_str());
+        } else if let Some(meant) = did_you_mean(reference, names.names()) {
+            reachable.add(meant.to_owned());
         }
     }
     for skill in &project.skills {
@@ -477,7 +486,7 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
 }
 
 fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
-    let used: BTreeSet<&str> = project
+    let used: ByName<'_> = project
         .skills
         .iter()
         .flat_map(|s| s.def.toolsets.iter().map(Spanned::as_str))
@@ -494,7 +503,7 @@ fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
 }
 
 fn check_agent_skills_style(project: &Project, diags: &mut Diagnostics) {
-    let referenced: BTreeSet<&str> = unknown_skill_references(project).collect();
+    let referenced: ByName<'_> = unknown_skill_references(project).collect();
     for Skill { def, .. } in &project.skills {
         let name = def.name.as_str();
         let charset_ok = name

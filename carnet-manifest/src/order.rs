@@ -50,8 +50,9 @@ pub fn object(
 }
 
 /// The positions `0..len` in the order `compare` (of two positions) gives, stably: the one
-/// sort compiled for all of the above.
-fn positions(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+/// sort compiled for all of the above, and for a caller that wants the order, not the
+/// items moved.
+pub fn positions(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
     order.sort_by(|&a, &b| compare(a, b));
     order

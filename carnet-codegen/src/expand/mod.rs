@@ -20,9 +20,9 @@ mod messages;
 mod parameters;
 mod signature;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::by_name::ByName;
 use crate::typed_id::toolset_type;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -345,7 +345,7 @@ fn bind_tools<'t>(
         tools, errors, stray, ..
     } = found;
     let declared: Vec<&str> = toolset.tools.iter().map(|t| &*t.name).collect();
-    let mut bound: BTreeMap<&str, (usize, Span)> = BTreeMap::new();
+    let mut bound: ByName<'_, (usize, Span)> = ByName::new();
     let mut bindings: Vec<(usize, &str)> = Vec::new();
     let mut unknown_target = false;
     for (i, tool) in tools.iter().enumerate() {
@@ -411,7 +411,7 @@ fn bind_tools<'t>(
     };
     for decl in declared
         .iter()
-        .filter(|d| !unknown_target && !bound.contains_key(**d) && !meant(d))
+        .filter(|d| !unknown_target && !bound.contains(d) && !meant(d))
     {
         let entry = &loaded.sources["toolsets"][&toolset_name];
         let site = entry

@@ -1,12 +1,12 @@
 //! The generated module's typed side: the `Toolsets` struct the bound toolsets fill, and the
 //! typed ids of agents, skills, toolsets and tools.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use carnet_manifest::Manifest;
 
 use super::literal;
+use crate::by_name::ByName;
 use crate::typed_id;
 
 /// `Toolsets`: one field per toolset that declares tools, each bound to the toolset's
@@ -175,18 +175,20 @@ pub(super) fn ids(out: &mut String, manifest: &Manifest) {
 
     // Tools: one module per toolset, and their names at the top through glob re-exports, so
     // a name two toolsets declare is ambiguous there (rustc says so where it is used).
-    let modules: BTreeMap<&str, String> =
-        carnet_manifest::order::map(typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name)));
-    let mut idents: BTreeMap<String, usize> = BTreeMap::new();
+    let mut modules: ByName<'_, String> = ByName::new();
+    for (name, module) in typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name)) {
+        modules.insert(name, module);
+    }
+    let mut idents: ByName<'_, usize> = ByName::new();
     for t in &*manifest.toolsets {
         for (_, ident) in typed_id::consts(t.tools.iter().map(|tool| &*tool.name)) {
-            *idents.entry(ident).or_default() += 1;
+            *idents.get_or_insert_with(ident, || 0) += 1;
         }
     }
     let (mut top, mut globs, mut per_toolset) = (String::new(), String::new(), String::new());
     for t in manifest.toolsets.iter().filter(|t| !t.tools.is_empty()) {
         let consts = typed_id::consts(t.tools.iter().map(|tool| &*tool.name));
-        match modules.get(&*t.name) {
+        match modules.get(&t.name) {
             Some(module) => {
                 let _ = writeln!(globs, "    pub use self::{module}::*;");
                 let _ = write!(
@@ -207,7 +209,7 @@ pub(super) fn ids(out: &mut String, manifest: &Manifest) {
             // the top when no other toolset's tool has the same constant.
             None => {
                 for (tool, ident) in consts {
-                    if idents[&ident] == 1 {
+                    if idents.get(&ident) == Some(&1) {
                         let _ = writeln!(
                             top,
                             "    pub const {ident}: rt::ToolId = rt::ToolId::__new({}, {});",

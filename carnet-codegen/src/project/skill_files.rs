@@ -1,11 +1,11 @@
 //! A skill's files: the paths its `files` list gives, judged from their text, and the
 //! files of its folder read within the budget.
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::{FolderFile, ListedFile, Skill};
+use crate::by_name::ByName;
 use crate::read::Budget;
 
 /// Where a `files` entry points, judged from its text alone.
@@ -110,7 +110,7 @@ pub(super) fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut 
             }
         })
         .collect();
-    let read_in_folder: BTreeSet<&str> = skill
+    let read_in_folder: ByName<'_> = skill
         .folder
         .files
         .iter()
@@ -118,7 +118,7 @@ pub(super) fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut 
         .filter(|(_, file)| matches!(file, FolderFile::Read(_)))
         .map(|((relative, _), _)| relative.as_str())
         .collect();
-    let mut seen = BTreeSet::new();
+    let mut seen: ByName<'_> = ByName::new();
     skill.listed_files = skill
         .def
         .files
@@ -128,7 +128,7 @@ pub(super) fn read_skill_files(root: &Path, skill: &mut Skill, read_files: &mut 
                 return None;
             };
             let key = parts.join("/");
-            if !seen.insert(key.clone()) {
+            if !seen.add(key.clone()) {
                 return None;
             }
             let full: PathBuf = parts.iter().fold(folder.clone(), |p, part| p.join(part));

@@ -1,9 +1,9 @@
 //! A skill's files resolved: its folder's and the ones its `files` list names, each read or
 //! reported, sorted by path.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::by_name::ByName;
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::messages;
 use crate::project::{FolderFile, ListedFile, ListedPath, Project, ResolvedFile, normalise};
@@ -48,8 +48,8 @@ pub(super) fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics
     for skill in &mut project.skills {
         let folder = root.join(&skill.def.dir);
         let name = skill.def.name.value.clone();
-        let mut files: BTreeMap<String, ResolvedFile> = BTreeMap::new();
-        let listed_paths: BTreeSet<String> = skill
+        let mut files: ByName<'_, ResolvedFile> = ByName::new();
+        let listed_paths: ByName<'_> = skill
             .def
             .files
             .iter()
@@ -82,7 +82,7 @@ pub(super) fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics
             }
         }
         // The files the frontmatter lists.
-        let mut listed: BTreeMap<String, Span> = BTreeMap::new();
+        let mut listed: ByName<'_, Span> = ByName::new();
         for (file_ref, found) in skill.def.files.iter().zip(std::mem::take(&mut skill.listed_files)) {
             let path = file_ref.path.as_str();
             let span = file_ref.path.span;
@@ -175,7 +175,7 @@ pub(super) fn resolve_skill_files(project: &mut Project, diags: &mut Diagnostics
                 );
             }
         }
-        skill.files = files.into_values().collect();
+        skill.files = files.into_values();
     }
     for skill in &project.skills {
         let text = &project.sources.get(skill.def.file).text;

@@ -39,10 +39,11 @@ pub(super) fn write(parts: &Parts<'_>) -> Vec<u8> {
     let tools = parts.lengths.len();
     let postings: usize = parts.terms.iter().map(|(_, p)| p.len()).sum();
     let term_bytes: usize = parts.terms.iter().map(|(t, _)| t.len()).sum();
-    let mut by_name: Vec<u32> = (0..count(tools)).collect();
-    crate::order::sort_by(&mut by_name, |&a, &b| {
-        parts.names[a as usize].cmp(&parts.names[b as usize]).then(a.cmp(&b))
-    });
+    // Stable: tools of equal names in tool order.
+    let by_name: Vec<u32> = crate::order::positions(tools, &mut |a, b| parts.names[a].cmp(&parts.names[b]))
+        .into_iter()
+        .map(count)
+        .collect();
     let name_bytes: usize = parts.names.iter().map(String::len).sum();
     let total: u64 = parts.lengths.iter().map(|&l| u64::from(l)).sum();
 
