@@ -372,9 +372,11 @@ pub(super) async fn call_opened(
     let refuse = || messages::cancelled(&name);
     // The JSON-RPC request's id is the call's id (`Context::call_id`).
     let mut output = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(call_id)) {
-        until_cancelled(cancelled.as_mut(), call).await.ok_or_else(refuse)?
+        crate::cancel::unless(cancelled.as_mut(), call)
+            .await
+            .ok_or_else(refuse)?
     } else {
-        until_cancelled(
+        crate::cancel::unless(
             cancelled.as_mut(),
             session.call_with_id(name.as_str(), arguments, Some(call_id)),
         )
@@ -413,13 +415,13 @@ pub(super) async fn call_in_session(
     // The JSON-RPC request's id is the call's id (`Context::call_id`).
     if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(call_id)) {
         drop(session);
-        let output = until_cancelled(std::pin::pin!(cancelled), call)
+        let output = crate::cancel::unless(std::pin::pin!(cancelled), call)
             .await
             .ok_or_else(refuse)?;
         return Ok((output, false));
     }
     let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
-    let output = until_cancelled(
+    let output = crate::cancel::unless(
         std::pin::pin!(cancelled),
         session.call_with_id(name.as_str(), arguments, Some(call_id)),
     )
@@ -495,14 +497,6 @@ pub(super) fn write_tool_result(out: &mut Vec<u8>, output: &ToolOutput, stateles
         br#","isError":false}"#.as_slice()
     });
     Ok(())
-}
-
-/// `future`'s output, or `None` when `cancelled` completes first (the client cancelled).
-async fn until_cancelled<T>(
-    cancelled: std::pin::Pin<&mut impl Future<Output = ()>>,
-    future: impl Future<Output = T>,
-) -> Option<T> {
-    crate::cancel::unless(cancelled, future).await
 }
 
 /// Why `params` are not the params of `method`, for the methods this server serves whose
