@@ -6,6 +6,10 @@
 # setting costs every cold build), the time of `carnet_codegen::compile` inside build.rs, the
 # crate's build at 1,000 skills (build script + compilation, dependencies prebuilt), and the
 # incremental rebuild after editing one SKILL.md (what the setting saves).
+# carnet's crates come from a registry, as an author gets them (`from_registry` in
+# bench/author-build/scaffold.sh: Cargo compiles path dependencies incrementally, registry ones
+# not, which changes what an optimised build-time crate costs cold); CARNET_FROM=path takes
+# them from the checkout instead (the figures before 2026-11-28's twelfth session).
 #
 #   bash bench/build-cost.sh
 set -euo pipefail
@@ -54,6 +58,11 @@ fn main() {
     println!("{} skills, {} toolsets", m.skills.len(), m.toolsets.len());
 }
 EOF
+if [ "${CARNET_FROM:-registry}" = registry ]; then
+  # shellcheck source=bench/author-build/scaffold.sh
+  source "$root/bench/author-build/scaffold.sh"
+  from_registry "$crate" "$scratch/vendor"
+fi
 
 now_ns() { date +%s%N; }
 seconds() { awk -v ns="$1" 'BEGIN {printf "%.2f", ns / 1e9}'; }

@@ -25,11 +25,6 @@ pub(crate) fn toolset_type_needing(name: &str, needs: &TokenStream) -> TokenStre
     quote!(::carnet::__private::BoundToolset<(#(#chars,)*), #needs>)
 }
 
-/// [`toolset_type`] as the text the generated module holds (`L` is `Letter` there).
-pub(crate) fn toolset_type_text(name: &str) -> String {
-    format!("rt::BoundToolset<{}>", toolset_name_text(name))
-}
-
 /// A toolset's name as a type, `(L<'m'>, L<'a'>, L<'t'>, L<'h'>,)`.
 pub(crate) fn toolset_name_text(name: &str) -> String {
     let letters: Vec<String> = name.chars().map(|c| format!("L<{c:?}>, ")).collect();

@@ -78,6 +78,22 @@ fn generated_code_and_json_match_golden_files() {
                 case.display()
             );
         }
+        // Each toolset's name is spelled as a type (one `L<'c'>` a character) once: rustc
+        // checks every character as a constant, and five spellings a toolset made the
+        // crate's type-checking three times slower at a thousand toolsets.
+        for toolset in manifest.toolsets.iter() {
+            let spelled: String = toolset.name.chars().map(|c| format!("L<{c:?}>, ")).collect();
+            let spelled = format!("({},)", spelled.trim_end_matches(", "));
+            let count = code.matches(&spelled).count();
+            let bound = !toolset.tools.is_empty() && toolset.mcp.is_none();
+            assert_eq!(
+                count,
+                usize::from(bound),
+                "{}: `{}` spelled {count} times",
+                case.display(),
+                toolset.name
+            );
+        }
         check_or_bless(&case.join("manifest.json"), &manifest.to_json_pretty(), &mut failures);
         // The code must be valid Rust, one item or argument a line.
         syn::parse_str::<syn::File>(&code).unwrap_or_else(|e| panic!("{}: {e}", case.display()));

@@ -37,17 +37,19 @@ use rt::Letter as L;
 /// only make a misplaced toolset's error a sentence: leave them to their defaults.)
 pub struct Toolsets",
     );
-    let name_of = |name: &str| typed_id::toolset_name_text(name);
+    // Each name is spelled once, in `toolset_names` (written after the impl): rustc checks
+    // every character of a spelled name as a constant, and the struct and its impl name each
+    // toolset five times, which at a thousand toolsets tripled the crate's type-checking.
+    let name_of = |param: &str| format!("toolset_names::{param}");
     if !params.is_empty() {
-        let defaults: Vec<String> = bound
+        let defaults: Vec<String> = params
             .iter()
-            .zip(&params)
-            .map(|((name, _), param)| format!("{param} = {}", typed_id::toolset_type_text(name)))
+            .map(|param| format!("{param} = rt::BoundToolset<{}>", name_of(param)))
             .collect();
         let _ = write!(out, "<\n    {},\n>", defaults.join(",\n    "));
         out.push_str("\nwhere\n");
-        for ((name, _), param) in bound.iter().zip(&params) {
-            let _ = writeln!(out, "    {param}: rt::ToolsetOf<{}>,", name_of(name));
+        for param in &params {
+            let _ = writeln!(out, "    {param}: rt::ToolsetOf<{}>,", name_of(param));
         }
     }
     out.push_str("{\n");
@@ -61,10 +63,9 @@ pub struct Toolsets",
     let generics = if params.is_empty() {
         String::new()
     } else {
-        let bounds: Vec<String> = bound
+        let bounds: Vec<String> = params
             .iter()
-            .zip(&params)
-            .map(|((name, _), param)| format!("{param}: rt::ToolsetOf<{}>", name_of(name)))
+            .map(|param| format!("{param}: rt::ToolsetOf<{}>", name_of(param)))
             .collect();
         format!("<{}>", bounds.join(", "))
     };
@@ -76,10 +77,9 @@ pub struct Toolsets",
     // What the tools take as `State<T>`, every toolset's list in one, as a balanced tree of
     // pairs (a chain as deep as the toolsets are many would pass the trait solver's
     // recursion limit at a few hundred toolsets).
-    let leaves: Vec<String> = bound
+    let leaves: Vec<String> = params
         .iter()
-        .zip(&params)
-        .map(|((name, _), param)| format!("<{param} as rt::ToolsetOf<{}>>::Needs", name_of(name)))
+        .map(|param| format!("<{param} as rt::ToolsetOf<{}>>::Needs", name_of(param)))
         .collect();
     let needs = balanced(&leaves);
     let _ = write!(
@@ -94,10 +94,10 @@ pub struct Toolsets",
     let values: Vec<String> = bound
         .iter()
         .zip(&params)
-        .map(|((name, ident), param)| {
+        .map(|((_, ident), param)| {
             format!(
                 "<{param} as rt::ToolsetOf<{}>>::__into_impl(self.{ident})",
-                name_of(name)
+                name_of(param)
             )
         })
         .collect();
@@ -105,6 +105,19 @@ pub struct Toolsets",
         let _ = write!(out, "\n            {},\n        ", values.join(",\n            "));
     }
     out.push_str("])\n    }\n}\n");
+    // Under the type parameters' names, which a module's path keeps apart from the
+    // parameters themselves.
+    if !params.is_empty() {
+        out.push_str("\n/// Each toolset's name as a type, spelled once.\nmod toolset_names {\n    use super::L;\n\n");
+        for ((name, _), param) in bound.iter().zip(&params) {
+            let _ = writeln!(
+                out,
+                "    pub(super) type {param} = {};",
+                typed_id::toolset_name_text(name)
+            );
+        }
+        out.push_str("}\n");
+    }
 }
 
 /// `items` as a balanced tree of pairs: `()`, `X`, `(X, Y)`, `((X, Y), Z)`, ...

@@ -201,24 +201,31 @@ use rt::Letter as L;
 /// without implementation; a field only accepts its own toolset's. (The type parameters
 /// only make a misplaced toolset's error a sentence: leave them to their defaults.)
 pub struct Toolsets<
-    Notes = rt::BoundToolset<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>,
+    Notes = rt::BoundToolset<toolset_names::Notes>,
 >
 where
-    Notes: rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>,
+    Notes: rt::ToolsetOf<toolset_names::Notes>,
 {
     /// `#[carnet::toolset("notes")]`
     pub notes: Notes,
 }
 
-impl<Notes: rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>> rt::CompiledToolsets for Toolsets<Notes> {
+impl<Notes: rt::ToolsetOf<toolset_names::Notes>> rt::CompiledToolsets for Toolsets<Notes> {
     type Canonical = Toolsets;
-    type Needs = <Notes as rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>>::Needs;
+    type Needs = <Notes as rt::ToolsetOf<toolset_names::Notes>>::Needs;
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            <Notes as rt::ToolsetOf<(L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,)>>::__into_impl(self.notes),
+            <Notes as rt::ToolsetOf<toolset_names::Notes>>::__into_impl(self.notes),
         ])
     }
+}
+
+/// Each toolset's name as a type, spelled once.
+mod toolset_names {
+    use super::L;
+
+    pub(super) type Notes = (L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,);
 }
 
 // The tables' texts, each once (`text` takes one out by offset).

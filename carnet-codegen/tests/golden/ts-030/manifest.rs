@@ -177,24 +177,31 @@ use rt::Letter as L;
 /// without implementation; a field only accepts its own toolset's. (The type parameters
 /// only make a misplaced toolset's error a sentence: leave them to their defaults.)
 pub struct Toolsets<
-    Foo = rt::BoundToolset<(L<'f'>, L<'o'>, L<'o'>,)>,
+    Foo = rt::BoundToolset<toolset_names::Foo>,
 >
 where
-    Foo: rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>,
+    Foo: rt::ToolsetOf<toolset_names::Foo>,
 {
     /// `#[carnet::toolset("foo")]`
     pub foo: Foo,
 }
 
-impl<Foo: rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>> rt::CompiledToolsets for Toolsets<Foo> {
+impl<Foo: rt::ToolsetOf<toolset_names::Foo>> rt::CompiledToolsets for Toolsets<Foo> {
     type Canonical = Toolsets;
-    type Needs = <Foo as rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>>::Needs;
+    type Needs = <Foo as rt::ToolsetOf<toolset_names::Foo>>::Needs;
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            <Foo as rt::ToolsetOf<(L<'f'>, L<'o'>, L<'o'>,)>>::__into_impl(self.foo),
+            <Foo as rt::ToolsetOf<toolset_names::Foo>>::__into_impl(self.foo),
         ])
     }
+}
+
+/// Each toolset's name as a type, spelled once.
+mod toolset_names {
+    use super::L;
+
+    pub(super) type Foo = (L<'f'>, L<'o'>, L<'o'>,);
 }
 
 // The tables' texts, each once (`text` takes one out by offset).

@@ -383,20 +383,20 @@ use rt::Letter as L;
 /// without implementation; a field only accepts its own toolset's. (The type parameters
 /// only make a misplaced toolset's error a sentence: leave them to their defaults.)
 pub struct Toolsets<
-    FilterTools = rt::BoundToolset<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
-    SearchTools = rt::BoundToolset<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
-    StatisticalAnalysis = rt::BoundToolset<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>,
-    Units = rt::BoundToolset<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>,
-    Visualization = rt::BoundToolset<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>,
-    WritingTools = rt::BoundToolset<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    FilterTools = rt::BoundToolset<toolset_names::FilterTools>,
+    SearchTools = rt::BoundToolset<toolset_names::SearchTools>,
+    StatisticalAnalysis = rt::BoundToolset<toolset_names::StatisticalAnalysis>,
+    Units = rt::BoundToolset<toolset_names::Units>,
+    Visualization = rt::BoundToolset<toolset_names::Visualization>,
+    WritingTools = rt::BoundToolset<toolset_names::WritingTools>,
 >
 where
-    FilterTools: rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
-    SearchTools: rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
-    StatisticalAnalysis: rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>,
-    Units: rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>,
-    Visualization: rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>,
-    WritingTools: rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>,
+    FilterTools: rt::ToolsetOf<toolset_names::FilterTools>,
+    SearchTools: rt::ToolsetOf<toolset_names::SearchTools>,
+    StatisticalAnalysis: rt::ToolsetOf<toolset_names::StatisticalAnalysis>,
+    Units: rt::ToolsetOf<toolset_names::Units>,
+    Visualization: rt::ToolsetOf<toolset_names::Visualization>,
+    WritingTools: rt::ToolsetOf<toolset_names::WritingTools>,
 {
     /// `#[carnet::toolset("filter-tools")]`
     pub filter_tools: FilterTools,
@@ -412,20 +412,32 @@ where
     pub writing_tools: WritingTools,
 }
 
-impl<FilterTools: rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>, SearchTools: rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>, StatisticalAnalysis: rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>, Units: rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>, Visualization: rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>, WritingTools: rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>> rt::CompiledToolsets for Toolsets<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, WritingTools> {
+impl<FilterTools: rt::ToolsetOf<toolset_names::FilterTools>, SearchTools: rt::ToolsetOf<toolset_names::SearchTools>, StatisticalAnalysis: rt::ToolsetOf<toolset_names::StatisticalAnalysis>, Units: rt::ToolsetOf<toolset_names::Units>, Visualization: rt::ToolsetOf<toolset_names::Visualization>, WritingTools: rt::ToolsetOf<toolset_names::WritingTools>> rt::CompiledToolsets for Toolsets<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, WritingTools> {
     type Canonical = Toolsets;
-    type Needs = ((<FilterTools as rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::Needs, (<SearchTools as rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::Needs, <StatisticalAnalysis as rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>>::Needs)), (<Units as rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>>::Needs, (<Visualization as rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>>::Needs, <WritingTools as rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::Needs)));
+    type Needs = ((<FilterTools as rt::ToolsetOf<toolset_names::FilterTools>>::Needs, (<SearchTools as rt::ToolsetOf<toolset_names::SearchTools>>::Needs, <StatisticalAnalysis as rt::ToolsetOf<toolset_names::StatisticalAnalysis>>::Needs)), (<Units as rt::ToolsetOf<toolset_names::Units>>::Needs, (<Visualization as rt::ToolsetOf<toolset_names::Visualization>>::Needs, <WritingTools as rt::ToolsetOf<toolset_names::WritingTools>>::Needs)));
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            <FilterTools as rt::ToolsetOf<(L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::__into_impl(self.filter_tools),
-            <SearchTools as rt::ToolsetOf<(L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::__into_impl(self.search_tools),
-            <StatisticalAnalysis as rt::ToolsetOf<(L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,)>>::__into_impl(self.statistical_analysis),
-            <Units as rt::ToolsetOf<(L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,)>>::__into_impl(self.units),
-            <Visualization as rt::ToolsetOf<(L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,)>>::__into_impl(self.visualization),
-            <WritingTools as rt::ToolsetOf<(L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,)>>::__into_impl(self.writing_tools),
+            <FilterTools as rt::ToolsetOf<toolset_names::FilterTools>>::__into_impl(self.filter_tools),
+            <SearchTools as rt::ToolsetOf<toolset_names::SearchTools>>::__into_impl(self.search_tools),
+            <StatisticalAnalysis as rt::ToolsetOf<toolset_names::StatisticalAnalysis>>::__into_impl(self.statistical_analysis),
+            <Units as rt::ToolsetOf<toolset_names::Units>>::__into_impl(self.units),
+            <Visualization as rt::ToolsetOf<toolset_names::Visualization>>::__into_impl(self.visualization),
+            <WritingTools as rt::ToolsetOf<toolset_names::WritingTools>>::__into_impl(self.writing_tools),
         ])
     }
+}
+
+/// Each toolset's name as a type, spelled once.
+mod toolset_names {
+    use super::L;
+
+    pub(super) type FilterTools = (L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,);
+    pub(super) type SearchTools = (L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,);
+    pub(super) type StatisticalAnalysis = (L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,);
+    pub(super) type Units = (L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,);
+    pub(super) type Visualization = (L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,);
+    pub(super) type WritingTools = (L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,);
 }
 
 // The tables' texts, each once (`text` takes one out by offset).
