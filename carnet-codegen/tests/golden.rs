@@ -82,8 +82,8 @@ fn generated_code_and_json_match_golden_files() {
         // checks every character as a constant, and five spellings a toolset made the
         // crate's type-checking three times slower at a thousand toolsets.
         for toolset in manifest.toolsets.iter() {
-            let spelled: String = toolset.name.chars().map(|c| format!("L<{c:?}>, ")).collect();
-            let spelled = format!("({},)", spelled.trim_end_matches(", "));
+            let letters: Vec<String> = toolset.name.chars().map(|c| format!("L<{c:?}>")).collect();
+            let spelled = format!("({},)", letters.join(", "));
             let count = code.matches(&spelled).count();
             let bound = !toolset.tools.is_empty() && toolset.mcp.is_none();
             assert_eq!(

@@ -112,6 +112,29 @@ impl HttpServer {
     ///
     /// When the listener's address cannot be read.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> io::Result<()> {
+        // Generic over `shutdown`, so compiled in the caller's crate: only the accept loop is
+        // here; what serves a connection is in non-generic functions, compiled once in
+        // carnet (otherwise hyper's and rmcp's server code is compiled in every program that
+        // calls this, 10 s of an author's cold build).
+        let (context, builder) = self.prepare()?;
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let Some(accepted) = crate::cancel::unless(shutdown.as_mut(), self.listener.accept()).await else {
+                break;
+            };
+            match accepted {
+                Ok((stream, _)) => serve_connection(&context, &builder, stream),
+                // Out of file descriptors or a connection reset before accept: the listener
+                // itself is fine, so wait a moment and go on.
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+        self.shutdown.cancel();
+        Ok(())
+    }
+
+    /// What every connection shares, and the HTTP/1 settings.
+    fn prepare(&self) -> io::Result<(Arc<Context>, hyper::server::conn::http1::Builder)> {
         let shared = &self.server.shared;
         let limits = shared.limits.clone();
         // rmcp checks `Host` against loopback names; the address bound may be another one.
@@ -147,31 +170,26 @@ impl HttpServer {
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(context.limits.header_timeout);
-        let mut shutdown = std::pin::pin!(shutdown);
-        loop {
-            let Some(accepted) = crate::cancel::unless(shutdown.as_mut(), self.listener.accept()).await else {
-                break;
-            };
-            // Out of file descriptors or a connection reset before accept: the listener itself
-            // is fine, so wait a moment and go on.
-            let Ok((stream, _)) = accepted else {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            };
-            // Responses go out in pieces (headers, SSE events, the last chunk): without this,
-            // Nagle's algorithm meets the client's delayed ACK and each costs 40 ms.
-            let _ = stream.set_nodelay(true);
-            let context = context.clone();
-            let service = hyper::service::service_fn(move |request| handle(context.clone(), request));
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            tokio::spawn(async move {
-                // A client hanging up mid-request is that connection's end, not the server's.
-                let _ = connection.await;
-            });
-        }
-        self.shutdown.cancel();
-        Ok(())
+        Ok((context, builder))
     }
+}
+
+/// Serves one accepted connection on its own task.
+fn serve_connection(
+    context: &Arc<Context>,
+    builder: &hyper::server::conn::http1::Builder,
+    stream: tokio::net::TcpStream,
+) {
+    // Responses go out in pieces (headers, SSE events, the last chunk): without this,
+    // Nagle's algorithm meets the client's delayed ACK and each costs 40 ms.
+    let _ = stream.set_nodelay(true);
+    let context = context.clone();
+    let service = hyper::service::service_fn(move |request| handle(context.clone(), request));
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::spawn(async move {
+        // A client hanging up mid-request is that connection's end, not the server's.
+        let _ = connection.await;
+    });
 }
 
 /// What every request of one [`HttpServer`] shares.

@@ -261,6 +261,20 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    // Generic, so compiled in the caller's crate: it only erases the types. The loop is
+    // compiled once, in carnet, behind a boxed future (a future is compiled where it is
+    // polled, so an `async fn` alone would still be compiled in every program).
+    serve_erased(shared, Box::new(read), Box::new(write)).await
+}
+
+type Reader = Box<dyn AsyncRead + Send + Unpin>;
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+fn serve_erased(shared: Arc<Shared>, read: Reader, write: Writer) -> crate::BoxFuture<'static, io::Result<()>> {
+    Box::pin(serve_loop(shared, read, write))
+}
+
+async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Result<()> {
     let mut lines = Lines {
         read: BufReader::new(read),
         line: Vec::new(),
