@@ -138,6 +138,7 @@ mod handle;
 mod http;
 #[cfg(feature = "mcp-http")]
 mod limits;
+mod lines;
 mod messages;
 mod methods;
 mod resources;

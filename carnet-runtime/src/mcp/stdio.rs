@@ -19,10 +19,11 @@ use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::{Mutex, oneshot};
 use tokio::task::JoinSet;
 
+use super::lines::{Line, Lines};
 use super::messages;
 use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
 use super::rpc::{self, RpcError, code};
@@ -35,63 +36,6 @@ pub(super) const DRAIN_LIMIT: Duration = Duration::from_mins(1);
 
 /// The methods whose handlers read or change the session, in the order they arrive.
 const ORDERED: [&str; 3] = ["tools/call", "tools/list", "prompts/get"];
-
-/// What one read produced.
-enum Line {
-    /// A whole line is in the buffer.
-    Complete,
-    /// The line was longer than the limit; its bytes were skipped.
-    Oversized,
-    /// End of stream.
-    Eof,
-}
-
-/// Lines read up to a limit: a longer line is skipped, not buffered.
-struct Lines<R> {
-    read: BufReader<R>,
-    line: Vec<u8>,
-    discarding: bool,
-    max: usize,
-}
-
-impl<R: AsyncRead + Unpin> Lines<R> {
-    async fn next(&mut self) -> io::Result<Line> {
-        loop {
-            let available = self.read.fill_buf().await?;
-            if available.is_empty() {
-                // A last line without a newline is still a line.
-                return Ok(if self.discarding {
-                    self.discarding = false;
-                    Line::Oversized
-                } else if self.line.is_empty() {
-                    Line::Eof
-                } else {
-                    Line::Complete
-                });
-            }
-            let (take, done) = match available.iter().position(|&b| b == b'\n') {
-                Some(end) => (end + 1, true),
-                None => (available.len(), false),
-            };
-            if !self.discarding {
-                if self.line.len() + take > self.max.saturating_add(1) {
-                    self.discarding = true;
-                    self.line = Vec::new();
-                } else {
-                    self.line.extend_from_slice(&available[..take]);
-                }
-            }
-            self.read.consume(take);
-            if done {
-                return Ok(if std::mem::take(&mut self.discarding) {
-                    Line::Oversized
-                } else {
-                    Line::Complete
-                });
-            }
-        }
-    }
-}
 
 /// The output: whole lines, one writer at a time.
 struct Out<W> {
