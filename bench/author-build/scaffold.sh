@@ -1,16 +1,40 @@
 # Sourced by bench/author-build/run.sh and tests/build-graph/run.sh: writes the crates an
 # author would have, outside the workspace, with path dependencies on this checkout.
 #
-#   scaffold_carnet DIR      a `cargo new` crate, then `carnet init carnet` in it (one agent,
+#   scaffold_carnet DIR [FEATURE...]
+#                            a `cargo new` crate, then `carnet init carnet` in it (one agent,
 #                            one skill, toolset `notes` with three tools bound in src/notes.rs),
-#                            and src/extra.rs behind the features openai, mcp, mcp-http
+#                            and src/extra.rs behind the features openai, mcp, mcp-http. With
+#                            FEATUREs (`default` for none), the crate's features are only
+#                            those (and what they imply); the others are declared empty, so its
+#                            lockfile holds what an author building that set has. Cargo
+#                            resolves the whole lockfile on every build, an edit's too: with
+#                            all features (220 packages) a no-op build took 0.13-0.16 s, with
+#                            the default set's 40 packages 0.05-0.07 s.
 #   scaffold_peer DIR KIND   the same three tools with rmcp (KIND=rmcp, a stdio server) or rig
 #                            (KIND=rig; feature `reqwest` adds its HTTP client)
 #   from_registry DIR VENDOR carnet's crates from a registry instead of paths (below)
 # Needs $root (the checkout) and $carnet_bin (a built `carnet` CLI).
 
 scaffold_carnet() {
-  local dir="$1"
+  local dir="$1" feature
+  shift
+  local -a wanted=("$@")
+  [ ${#wanted[@]} -eq 0 ] && wanted=(openai mcp mcp-http anthropic remote tokens load otel)
+  # scaffold_feature NAME DEFINITION: the line for Cargo.toml, empty unless NAME is wanted.
+  scaffold_feature() {
+    local name="$1" definition="$2" w
+    for w in "${wanted[@]}"; do
+      [ "$w" = "$name" ] && { printf '%s = %s\n' "$name" "$definition"; return; }
+    done
+    printf '%s = []\n' "$name"
+  }
+  # mcp-http implies mcp.
+  for feature in "${wanted[@]}"; do [ "$feature" = mcp-http ] && wanted+=(mcp); done
+  local tokio=""
+  for feature in "${wanted[@]}"; do
+    case "$feature" in openai | mcp) tokio='tokio = { version = "1", features = ["rt"], optional = true }' ;; esac
+  done
   rm -rf "$dir"
   mkdir -p "$dir/src"
   cat > "$dir/Cargo.toml" <<TOML
@@ -22,20 +46,20 @@ publish = false
 
 [dependencies]
 carnet = { path = "$root" }
-tokio = { version = "1", features = ["rt"], optional = true }
+$tokio
 
 [build-dependencies]
 carnet-codegen = { path = "$root/carnet-codegen" }
 
 [features]
-openai = ["carnet/openai", "dep:tokio"]
-mcp = ["carnet/mcp", "dep:tokio"]
-mcp-http = ["mcp", "carnet/mcp-http"]
-anthropic = ["carnet/anthropic"]
-remote = ["carnet/remote"]
-tokens = ["carnet/tokens"]
-load = ["carnet/load"]
-otel = ["carnet/otel"]
+$(scaffold_feature openai '["carnet/openai", "dep:tokio"]')
+$(scaffold_feature mcp '["carnet/mcp", "dep:tokio"]')
+$(scaffold_feature mcp-http '["mcp", "carnet/mcp-http"]')
+$(scaffold_feature anthropic '["carnet/anthropic"]')
+$(scaffold_feature remote '["carnet/remote"]')
+$(scaffold_feature tokens '["carnet/tokens"]')
+$(scaffold_feature load '["carnet/load"]')
+$(scaffold_feature otel '["carnet/otel"]')
 
 [workspace]
 TOML
@@ -64,25 +88,23 @@ scaffold_peer() {
 #                            from a registry, not from paths. Cargo compiles path dependencies
 #                            incrementally (and lints them), registry dependencies neither, so
 #                            a scaffold on path dependencies pays, for carnet's own crates, a
-#                            cost no author does. VENDOR, made on the first call and reused, is
-#                            a directory source: carnet's crates as `cargo package` makes them
-#                            and every other crate of the scaffold's lockfile (all features).
+#                            cost no author does. VENDOR, made anew on each call, is a
+#                            directory source: carnet's crates as `cargo package` makes them
+#                            and every other crate of this scaffold's lockfile, nothing more (a
+#                            directory source reads every crate it holds on every build).
 from_registry() {
   local dir="$1" vendor="$2" packaged name crate
-  if [ ! -f "$vendor/.complete" ]; then
-    rm -rf "$vendor"
-    packaged="$(mktemp -d)"
-    (cd "$root" && cargo package --quiet --no-verify --allow-dirty --target-dir "$packaged" \
-      -p carnet-manifest -p carnet-codegen -p carnet-runtime -p carnet-macros -p carnet-cli -p carnet)
-    (cd "$dir" && cargo vendor --quiet --versioned-dirs "$vendor" >/dev/null)
-    for crate in "$packaged"/package/*.crate; do
-      name="$(basename "$crate" .crate)"
-      tar -xzf "$crate" -C "$vendor"
-      printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" > "$vendor/$name/.cargo-checksum.json"
-    done
-    rm -rf "$packaged"
-    touch "$vendor/.complete"
-  fi
+  rm -rf "$vendor"
+  packaged="$(mktemp -d)"
+  (cd "$root" && cargo package --quiet --no-verify --allow-dirty --target-dir "$packaged" \
+    -p carnet-manifest -p carnet-codegen -p carnet-runtime -p carnet-macros -p carnet-cli -p carnet)
+  (cd "$dir" && cargo vendor --quiet --versioned-dirs "$vendor" >/dev/null)
+  for crate in "$packaged"/package/*.crate; do
+    name="$(basename "$crate" .crate)"
+    tar -xzf "$crate" -C "$vendor"
+    printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" > "$vendor/$name/.cargo-checksum.json"
+  done
+  rm -rf "$packaged"
   sed -i "s|^carnet = { path = \"$root\" }|carnet = \"=0.1.0\"|; s|^carnet-codegen = { path = \"$root/carnet-codegen\" }|carnet-codegen = \"=0.1.0\"|" "$dir/Cargo.toml"
   grep -q '^carnet = "=0.1.0"' "$dir/Cargo.toml" || { echo "from_registry: scaffold_carnet's Cargo.toml changed; update scaffold.sh" >&2; return 1; }
   mkdir -p "$dir/.cargo"
