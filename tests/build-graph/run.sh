@@ -61,6 +61,25 @@ PY
       fi
       ;;
   esac
+  # What carnet compiles once, in its own crates, is not compiled again in the author's: the
+  # engine's construction (`build_with`), the call pipeline (`call_named`, a future compiled
+  # where it is polled), the agent loop (`run_turn`) and the MCP servers' loops. Each is
+  # reached from generic code (the `Bound<Needs, State>` builder, `call_json(impl ToolName)`,
+  # `chat::run`'s callback, the servers' `async fn`s), and each was once compiled in every
+  # program; a generic wrapper that polls or calls them directly brings them back. The author
+  # crate's LLVM IR defines none of them.
+  case "$label" in
+    default | openai | mcp | mcp-http)
+      (cd "$crate" && cargo rustc --quiet --bin author-crate "${flags[@]}" -- --emit=llvm-ir,link)
+      ir=$(ls -t "$CARGO_TARGET_DIR"/debug/deps/author_crate-*.ll | head -1)
+      again=$(grep -E '^define ' "$ir" | grep -oE '[0-9](build_with|call_named|run_turn|serve_loop|serve_connection)[^a-z_]' | sed -E 's/^[0-9]//; s/.$//' | sort -u | paste -sd, - || true)
+      rm -f "$CARGO_TARGET_DIR"/debug/deps/author_crate-*.ll
+      if [ -n "$again" ]; then
+        echo "build-graph: FAIL ($label): the author's crate compiles carnet's $again again" >&2
+        failed=1
+      fi
+      ;;
+  esac
   ours=$(printf '%s\n' "$twice" | grep '^carnet' || true)
   others=$(printf '%s\n' "$twice" | grep -v '^carnet' | grep . | paste -sd, - || true)
   if [ -n "$ours" ]; then

@@ -119,7 +119,23 @@ pub async fn run_streaming(
     run_loop(session, model, messages, max_steps, Some(&mut on_delta), &mut on_step).await
 }
 
-async fn run_loop(
+/// [`run_turn`] behind a box. [`run`] and [`run_streaming`] are generic (over the
+/// callback), and a future is compiled where it is polled: awaited directly, the whole loop
+/// (the model's request, the calls, the spans) would be compiled again in every program that
+/// runs a conversation. Behind a box made here it is compiled once, in this crate, for one
+/// allocation per turn.
+fn run_loop<'a>(
+    session: &'a mut Session,
+    model: &'a mut dyn ChatModel,
+    messages: &'a mut Vec<Message>,
+    max_steps: usize,
+    on_delta: Option<&'a mut (dyn FnMut(Delta<'_>) + Send)>,
+    on_step: &'a mut (dyn FnMut(&Step) + Send),
+) -> BoxFuture<'a, Result<Outcome, ModelError>> {
+    Box::pin(run_turn(session, model, messages, max_steps, on_delta, on_step))
+}
+
+async fn run_turn(
     session: &mut Session,
     model: &mut dyn ChatModel,
     messages: &mut Vec<Message>,

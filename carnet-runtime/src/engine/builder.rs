@@ -79,11 +79,8 @@ impl<Stage> fmt::Debug for CarnetBuilder<Stage> {
 }
 
 impl<Needs> CarnetBuilder<Bound<Needs>> {
-    pub(super) fn bound(manifest: Manifest, search: &'static [u8], toolsets: Vec<ToolsetImpl>) -> Self {
-        let mut builder = CarnetBuilder::<Checked>::new(manifest);
-        builder.toolsets = toolsets;
-        builder.search = Some(search);
-        builder.stage()
+    pub(super) fn bound(manifest: &Manifest, search: &'static [u8], toolsets: Vec<ToolsetImpl>) -> Self {
+        CarnetBuilder::<Checked>::compiled(manifest, search, toolsets).stage()
     }
 }
 
@@ -116,7 +113,7 @@ impl<Needs, State: Any + Send + Sync> CarnetBuilder<Bound<Needs, State>> {
         if let Some(state) = self.state.downcast_ref::<State>() {
             state.__provide(&mut states);
         }
-        self.build_with(states)
+        self.stage::<Checked>().build_with(states)
     }
 }
 
@@ -167,6 +164,16 @@ impl CarnetBuilder<Checked> {
     /// manifest does not have.
     pub fn build(self) -> Result<Carnet, BuildError> {
         self.build_with(States::default())
+    }
+
+    /// The builder [`Carnet::new`] starts from, before its stage says the toolsets are
+    /// bound. Not generic, like [`CarnetBuilder::build_with`], so that what it does (a copy
+    /// of the manifest) is compiled here once, not in every program.
+    fn compiled(manifest: &Manifest, search: &'static [u8], toolsets: Vec<ToolsetImpl>) -> Self {
+        let mut builder = CarnetBuilder::new(manifest.clone());
+        builder.toolsets = toolsets;
+        builder.search = Some(search);
+        builder
     }
 
     pub(super) fn new(manifest: Manifest) -> Self {
@@ -366,8 +373,12 @@ impl<Stage> CarnetBuilder<Stage> {
         self.remote = options;
         self
     }
+}
 
-    /// Builds the engine from the checked parts and the states its tools can take.
+impl CarnetBuilder<Checked> {
+    /// Builds the engine from the checked parts and the states its tools can take. Not
+    /// generic: every stage ends here (`stage::<Checked>()`), so the engine's construction is
+    /// compiled once, in this crate, not again in each program for its `Bound<Needs, State>`.
     fn build_with(mut self, mut states: States) -> Result<Carnet, BuildError> {
         // The whole state is a state of its own type too (`Context::state::<App>()`).
         states.insert_boxed(std::mem::replace(&mut self.state, Box::new(())));

@@ -156,6 +156,6 @@ impl Carnet {
     where
         U: CompiledToolsets<Canonical = T>,
     {
-        CarnetBuilder::bound(manifest.manifest.clone(), manifest.search, toolsets.__into_impls())
+        CarnetBuilder::bound(&manifest.manifest, manifest.search, toolsets.__into_impls())
     }
 }

@@ -27,19 +27,25 @@ impl Session {
     /// Calls a tool (meta or domain) with JSON arguments given as text, as providers send
     /// them. Malformed JSON is an error result, not a failure.
     pub async fn call_json(&mut self, tool: impl ToolName, arguments: &str) -> ToolOutput {
-        let name = tool.tool_name();
-        let arguments = if arguments.trim().is_empty() {
-            Ok(json!({}))
-        } else {
-            serde_json::from_str(arguments)
-        };
-        match arguments {
-            Ok(value) => self.call_named(name, value, None).await,
-            Err(e) => ToolOutput::error(
-                format!("the arguments of `{name}` are not valid JSON: {e}"),
-                json!({"tool": name}),
-            ),
-        }
+        self.call_json_named(tool.tool_name(), arguments).await
+    }
+
+    /// [`Session::call_json`] for a name.
+    fn call_json_named<'a>(&'a mut self, name: &'a str, arguments: &'a str) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let arguments = if arguments.trim().is_empty() {
+                Ok(json!({}))
+            } else {
+                serde_json::from_str(arguments)
+            };
+            match arguments {
+                Ok(value) => self.call_named(name, value, None).await,
+                Err(e) => ToolOutput::error(
+                    format!("the arguments of `{name}` are not valid JSON: {e}"),
+                    json!({"tool": name}),
+                ),
+            }
+        })
     }
 
     /// Calls a tool (meta or domain). Every failure — unknown or not-yet-exposed tool,
@@ -50,13 +56,22 @@ impl Session {
     /// `tool` is a typed id (`manifest::tools::BASIC_SEARCH`) or a name, a meta-tool's
     /// (`"loadSkill"`) included.
     pub async fn call(&mut self, tool: impl ToolName, arguments: Value) -> ToolOutput {
-        self.call_named(tool.tool_name(), arguments, None).await
+        self.call_boxed(tool.tool_name(), arguments, None).await
     }
 
     /// Calls a tool as [`Session::call`] does, for the model's call `id`: the call's
     /// `execute_tool` span records it as `gen_ai.tool.call.id` (see [`crate::telemetry`]).
     pub async fn call_with_id(&mut self, tool: impl ToolName, arguments: Value, id: Option<&str>) -> ToolOutput {
-        self.call_named(tool.tool_name(), arguments, id).await
+        self.call_boxed(tool.tool_name(), arguments, id).await
+    }
+
+    /// [`Session::call_named`] behind a box. The methods above are generic (over how the tool
+    /// is named), and a future is compiled where it is polled: awaited directly, the whole
+    /// call pipeline would be compiled again in every program that calls a tool. Behind a
+    /// box made here, it is compiled once, in this crate; the box costs one allocation per
+    /// call.
+    fn call_boxed<'a>(&'a mut self, name: &'a str, arguments: Value, id: Option<&'a str>) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(self.call_named(name, arguments, id))
     }
 
     /// [`Session::call_with_id`] for a name: one body whatever names the tool.
