@@ -180,7 +180,12 @@ impl Session {
     ///
     /// [`LoadError`] when no skill has that name or the session's agent cannot load it.
     pub fn load_skill(&mut self, skill: impl SkillName) -> Result<Vec<String>, LoadError> {
-        let name = skill.skill_name();
+        self.load_skill_named(skill.skill_name())
+    }
+
+    /// [`Session::load_skill`] for a name: compiled once, here, not for each way a program
+    /// names a skill.
+    fn load_skill_named(&mut self, name: &str) -> Result<Vec<String>, LoadError> {
         let inner = &*self.carnet.inner;
         let Some(s) = self.loaded.reachable_skill(inner, name) else {
             let agent = inner.agent(self.loaded.agent).name.to_string();
