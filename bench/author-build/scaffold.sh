@@ -9,25 +9,42 @@
 #                            those (and what they imply); the others are declared empty, so its
 #                            lockfile holds what an author building that set has. Cargo
 #                            resolves the whole lockfile on every build, an edit's too: with
-#                            all features (220 packages) a no-op build took 0.13-0.16 s, with
-#                            the default set's 40 packages 0.05-0.07 s.
+#                            all features (220 packages) a no-op build took 0.14-0.19 s, with
+#                            the default set's 40 packages 0.07-0.08 s (bench/RESULTS.md).
 #   scaffold_peer DIR KIND   the same three tools with rmcp (KIND=rmcp, a stdio server) or rig
 #                            (KIND=rig; feature `reqwest` adds its HTTP client)
 #   from_registry DIR VENDOR carnet's crates from a registry instead of paths (below)
 # Needs $root (the checkout) and $carnet_bin (a built `carnet` CLI).
 
+# The scaffold's features, as its Cargo.toml declares them when they are wanted.
+scaffold_features=(
+  'openai = ["carnet/openai", "dep:tokio"]'
+  'mcp = ["carnet/mcp", "dep:tokio"]'
+  'mcp-http = ["mcp", "carnet/mcp-http"]'
+  'anthropic = ["carnet/anthropic"]'
+  'remote = ["carnet/remote"]'
+  'tokens = ["carnet/tokens"]'
+  'load = ["carnet/load"]'
+  'otel = ["carnet/otel"]'
+)
+
 scaffold_carnet() {
   local dir="$1" feature
   shift
   local -a wanted=("$@")
-  [ ${#wanted[@]} -eq 0 ] && wanted=(openai mcp mcp-http anthropic remote tokens load otel)
-  # scaffold_feature NAME DEFINITION: the line for Cargo.toml, empty unless NAME is wanted.
-  scaffold_feature() {
-    local name="$1" definition="$2" w
-    for w in "${wanted[@]}"; do
-      [ "$w" = "$name" ] && { printf '%s = %s\n' "$name" "$definition"; return; }
+  if [ ${#wanted[@]} -eq 0 ]; then
+    for feature in "${scaffold_features[@]}"; do wanted+=("${feature%% =*}"); done
+  fi
+  # scaffold_feature_lines: each feature's line for Cargo.toml, empty unless it is wanted.
+  scaffold_feature_lines() {
+    local line name w
+    for line in "${scaffold_features[@]}"; do
+      name="${line%% =*}"
+      for w in "${wanted[@]}"; do
+        [ "$w" = "$name" ] && { printf '%s\n' "$line"; continue 2; }
+      done
+      printf '%s = []\n' "$name"
     done
-    printf '%s = []\n' "$name"
   }
   # mcp-http implies mcp.
   for feature in "${wanted[@]}"; do [ "$feature" = mcp-http ] && wanted+=(mcp); done
@@ -52,14 +69,7 @@ $tokio
 carnet-codegen = { path = "$root/carnet-codegen" }
 
 [features]
-$(scaffold_feature openai '["carnet/openai", "dep:tokio"]')
-$(scaffold_feature mcp '["carnet/mcp", "dep:tokio"]')
-$(scaffold_feature mcp-http '["mcp", "carnet/mcp-http"]')
-$(scaffold_feature anthropic '["carnet/anthropic"]')
-$(scaffold_feature remote '["carnet/remote"]')
-$(scaffold_feature tokens '["carnet/tokens"]')
-$(scaffold_feature load '["carnet/load"]')
-$(scaffold_feature otel '["carnet/otel"]')
+$(scaffold_feature_lines)
 
 [workspace]
 TOML
