@@ -48,7 +48,11 @@ impl Server {
     ///
     /// When the manifest has no agent named `agent`.
     pub fn new(carnet: &Carnet, agent: impl AsRef<str>) -> Result<Self, SessionError> {
-        let agent = agent.as_ref();
+        Self::for_agent(carnet, agent.as_ref())
+    }
+
+    /// [`Server::new`]'s body, compiled once here rather than in each program.
+    fn for_agent(carnet: &Carnet, agent: &str) -> Result<Self, SessionError> {
         let session = carnet.session(agent)?;
         let resources = resources::Index::new(carnet.manifest(), agent);
         let info = Info::new(

@@ -51,8 +51,13 @@ impl Anthropic {
     /// [`ModelError::MissingKey`] when `ANTHROPIC_API_KEY` is unset and the base URL is
     /// Anthropic's; [`ModelError::Config`] when `ANTHROPIC_BASE_URL` is not a URL.
     pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        Self::from_env_for(model.into())
+    }
+
+    /// [`Anthropic::from_env`]'s body, compiled once here rather than in each program.
+    fn from_env_for(model: String) -> Result<Self, ModelError> {
         let (base, key) = from_env(BASE, DEFAULT_BASE, KEY)?;
-        Anthropic::new(key, base, model)
+        Anthropic::with(key, base, model)
     }
 
     /// A client for `model` at `base_url` (`https://api.anthropic.com`), with `key`.
@@ -61,14 +66,18 @@ impl Anthropic {
     ///
     /// [`ModelError::Config`] when `base_url` is not an `http(s)://` URL.
     pub fn new(key: Option<ApiKey>, base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, ModelError> {
-        let base = base_url.into();
+        Self::with(key, base_url.into(), model.into())
+    }
+
+    /// [`Anthropic::new`]'s body, compiled once here rather than in each program.
+    fn with(key: Option<ApiKey>, base: String, model: String) -> Result<Self, ModelError> {
         endpoint(&base, BASE, "v1/messages")?;
         Ok(Anthropic {
             transport: Transport::new(PROVIDER, KEY, HttpOptions::default())?,
             key,
             base,
             options: anthropic::RequestOptions {
-                model: model.into(),
+                model,
                 max_tokens: 4096,
             },
             tool_choice: ToolChoice::Auto,

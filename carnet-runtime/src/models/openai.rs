@@ -64,8 +64,13 @@ impl OpenAi {
     /// [`ModelError::MissingKey`] when `OPENAI_API_KEY` is unset and the base URL is
     /// `OpenAI`'s; [`ModelError::Config`] when `OPENAI_BASE_URL` is not a URL.
     pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        Self::from_env_for(model.into())
+    }
+
+    /// [`OpenAi::from_env`]'s body, compiled once here rather than in each program.
+    fn from_env_for(model: String) -> Result<Self, ModelError> {
         let (base, key) = from_env(BASE, DEFAULT_BASE, KEY)?;
-        OpenAi::new(key, base, model)
+        OpenAi::with(key, base, model)
     }
 
     /// A client for `model` at `base_url` (`https://api.openai.com/v1`), with `key` (none
@@ -75,7 +80,11 @@ impl OpenAi {
     ///
     /// [`ModelError::Config`] when `base_url` is not an `http(s)://` URL.
     pub fn new(key: Option<ApiKey>, base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, ModelError> {
-        let base = base_url.into();
+        Self::with(key, base_url.into(), model.into())
+    }
+
+    /// [`OpenAi::new`]'s body, compiled once here rather than in each program.
+    fn with(key: Option<ApiKey>, base: String, model: String) -> Result<Self, ModelError> {
         endpoint(&base, BASE, "chat/completions")?;
         Ok(OpenAi {
             transport: Transport::new(PROVIDER, KEY, HttpOptions::default())?,
@@ -83,7 +92,7 @@ impl OpenAi {
             base,
             api: OpenAiApi::default(),
             options: openai::RequestOptions {
-                model: model.into(),
+                model,
                 ..openai::RequestOptions::default()
             },
             max_output_tokens: None,
