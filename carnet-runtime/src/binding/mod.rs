@@ -191,7 +191,13 @@ pub fn args(arguments: Value) -> Result<Args, ToolError> {
 }
 
 fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
-    serde_path_to_error::deserialize(value).map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+    serde_path_to_error::deserialize(value).map_err(path_and_message)
+}
+
+/// The path to the culprit and the message of a deserialisation error (not generic, like
+/// the errors built from it).
+fn path_and_message(error: serde_path_to_error::Error<serde_json::Error>) -> (String, String) {
+    (error.path().to_string(), error.into_inner().to_string())
 }
 
 impl Args {
@@ -202,16 +208,26 @@ impl Args {
     ///
     /// `missing required field` or `invalid value for` the field.
     pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ToolError> {
+        // The errors are built by functions that are not generic: compiled once in carnet,
+        // not once per parameter type in the author's crate.
         match self.0.remove(name) {
-            None => deserialize(Value::Null).map_err(|_| ToolError::new(format!("missing required field `{name}`"))),
-            Some(value) => deserialize(value).map_err(|(path, message)| {
-                if path == "." || path.is_empty() {
-                    ToolError::new(format!("invalid value for `{name}`: {message}"))
-                } else {
-                    ToolError::new(format!("invalid value for `{name}.{path}`: {message}"))
-                }
-            }),
+            None => deserialize(Value::Null).map_err(|_| missing_field(name)),
+            Some(value) => deserialize(value).map_err(|(path, message)| invalid_field(name, &path, &message)),
         }
+    }
+}
+
+/// `missing required field` for [`Args::take`].
+fn missing_field(name: &str) -> ToolError {
+    ToolError::new(format!("missing required field `{name}`"))
+}
+
+/// `invalid value for` the field `name`, at `path` inside it, for [`Args::take`].
+fn invalid_field(name: &str, path: &str, message: &str) -> ToolError {
+    if path == "." || path.is_empty() {
+        ToolError::new(format!("invalid value for `{name}`: {message}"))
+    } else {
+        ToolError::new(format!("invalid value for `{name}.{path}`: {message}"))
     }
 }
 
@@ -226,13 +242,16 @@ pub fn from_value<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolError>
     } else {
         arguments
     };
-    deserialize(arguments).map_err(|(path, message)| {
-        if path == "." || path.is_empty() {
-            ToolError::new(format!("invalid arguments: {message}"))
-        } else {
-            ToolError::new(format!("invalid value for `{path}`: {message}"))
-        }
-    })
+    deserialize(arguments).map_err(|(path, message)| invalid_arguments(&path, &message))
+}
+
+/// `invalid arguments`, at `path`, for [`from_value`].
+fn invalid_arguments(path: &str, message: &str) -> ToolError {
+    if path == "." || path.is_empty() {
+        ToolError::new(format!("invalid arguments: {message}"))
+    } else {
+        ToolError::new(format!("invalid value for `{path}`: {message}"))
+    }
 }
 
 /// Takes the one parameter of a tool whose input is either that parameter's type whole or

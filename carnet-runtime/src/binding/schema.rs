@@ -2,8 +2,8 @@
 //! whole-input struct's (closed, without its Rust-facing title and description, without
 //! `null` for optional fields), the single-parameter rule, and the output schema probe.
 
-use schemars::JsonSchema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value, json};
 
 /// The output schema of a tool whose success type is `T`, where `T` implements
@@ -98,7 +98,13 @@ impl Params {
     /// (`Option<Option<T>>` passes `Option<T>`, whose schema accepts `null`). The
     /// parameter's doc comment, unless empty, is its `description`.
     pub fn param<T: JsonSchema>(&mut self, name: &str, required: bool, description: &str) {
-        let mut schema = self.generator.subschema_for::<T>();
+        let schema = self.generator.subschema_for::<T>();
+        self.insert(name, required, description, schema);
+    }
+
+    /// [`Params::param`] once the type's schema is made: not generic, so compiled once in
+    /// carnet rather than for each parameter type in the author's crate.
+    fn insert(&mut self, name: &str, required: bool, description: &str, mut schema: Schema) {
         if !description.is_empty() {
             schema.insert("description".to_owned(), Value::String(description.to_owned()));
         }
