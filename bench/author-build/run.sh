@@ -8,7 +8,10 @@
 # CONFIG: carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest (default: all).
 # Per config, in its own target directory, deleted afterwards:
 #   cold `cargo build` with --timings (units, rustc time, top units, anything built twice),
-#   three builds after editing a tool's body, (carnet) three after editing SKILL.md,
+#   three builds after editing a tool's body, each followed by an edit of an empty crate
+#   (as `cargo new` writes it, built once at the start: what this machine's minute gives any
+#   edit),
+#   (carnet) three after editing SKILL.md,
 #   cold `cargo check` and cold `cargo build` one after the other, $PAIRS times (default 3: the
 #   check / build ratio is the median of the pairs'), cold `cargo build --release` and the
 #   binary's size.
@@ -43,6 +46,22 @@ now() { date +%s.%N; }
 timed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>"$scratch/last.err" || { cat "$scratch/last.err" >&2; return 1; }; t1=$(now); awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}'; }
 min_median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {printf "[%s, %s]", v[1], v[int((NR+1)/2)]}'; }
 
+# An empty crate, edited beside each configuration's edits: the floor of an edit in the same
+# minutes (this machine is shared; its speed moves by the hour).
+empty="$scratch/empty"
+rm -rf "$empty"
+mkdir -p "$empty/src"
+# What `cargo new` writes, and `[workspace]`: under this checkout, `cargo new` would make it
+# a member of carnet's workspace.
+printf '[package]\nname = "empty"\nversion = "0.1.0"\nedition = "2024"\n\n[workspace]\n' > "$empty/Cargo.toml"
+printf 'fn main() {\n    println!("Hello, world!");\n}\n' > "$empty/src/main.rs"
+cp "$root/rust-toolchain.toml" "$empty/"
+(cd "$empty" && CARGO_TARGET_DIR="$empty/target" cargo build --quiet)
+empty_edit() {
+  sed -i "s/println!(\"[^\"]*\")/println!(\"edit $1\")/" "$empty/src/main.rs"
+  (cd "$empty" && CARGO_TARGET_DIR="$empty/target" timed cargo build)
+}
+
 for config in "${configs[@]}"; do
   dir="$scratch/$config"
   features=""
@@ -66,9 +85,11 @@ for config in "${configs[@]}"; do
   (cd "$dir" && cargo run --quiet "${flags[@]}" >/dev/null)
 
   edits=()
+  empty_edits=()
   for i in 1 2 3; do
     sed -i "s/saved note {}/saved note (edit $i) {}/; s/saved note (edit $((i - 1))) {}/saved note (edit $i) {}/" "$edit_file"
     edits+=("$(cd "$dir" && timed cargo build "${flags[@]}")")
+    empty_edits+=("$(empty_edit "$config $i")")
   done
   skill_edits=()
   if [ -d "$dir/carnet" ]; then
@@ -98,12 +119,13 @@ for config in "${configs[@]}"; do
   rm -rf "$dir/target"
 
   edit_json=$(min_median "${edits[@]}")
+  empty_json=$(min_median "${empty_edits[@]}")
   skill_json="null"
   [ ${#skill_edits[@]} -gt 0 ] && skill_json=$(min_median "${skill_edits[@]}")
-  line=$(printf '{"config": "%s", "carnet_from": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
-    "$config" "$carnet_from" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$skill_json" "$size" "$stripped" "$timings")
+  line=$(printf '{"config": "%s", "carnet_from": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "empty_edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
+    "$config" "$carnet_from" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$empty_json" "$skill_json" "$size" "$stripped" "$timings")
   echo "$line" >> "$results"
   echo "$line" | python3 "$root/bench/author-build/table.py" --one >&2
 done
-rm -rf "$vendor"
+rm -rf "$vendor" "$empty"
 python3 "$root/bench/author-build/table.py" "$results"

@@ -8,7 +8,8 @@ if sys.argv[1] == "--one":
     print(
         f"  build {r['cold_build']} s, check {r['cold_check']} s, "
         f"check/build pairs {r.get('check_build_pairs')}, release {r['cold_release']} s, "
-        f"edit {r['edit_build']}, SKILL.md {r['skill_edit_build']}, units {t['units']}, "
+        f"edit {r['edit_build']} (an empty crate's {r.get('empty_edit_build')}), "
+        f"SKILL.md {r['skill_edit_build']}, units {t['units']}, "
         f"rustc {t['rustc_seconds']} s, built twice: {t['built_twice'] or 'none'}"
     )
     sys.exit(0)
@@ -39,6 +40,7 @@ measures = [
     ("check / build (median of the pairs)", lambda r: "{:.2f} ({})".format(*check_build(r))),
     ("cold `cargo build --release`, s", lambda r: f"{r['cold_release']:.1f}"),
     ("build after a tool edit, s, min / median of 3", lambda r: pair(r["edit_build"])),
+    ("an empty crate's edit after each, s, min / median of 3", lambda r: pair(r.get("empty_edit_build"))),
     ("build after a SKILL.md edit, s, min / median of 3", lambda r: pair(r["skill_edit_build"])),
     ("units (`--timings`)", lambda r: str(r["timings"]["units"])),
     ("rustc time, s", lambda r: f"{r['timings']['rustc_seconds']:.1f}"),
