@@ -62,7 +62,11 @@ empty_edit() {
   (cd "$empty" && CARGO_TARGET_DIR="$empty/target" timed cargo build)
 }
 
+# Each result says which code it measured and when (the machine's hour moves the figures).
+commit=$(git -C "$root" rev-parse --short HEAD)
+[ -n "$(git -C "$root" status --porcelain --untracked-files=no)" ] && commit="$commit+changes"
 for config in "${configs[@]}"; do
+  started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   dir="$scratch/$config"
   features=""
   case "$config" in
@@ -122,8 +126,8 @@ for config in "${configs[@]}"; do
   empty_json=$(min_median "${empty_edits[@]}")
   skill_json="null"
   [ ${#skill_edits[@]} -gt 0 ] && skill_json=$(min_median "${skill_edits[@]}")
-  line=$(printf '{"config": "%s", "carnet_from": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "empty_edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
-    "$config" "$carnet_from" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$empty_json" "$skill_json" "$size" "$stripped" "$timings")
+  line=$(printf '{"config": "%s", "commit": "%s", "started": "%s", "carnet_from": "%s", "cold_build": %s, "cold_check": %s, "check_build_pairs": %s, "cold_release": %s, "edit_build": %s, "empty_edit_build": %s, "skill_edit_build": %s, "release_bytes": %s, "release_stripped_bytes": %s, "timings": %s}' \
+    "$config" "$commit" "$started" "$carnet_from" "$cold_build" "$cold_check" "$pairs_json" "$cold_release" "$edit_json" "$empty_json" "$skill_json" "$size" "$stripped" "$timings")
   echo "$line" >> "$results"
   echo "$line" | python3 "$root/bench/author-build/table.py" --one >&2
 done

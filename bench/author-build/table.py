@@ -6,7 +6,7 @@ if sys.argv[1] == "--one":
     r = json.load(sys.stdin)
     t = r["timings"]
     print(
-        f"  build {r['cold_build']} s, check {r['cold_check']} s, "
+        f"  {r.get('commit', '?')} at {r.get('started', '?')}: build {r['cold_build']} s, check {r['cold_check']} s, "
         f"check/build pairs {r.get('check_build_pairs')}, release {r['cold_release']} s, "
         f"edit {r['edit_build']} (an empty crate's {r.get('empty_edit_build')}), "
         f"SKILL.md {r['skill_edit_build']}, units {t['units']}, "
@@ -35,6 +35,7 @@ def pair(v):
 
 
 measures = [
+    ("carnet's commit, started (UTC)", lambda r: f"{r['commit']}, {r['started']}" if "commit" in r else "–"),
     ("cold `cargo build`, s", lambda r: f"{r['cold_build']:.1f}"),
     ("cold `cargo check`, s", lambda r: f"{r['cold_check']:.1f}"),
     ("check / build (median of the pairs)", lambda r: "{:.2f} ({})".format(*check_build(r))),
