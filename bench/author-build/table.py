@@ -34,6 +34,12 @@ def pair(v):
     return "–" if v is None else f"{v[0]:.2f} / {v[1]:.2f}"
 
 
+def over_empty(r):
+    """An edit against an empty crate's in the same minutes: what carnet adds, whatever the hour."""
+    empty = r.get("empty_edit_build")
+    return "–" if empty is None else f"{r['edit_build'][1] / empty[1]:.1f}×"
+
+
 measures = [
     ("carnet's commit, started (UTC)", lambda r: f"{r['commit']}, {r['started']}" if "commit" in r else "–"),
     ("cold `cargo build`, s", lambda r: f"{r['cold_build']:.1f}"),
@@ -42,6 +48,7 @@ measures = [
     ("cold `cargo build --release`, s", lambda r: f"{r['cold_release']:.1f}"),
     ("build after a tool edit, s, min / median of 3", lambda r: pair(r["edit_build"])),
     ("an empty crate's edit after each, s, min / median of 3", lambda r: pair(r.get("empty_edit_build"))),
+    ("a tool edit / an empty crate's (medians)", lambda r: over_empty(r)),
     ("build after a SKILL.md edit, s, min / median of 3", lambda r: pair(r["skill_edit_build"])),
     ("units (`--timings`)", lambda r: str(r["timings"]["units"])),
     ("rustc time, s", lambda r: f"{r['timings']['rustc_seconds']:.1f}"),
