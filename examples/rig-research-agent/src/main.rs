@@ -11,8 +11,8 @@
 //! speaks it: llama.cpp, Ollama, vLLM; the key may be unset for a local one).
 //!
 //! ```text
-//! cargo run -p rig-agent
-//! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 cargo run -p rig-agent -- --model openai:smollm2 \
+//! cargo run -p rig-research-agent
+//! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 cargo run -p rig-research-agent -- --model openai:smollm2 \
 //!     --prompt "Load dataAnalysis, then analyze the monthly_sales dataset, column units."
 //! ```
 
@@ -30,7 +30,7 @@ use rig_core::providers::openai::OpenAIConfig;
 use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use serde_json::json;
 
-const USAGE: &str = "usage: rig-agent [--model openai:NAME] [--prompt TEXT] [--max-turns N]
+const USAGE: &str = "usage: rig-research-agent [--model openai:NAME] [--prompt TEXT] [--max-turns N]
 
 Without --model: a scripted conversation, offline, and what each request carried beside a
 rig agent with every tool registered. With --model openai:NAME: the agent on that model
