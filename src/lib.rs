@@ -19,6 +19,7 @@
 //! | [`telemetry`] | spans after the OpenTelemetry `GenAI` conventions |
 //! | `models` | clients for real models (features `openai`, `anthropic`) |
 //! | `mcp` | an agent as an MCP server (features `mcp`, `mcp-http`) |
+//! | `a2a` | an agent as an A2A 1.0 server (feature `a2a`) |
 //! | `remote` | toolsets served by MCP servers (feature `remote`) |
 //! | `tokens` | token counts (feature `tokens`) |
 //!
@@ -29,6 +30,8 @@
 //!   check.
 //! - `mcp`: `carnet::mcp`, an agent served over the Model Context Protocol on stdio;
 //!   `mcp-http` adds streamable HTTP.
+//! - `a2a`: `carnet::a2a`, an agent served as an A2A 1.0 agent over HTTP, on a model you
+//!   give.
 //! - `remote`: `carnet::remote`, toolsets whose tools an MCP server serves.
 //! - `openai`, `anthropic`: `carnet::models`, clients for real models (`OpenAI` Chat
 //!   Completions and Responses and every server that speaks them; Anthropic Messages).
@@ -43,6 +46,8 @@ pub use carnet_runtime::{Carnet, Context, Manifest, Session, ToolError, ToolOutp
 /// in scope, `#[derive(JsonSchema)]` needs no dependency of its own.
 pub use schemars;
 
+#[cfg(feature = "a2a")]
+pub use carnet_runtime::a2a;
 #[cfg(feature = "mcp")]
 pub use carnet_runtime::mcp;
 #[cfg(any(feature = "openai", feature = "anthropic"))]

@@ -4,6 +4,8 @@
 //!
 //! Most users depend on the `carnet` facade, which re-exports this crate.
 
+#[cfg(feature = "a2a")]
+pub mod a2a;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "http-client")]

@@ -33,6 +33,26 @@ pub const A2A_PROTOCOL_VERSION: &str = "1.0";
 /// ```
 #[must_use]
 pub fn agent_card(manifest: &Manifest, agent: &str, url: &str, version: &str) -> Option<Value> {
+    let interfaces = [json!({
+        "url": url,
+        "protocolBinding": "MCP",
+        "protocolVersion": A2A_PROTOCOL_VERSION,
+    })];
+    let capabilities = json!({ "streaming": false, "pushNotifications": false, "extensions": [] });
+    let modes: (&[&str], &[&str]) = (&["text/plain"], &["text/plain", "application/json"]);
+    card_with(manifest, agent, version, &interfaces, &capabilities, modes)
+}
+
+/// The card of `agent` with these interfaces, capabilities and (input, output) modes: the
+/// MCP server's above, the A2A server's in `crate::a2a`.
+pub(crate) fn card_with(
+    manifest: &Manifest,
+    agent: &str,
+    version: &str,
+    interfaces: &[Value],
+    capabilities: &Value,
+    (input_modes, output_modes): (&[&str], &[&str]),
+) -> Option<Value> {
     let agent = manifest.agent(agent)?;
     let mut names: Vec<&str> = agent
         .all_skills()
@@ -50,14 +70,10 @@ pub fn agent_card(manifest: &Manifest, agent: &str, url: &str, version: &str) ->
         "name": &*agent.name,
         "description": &*agent.description,
         "version": version,
-        "supportedInterfaces": [{
-            "url": url,
-            "protocolBinding": "MCP",
-            "protocolVersion": A2A_PROTOCOL_VERSION,
-        }],
-        "capabilities": { "streaming": false, "pushNotifications": false, "extensions": [] },
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain", "application/json"],
+        "supportedInterfaces": interfaces,
+        "capabilities": capabilities,
+        "defaultInputModes": input_modes,
+        "defaultOutputModes": output_modes,
         "skills": skills,
     }))
 }

@@ -128,7 +128,7 @@
 //! # }
 //! ```
 
-mod card;
+pub(crate) mod card;
 #[cfg(feature = "mcp-http")]
 mod connection;
 #[cfg(feature = "mcp-http")]

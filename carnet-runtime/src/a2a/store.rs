@@ -1,0 +1,329 @@
+//! [`TaskStore`]: where the server keeps its tasks, and [`MemoryStore`], the one-process
+//! default.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use a2a_types::{Task, TaskState};
+use chrono::{DateTime, Utc};
+
+use crate::dispatch::BoxFuture;
+
+/// Where an A2A [`Server`](super::Server) keeps its tasks: saved at every change of state,
+/// read by `GetTask`, `ListTasks`, `CancelTask` and `SubscribeToTask`.
+///
+/// What runs a task (the conversation, the model call, the events of a stream) stays in the
+/// process that runs it; the store holds what any process may read. [`MemoryStore`] is the
+/// default; a store shared by replicas (Redis, a database) implements this trait.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Saves `task`, replacing the one with its id. A new task beyond the store's capacity
+    /// is [`StoreError::Full`].
+    fn save(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// The task with this id, if the store has it.
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>>;
+
+    /// One page of the tasks that match `query`, the most recently updated first.
+    fn list(&self, query: TaskQuery) -> BoxFuture<'_, Result<TaskPage, StoreError>>;
+}
+
+/// Why a [`TaskStore`] failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store holds as many unfinished tasks as it may.
+    Full {
+        /// Its capacity.
+        capacity: usize,
+    },
+    /// A `pageToken` this store did not give.
+    BadPageToken,
+    /// The store itself failed (a shared store's connection, say).
+    Unavailable(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Full { capacity } => write!(
+                f,
+                "the server holds {capacity} unfinished tasks, as many as it may; try again when some have finished"
+            ),
+            StoreError::BadPageToken => f.write_str("`pageToken` is not one this server gave"),
+            StoreError::Unavailable(reason) => write!(f, "the task store is unavailable: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What `ListTasks` asks for.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct TaskQuery {
+    /// Only the tasks of this context.
+    pub context_id: Option<String>,
+    /// Only the tasks in this state.
+    pub state: Option<TaskState>,
+    /// Only the tasks whose status changed after this moment.
+    pub updated_after: Option<DateTime<Utc>>,
+    /// Tasks per page (1 to 100).
+    pub page_size: usize,
+    /// Where the page starts: a previous page's [`TaskPage::next_page_token`].
+    pub page_token: Option<String>,
+}
+
+/// A page of tasks.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TaskPage {
+    /// The tasks, the most recently updated first.
+    pub tasks: Vec<Task>,
+    /// The token of the next page; empty on the last one.
+    pub next_page_token: String,
+    /// How many tasks match the query, on every page.
+    pub total_size: usize,
+}
+
+/// Tasks in this process's memory, at most `capacity` of them: a new task beyond it
+/// replaces the finished task updated longest ago, and is refused when every task held is
+/// unfinished. A finished task (completed, failed, canceled, rejected) is forgotten `ttl`
+/// after its last change.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use carnet_runtime::a2a::MemoryStore;
+///
+/// let store = MemoryStore::new(1_000, Duration::from_secs(3_600));
+/// # drop(store);
+/// ```
+#[derive(Debug)]
+pub struct MemoryStore {
+    tasks: Mutex<HashMap<String, Held>>,
+    capacity: usize,
+    ttl: Duration,
+}
+
+#[derive(Debug)]
+struct Held {
+    task: Task,
+    saved: Instant,
+}
+
+impl MemoryStore {
+    /// A store of at most `capacity` tasks, forgetting finished ones `ttl` after their last
+    /// change.
+    #[must_use]
+    pub fn new(capacity: usize, ttl: Duration) -> Self {
+        MemoryStore {
+            tasks: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+            ttl,
+        }
+    }
+
+    fn save_now(&self, task: Task) -> Result<(), StoreError> {
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        tasks.retain(|_, held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < self.ttl);
+        if !tasks.contains_key(&task.id) && tasks.len() >= self.capacity {
+            let oldest = tasks
+                .iter()
+                .filter(|(_, held)| held.task.status.state.is_terminal())
+                .min_by_key(|(_, held)| held.saved)
+                .map(|(id, _)| id.clone());
+            match oldest {
+                Some(id) => {
+                    tasks.remove(&id);
+                }
+                None => {
+                    return Err(StoreError::Full {
+                        capacity: self.capacity,
+                    });
+                }
+            }
+        }
+        tasks.insert(task.id.clone(), Held { task, saved: now });
+        Ok(())
+    }
+
+    fn list_now(&self, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        let after = match query.page_token.as_deref() {
+            Some(token) if !token.is_empty() => Some(Cursor::parse(token).ok_or(StoreError::BadPageToken)?),
+            _ => None,
+        };
+        let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        let mut matching: Vec<(Cursor, &Task)> = tasks
+            .values()
+            .filter(|held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < self.ttl)
+            .map(|held| &held.task)
+            .filter(|task| query.context_id.as_ref().is_none_or(|c| *c == task.context_id))
+            .filter(|task| query.state.as_ref().is_none_or(|s| *s == task.status.state))
+            .filter(|task| {
+                query
+                    .updated_after
+                    .is_none_or(|after| task.status.timestamp.is_some_and(|t| t > after))
+            })
+            .map(|task| (Cursor::of(task), task))
+            .collect();
+        // The most recent first; ties broken by id, so pages never overlap.
+        matching.sort_by(|(a, _), (b, _)| b.cmp(a));
+        let total_size = matching.len();
+        let start = after.map_or(0, |after| matching.partition_point(|(cursor, _)| *cursor >= after));
+        let page: Vec<&(Cursor, &Task)> = matching[start..].iter().take(query.page_size.max(1)).collect();
+        let next_page_token = match page.last() {
+            Some((cursor, _)) if start + page.len() < total_size => cursor.token(),
+            _ => String::new(),
+        };
+        Ok(TaskPage {
+            tasks: page.into_iter().map(|(_, task)| (*task).clone()).collect(),
+            next_page_token,
+            total_size,
+        })
+    }
+}
+
+impl TaskStore for MemoryStore {
+    fn save(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(self.save_now(task)))
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let task = tasks
+            .get(id)
+            .filter(|held| !held.task.status.state.is_terminal() || held.saved.elapsed() < self.ttl)
+            .map(|held| held.task.clone());
+        Box::pin(std::future::ready(Ok(task)))
+    }
+
+    fn list(&self, query: TaskQuery) -> BoxFuture<'_, Result<TaskPage, StoreError>> {
+        Box::pin(std::future::ready(self.list_now(&query)))
+    }
+}
+
+/// A task's place in a listing: its status time (microseconds), then its id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Cursor {
+    micros: i64,
+    id: String,
+}
+
+impl Cursor {
+    fn of(task: &Task) -> Cursor {
+        Cursor {
+            micros: task.status.timestamp.map_or(0, |t| t.timestamp_micros()),
+            id: task.id.clone(),
+        }
+    }
+
+    /// `MICROS.ID`: opaque to clients, cheap to check.
+    fn token(&self) -> String {
+        format!("{}.{}", self.micros, self.id)
+    }
+
+    fn parse(token: &str) -> Option<Cursor> {
+        let (micros, id) = token.split_once('.')?;
+        Some(Cursor {
+            micros: micros.parse().ok()?,
+            id: id.to_owned(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use a2a_types::TaskStatus;
+
+    use super::*;
+
+    fn task(id: &str, context: &str, state: TaskState, micros: i64) -> Task {
+        Task {
+            id: id.to_owned(),
+            context_id: context.to_owned(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: DateTime::from_timestamp_micros(micros),
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn pages_cover_every_task_once_newest_first() {
+        let store = MemoryStore::new(100, Duration::from_secs(60));
+        for i in 0..7 {
+            store
+                .save_now(task(
+                    &format!("t{i}"),
+                    "c",
+                    TaskState::Completed,
+                    1_000 + i64::from(i % 3),
+                ))
+                .unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut token = None;
+        loop {
+            let page = store
+                .list_now(&TaskQuery {
+                    page_size: 3,
+                    page_token: token.clone(),
+                    ..TaskQuery::default()
+                })
+                .unwrap();
+            assert_eq!(page.total_size, 7);
+            seen.extend(page.tasks.iter().map(|t| t.id.clone()));
+            if page.next_page_token.is_empty() {
+                break;
+            }
+            token = Some(page.next_page_token);
+        }
+        assert_eq!(seen, ["t5", "t2", "t4", "t1", "t6", "t3", "t0"]);
+        assert_eq!(
+            store.list_now(&TaskQuery {
+                page_size: 3,
+                page_token: Some("nonsense".into()),
+                ..TaskQuery::default()
+            }),
+            Err(StoreError::BadPageToken)
+        );
+    }
+
+    #[test]
+    fn a_full_store_replaces_finished_tasks_and_refuses_when_none_is() {
+        let store = MemoryStore::new(2, Duration::from_secs(60));
+        store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
+        store.save_now(task("b", "c", TaskState::Working, 2)).unwrap();
+        store.save_now(task("c", "c", TaskState::Working, 3)).unwrap();
+        assert!(store.tasks.lock().unwrap().get("a").is_none());
+        assert_eq!(
+            store.save_now(task("d", "c", TaskState::Working, 4)),
+            Err(StoreError::Full { capacity: 2 })
+        );
+        // Saving a task it holds is never refused.
+        store.save_now(task("c", "c", TaskState::Completed, 5)).unwrap();
+    }
+
+    #[test]
+    fn finished_tasks_expire() {
+        let store = MemoryStore::new(10, Duration::ZERO);
+        store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
+        store.save_now(task("b", "c", TaskState::InputRequired, 1)).unwrap();
+        let page = store
+            .list_now(&TaskQuery {
+                page_size: 10,
+                ..TaskQuery::default()
+            })
+            .unwrap();
+        assert_eq!(page.tasks.len(), 1);
+        assert_eq!(page.tasks[0].id, "b");
+    }
+}
