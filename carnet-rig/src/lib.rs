@@ -93,7 +93,10 @@ pub struct Conversation {
 impl std::fmt::Debug for Conversation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Conversation")
-            .field("offered", &*self.shared.offered.lock().unwrap_or_else(PoisonError::into_inner))
+            .field(
+                "offered",
+                &*self.shared.offered.lock().unwrap_or_else(PoisonError::into_inner),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -170,7 +173,10 @@ impl Conversation {
             offered: Mutex::new(Vec::new()),
             this: this.clone(),
         });
-        shared.sync(&shared.session.try_lock().expect("a new conversation's session is free"))?;
+        // Nobody else holds the new conversation's session: the lock is taken at once.
+        if let Ok(session) = shared.session.try_lock() {
+            shared.sync(&session)?;
+        }
         Ok(Conversation { shared })
     }
 

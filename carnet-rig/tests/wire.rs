@@ -37,7 +37,10 @@ impl Recorder {
                         let reply = replies.lock().unwrap().next();
                         let (status, reply) = match reply {
                             Some(reply) => ("200 OK", reply),
-                            None => ("500 Internal Server Error", json!({"error": {"message": "script ended"}})),
+                            None => (
+                                "500 Internal Server Error",
+                                json!({"error": {"message": "script ended"}}),
+                            ),
                         };
                         let text = reply.to_string();
                         let head = format!(
@@ -166,9 +169,17 @@ fn carnet() -> Carnet {
 #[tokio::test]
 async fn a_skills_tools_reach_the_wire_only_after_its_load() {
     let server = Recorder::start(vec![
-        tool_call("call_1", "analyzeStatistics", &json!({"dataset": "monthly_sales", "column": "units"})),
+        tool_call(
+            "call_1",
+            "analyzeStatistics",
+            &json!({"dataset": "monthly_sales", "column": "units"}),
+        ),
         tool_call("call_2", "loadSkill", &json!({"skillName": "dataAnalysis"})),
-        tool_call("call_3", "analyzeStatistics", &json!({"dataset": "monthly_sales", "column": "units"})),
+        tool_call(
+            "call_3",
+            "analyzeStatistics",
+            &json!({"dataset": "monthly_sales", "column": "units"}),
+        ),
         answer("Units average 1,225 a month."),
     ])
     .await;
@@ -216,15 +227,24 @@ async fn a_skills_tools_reach_the_wire_only_after_its_load() {
     assert_eq!(tool_names(&bodies[1]), before, "a refused call changes nothing");
     // The call made before the load is refused, and the model reads why.
     let refused = tool_result(&bodies[1], "call_1");
-    assert!(refused.contains("analyzeStatistics") && refused.contains("dataAnalysis"), "{refused}");
+    assert!(
+        refused.contains("analyzeStatistics") && refused.contains("dataAnalysis"),
+        "{refused}"
+    );
 
     // After the load: the same list, then dataAnalysis's tools appended (the prefix a
     // provider caches is unchanged).
     let after = tool_names(&bodies[2]);
     assert_eq!(after[..before.len()], before[..], "{after:?}");
-    assert!(after[before.len()..].contains(&"analyzeStatistics".to_owned()), "{after:?}");
+    assert!(
+        after[before.len()..].contains(&"analyzeStatistics".to_owned()),
+        "{after:?}"
+    );
     let loaded = tool_result(&bodies[2], "call_2");
-    assert!(loaded.contains("Descriptive statistics"), "the skill's instructions: {loaded}");
+    assert!(
+        loaded.contains("Descriptive statistics"),
+        "the skill's instructions: {loaded}"
+    );
 
     // The tool ran, through carnet's binding, on the example's real dataset.
     let stats = tool_result(&bodies[3], "call_3");

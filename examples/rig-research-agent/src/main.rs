@@ -188,8 +188,9 @@ async fn offline(carnet: &Carnet) {
         "\nfirst request: {} tokens with carnet, {} up front ({:.0}% less); whole conversation: {} vs {} tokens of preamble and tools",
         with_carnet.first().copied().unwrap_or_default(),
         up_front.first().copied().unwrap_or_default(),
-        100.0 - 100.0 * with_carnet.first().copied().unwrap_or_default() as f64
-            / up_front.first().copied().unwrap_or(1).max(1) as f64,
+        100.0
+            - 100.0 * with_carnet.first().copied().unwrap_or_default() as f64
+                / up_front.first().copied().unwrap_or(1).max(1) as f64,
         with_carnet.iter().sum::<usize>(),
         up_front.iter().sum::<usize>(),
     );
