@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::{call, prompt, serve, show, tools};
+use crate::{call, prompt, serve, serve_a2a, show, tools};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -245,6 +245,27 @@ pub(crate) enum Command {
         #[command(flatten)]
         http_options: serve::HttpOptions,
     },
+    /// Serves AGENT as an A2A 1.0 agent over HTTP (JSON-RPC and HTTP+JSON, SSE streaming):
+    /// each A2A context a conversation with its own session, each message a task run on
+    /// `--model`. Prints the server's URL, then serves until interrupted.
+    #[command(after_help = serve_a2a::SCRIPT_HELP)]
+    ServeA2a {
+        /// The agent.
+        agent: String,
+        /// How domain tools are exposed to the model.
+        #[arg(long, value_enum, default_value_t = tools::Mode::Dynamic)]
+        mode: tools::Mode,
+        /// Which meta-tools the model gets: `full`, `minimal` or `discovery`.
+        #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
+        preset: tools::PresetArg,
+        /// Set a variable for every session (repeatable); everything after the first `=` is
+        /// the value.
+        #[arg(long = "var", value_name = "K=V", value_parser = parse_var)]
+        vars: Vec<(String, String)>,
+        /// The model, the address, the limits.
+        #[command(flatten)]
+        options: serve_a2a::A2aOptions,
+    },
     /// Remote toolsets: the MCP servers behind toolsets with an `mcp:` block.
     #[command(subcommand)]
     Mcp(McpCommand),
@@ -252,13 +273,17 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Import(ImportCommand),
     /// Print the A2A 1.0 agent card of AGENT (what `serve-mcp --http` serves at
-    /// `/.well-known/agent-card.json`).
+    /// `/.well-known/agent-card.json`; with `--a2a`, what `serve-a2a` serves).
     Card {
         /// The agent.
         agent: String,
-        /// The MCP endpoint the card names (e.g. the URL `serve-mcp --http` prints).
+        /// The endpoint the card names (the URL `serve-mcp --http` or `serve-a2a` prints).
         #[arg(long, value_name = "URL")]
         url: String,
+        /// The card of `serve-a2a` (A2A's JSON-RPC and HTTP+JSON bindings, streaming)
+        /// instead of `serve-mcp`'s.
+        #[arg(long)]
+        a2a: bool,
     },
     /// Print one agent, skill, toolset or tool.
     Show {

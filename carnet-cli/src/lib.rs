@@ -13,7 +13,7 @@
 //! cannot drive the terminal.
 //!
 //! As a library: [`main`] is the `carnet` binary, and [`program::run`] gives an agent
-//! author's own program `prompt`, `tools`, `call`, `stats` and `serve-mcp` over its engine,
+//! author's own program `prompt`, `tools`, `call`, `stats`, `serve-mcp` and `serve-a2a` over its engine,
 //! with its real tool implementations and schemas (the facade's `carnet::cli`, feature
 //! `cli`).
 
@@ -42,6 +42,7 @@ mod new;
 pub mod program;
 mod prompt;
 mod serve;
+mod serve_a2a;
 mod show;
 mod stats;
 mod tools;
@@ -437,9 +438,23 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             out!("{report}");
             Ok(())
         }
-        Command::Card { agent, url } => {
+        Command::Card { agent, url, a2a } => {
             let (_, manifest) = checked(cli)?;
-            serve::card(&manifest, agent, url)
+            if *a2a {
+                serve_a2a::card(&manifest, agent, url)
+            } else {
+                serve::card(&manifest, agent, url)
+            }
+        }
+        Command::ServeA2a {
+            agent,
+            mode,
+            preset,
+            vars,
+            options,
+        } => {
+            let (_, manifest) = checked(cli)?;
+            serve_a2a::run(&manifest, agent, *mode, *preset, vars, options)
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

@@ -34,7 +34,7 @@ use crate::tools::Provider;
 #[derive(Debug, clap::Parser)]
 #[command(
     about = "What this agent's model gets and does: its prompt, its tools with their real schemas, \
-             tool calls run by this program's implementations, token counts, an MCP server",
+             tool calls run by this program's implementations, token counts, an MCP server, an A2A server",
     disable_version_flag = true
 )]
 struct Program {
@@ -103,6 +103,16 @@ enum ProgramCommand {
         http: Option<String>,
         #[command(flatten)]
         http_options: HttpOptions,
+    },
+    /// Serves the agent as an A2A 1.0 agent over HTTP, its tools this program's, its model
+    /// `--model`.
+    #[command(after_help = crate::serve_a2a::SCRIPT_HELP)]
+    ServeA2a {
+        /// The agent.
+        agent: String,
+        /// The model, the address, the limits.
+        #[command(flatten)]
+        options: crate::serve_a2a::A2aOptions,
     },
 }
 
@@ -192,5 +202,8 @@ fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
             http_options,
             "tools run with this program's implementations",
         ),
+        ProgramCommand::ServeA2a { agent, options } => {
+            crate::serve_a2a::serve_on(carnet, agent, options, "tools run with this program's implementations")
+        }
     }
 }

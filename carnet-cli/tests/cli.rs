@@ -1042,6 +1042,72 @@ fn card_prints_the_a2a_agent_card_naming_the_url_given() {
 }
 
 #[test]
+fn card_a2a_prints_the_card_serve_a2a_serves_and_serve_a2a_refuses_bad_models() {
+    let out = carnet(&[
+        "--dir",
+        &example(),
+        "card",
+        "researcher",
+        "--url",
+        "https://agents.example.com",
+        "--a2a",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let card: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let bindings: Vec<&str> = card["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["protocolBinding"].as_str().unwrap())
+        .collect();
+    assert_eq!(bindings, ["JSONRPC", "HTTP+JSON"]);
+    assert_eq!(card["supportedInterfaces"][1]["url"], "https://agents.example.com");
+    assert_eq!(card["capabilities"]["streaming"], true);
+
+    let serve = |model: &str, agent: &str| {
+        Command::new(env!("CARGO_BIN_EXE_carnet"))
+            .args([
+                "--dir",
+                &example(),
+                "serve-a2a",
+                agent,
+                "--http",
+                "127.0.0.1:0",
+                "--model",
+                model,
+            ])
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .output()
+            .unwrap()
+    };
+    let unknown = serve("mystery:x", "researcher");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("unknown provider `mystery`"),
+        "{}",
+        stderr(&unknown)
+    );
+    let no_key = serve("anthropic:claude-x", "researcher");
+    assert_eq!(no_key.status.code(), Some(2));
+    assert!(stderr(&no_key).contains("ANTHROPIC_API_KEY"), "{}", stderr(&no_key));
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    std::fs::write(&script, r#"{"replies": [{"steps": []}]}"#).unwrap();
+    let empty = serve(&format!("scripted:{}", script.display()), "researcher");
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(stderr(&empty).contains("has no steps"), "{}", stderr(&empty));
+    std::fs::write(&script, r#"{"replies": [{"steps": [{"text": "hi"}]}]}"#).unwrap();
+    let agent = serve(&format!("scripted:{}", script.display()), "reseacher");
+    assert_eq!(agent.status.code(), Some(2));
+    assert!(
+        stderr(&agent).contains("did you mean `researcher`?"),
+        "{}",
+        stderr(&agent)
+    );
+}
+
+#[test]
 fn serve_mcp_refuses_a_session_key_too_short_to_seal_handles() {
     let out = Command::new(env!("CARGO_BIN_EXE_carnet"))
         .args([

@@ -215,10 +215,7 @@ async fn handle(context: &Context, request: Request<Incoming>) -> Response<Body>
             "the JSON-RPC endpoint takes POST requests",
         );
     }
-    if method == Method::POST && !is_json(&request) {
-        let error = A2AError::invalid_request("the body must be JSON: send `Content-Type: application/json`");
-        return json_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &error, is_rest);
-    }
+    let json_body = is_json(&request);
     let limits = &context.shared.limits;
     let body = match tokio::time::timeout(
         limits.body_timeout,
@@ -253,6 +250,11 @@ async fn handle(context: &Context, request: Request<Incoming>) -> Response<Body>
             return response;
         }
     };
+    // A body must say it is JSON; an empty one (`POST /tasks/{id}:cancel`) need not.
+    if method == Method::POST && !json_body && !(is_rest && body.is_empty()) {
+        let error = A2AError::invalid_request("the body must be JSON: send `Content-Type: application/json`");
+        return json_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &error, is_rest);
+    }
     let shared = &context.shared;
     if is_rest {
         match rest::handle(shared, &method, &path, query.as_deref(), version.as_deref(), &body).await {
