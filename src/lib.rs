@@ -17,7 +17,7 @@
 //! | [`chat`] | the provider-agnostic agent loop |
 //! | [`providers`] | tool lists, calls and request bodies in OpenAI, Anthropic, Gemini and MCP formats |
 //! | [`telemetry`] | spans after the OpenTelemetry `GenAI` conventions |
-//! | `models` | clients for real models (features `openai`, `anthropic`) |
+//! | `models` | clients for real models (features `openai`, `anthropic`, `gemini`) |
 //! | `mcp` | an agent as an MCP server (features `mcp`, `mcp-http`) |
 //! | `a2a` | an agent as an A2A 1.0 server (feature `a2a`) |
 //! | `remote` | toolsets served by MCP servers (feature `remote`) |
@@ -33,8 +33,9 @@
 //! - `a2a`: `carnet::a2a`, an agent served as an A2A 1.0 agent over HTTP, on a model you
 //!   give.
 //! - `remote`: `carnet::remote`, toolsets whose tools an MCP server serves.
-//! - `openai`, `anthropic`: `carnet::models`, clients for real models (`OpenAI` Chat
-//!   Completions and Responses and every server that speaks them; Anthropic Messages).
+//! - `openai`, `anthropic`, `gemini`: `carnet::models`, clients for real models (`OpenAI`
+//!   Chat Completions and Responses and every server that speaks them; Anthropic Messages;
+//!   Gemini's `generateContent`).
 //! - `otel`: `carnet::telemetry::otlp`, the spans exported over OTLP/HTTP.
 
 // The root: what an agent author uses on day one. `tests/api.rs` pins this list; a new root
@@ -50,7 +51,7 @@ pub use schemars;
 pub use carnet_runtime::a2a;
 #[cfg(feature = "mcp")]
 pub use carnet_runtime::mcp;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use carnet_runtime::models;
 #[cfg(feature = "remote")]
 pub use carnet_runtime::remote;

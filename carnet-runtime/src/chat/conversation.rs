@@ -33,9 +33,10 @@ pub enum Message {
     /// [`Message::Assistant`] that follows (its tool search, see
     /// [`ProviderSearch`](crate::providers::ProviderSearch)): Anthropic `server_tool_use` and
     /// `tool_search_tool_result` blocks, `OpenAI` Responses `tool_search_call` and
-    /// `tool_search_output` items, as the provider wrote them. Each renderer sends back the
-    /// ones of its own API, in the model's turn, and leaves the others out; none of them is
-    /// a call the session runs.
+    /// `tool_search_output` items, as the provider wrote them; and Gemini's parts of a turn
+    /// that carries thought signatures, which go back in place of that turn. Each renderer
+    /// sends back the ones of its own API, in the model's turn, and leaves the others out;
+    /// none of them is a call the session runs.
     Hosted(Vec<Value>),
 }
 

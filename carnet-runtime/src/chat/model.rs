@@ -53,8 +53,9 @@ pub struct ChatResponse {
     #[serde(default, rename = "finishReason", skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     /// What the provider ran itself during this answer (its tool search), as it wrote it, in
-    /// order: the chat loop keeps it in the conversation as a [`Message::Hosted`] before the
-    /// answer, so the next request carries it back. None of it is a call to run.
+    /// order, or Gemini's parts of an answer with thought signatures: the chat loop keeps it
+    /// in the conversation as a [`Message::Hosted`] before the answer, so the next request
+    /// carries it back. None of it is a call to run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosted: Vec<serde_json::Value>,
 }

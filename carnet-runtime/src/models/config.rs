@@ -18,7 +18,7 @@ pub enum ToolChoice {
     Auto,
     /// The model may not call tools.
     None,
-    /// The model must call a tool (Anthropic: `any`).
+    /// The model must call a tool (Anthropic: `any`; Gemini: mode `ANY`).
     Required,
     /// The model must call this tool (canonical name; sent under its alias).
     Tool(String),
@@ -53,6 +53,30 @@ impl ToolChoice {
             }),
             ToolChoice::Tool(name) if responses => Some(json!({"type": "function", "name": Self::alias(name)})),
             ToolChoice::Tool(name) => Some(json!({"type": "function", "function": {"name": Self::alias(name)}})),
+        }
+    }
+
+    /// Gemini's `toolConfig`, given the body's own (the allow-list of `AllowedTools`), if
+    /// any: `functionCallingConfig.mode` `NONE`, or `ANY` (over the allow-list when there is
+    /// one), or `ANY` with the one tool in `allowedFunctionNames`.
+    #[cfg(feature = "gemini")]
+    pub(super) fn gemini(&self, current: Option<&serde_json::Value>) -> Option<serde_json::Value> {
+        use serde_json::json;
+        match self {
+            ToolChoice::Auto => None,
+            ToolChoice::None => Some(json!({"functionCallingConfig": {"mode": "NONE"}})),
+            ToolChoice::Required => Some(match current {
+                Some(allowed) => {
+                    let mut allowed = allowed.clone();
+                    allowed["functionCallingConfig"]["mode"] = json!("ANY");
+                    allowed
+                }
+                None => json!({"functionCallingConfig": {"mode": "ANY"}}),
+            }),
+            ToolChoice::Tool(name) => Some(json!({"functionCallingConfig": {
+                "allowedFunctionNames": [Self::alias(name)],
+                "mode": "ANY",
+            }})),
         }
     }
 
@@ -209,7 +233,9 @@ pub(super) fn endpoint(base: &str, what: &str, path: &str) -> Result<Uri, ModelE
 }
 
 /// The base URL from `variable`, else `default`; the key from `key_variable`, which may be
-/// missing only when the base URL is not `default` (a local server).
+/// missing only when the base URL is not `default` (a local server). Gemini, which reads
+/// two variables of each, has its own.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(super) fn from_env(
     variable: &'static str,
     default: &str,

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::config::HttpOptions;
 use crate::chat::{ChatRequest, ChatResponse, Delta, ModelError};
 use crate::providers::history::Spliced;
-use crate::providers::{Aliases, ResponseStream, StreamFormat, anthropic, openai};
+use crate::providers::{Aliases, ProviderError, ResponseStream, StreamFormat, anthropic, gemini, openai};
 
 /// A pool of connections to one provider, with its retry policy.
 #[derive(Clone)]
@@ -296,8 +296,9 @@ impl Transport {
                 StreamFormat::OpenAiChat => openai::parse_chat_response(&value, &aliases),
                 StreamFormat::OpenAiResponses => openai::parse_responses_response(&value, &aliases),
                 StreamFormat::Anthropic => anthropic::parse_response(&value, &aliases),
+                StreamFormat::Gemini => gemini::parse_response(&value, &aliases),
             };
-            return parsed.map_err(|e| self.invalid(e));
+            return parsed.map_err(|e| self.unread(e));
         };
         self.read_stream(uri, headers, body, ResponseStream::new(format, aliases), on_delta)
             .await
@@ -317,9 +318,22 @@ impl Transport {
         let mut body = response.into_body();
         let mut received = 0;
         while let Some(chunk) = self.next_chunk(&mut body, started, &mut received).await? {
-            stream.feed(&chunk, on_delta).map_err(|e| self.invalid(e))?;
+            stream.feed(&chunk, on_delta).map_err(|e| self.unread(e))?;
         }
-        stream.finish().map_err(|e| self.invalid(e))
+        stream.finish().map_err(|e| self.unread(e))
+    }
+
+    /// Why an answer could not be read: a prompt the provider blocked is its refusal of the
+    /// request (the status was 200), anything else an unreadable response.
+    fn unread(&self, error: ProviderError) -> ModelError {
+        match error {
+            ProviderError::Blocked { .. } => ModelError::Rejected {
+                provider: self.provider,
+                status: 200,
+                message: error.to_string(),
+            },
+            other => self.invalid(other),
+        }
     }
 
     fn invalid(&self, message: impl std::fmt::Display) -> ModelError {

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::common::ProviderError;
-use super::conversation::{self, AnthropicOptions, OpenAiOptions};
+use super::conversation::{self, AnthropicOptions, GeminiOptions, OpenAiOptions};
 use crate::chat::ChatRequest;
 
 /// Writes the body of `POST /v1/chat/completions` into `out`: the bytes of
@@ -66,4 +66,35 @@ pub fn write_anthropic_request<W: Write + ?Sized>(
     out: &mut W,
 ) -> Result<(), ProviderError> {
     conversation::anthropic_body(request, options, true)?.write(out)
+}
+
+/// Writes the body of `POST /v1beta/models/{model}:generateContent` into `out`: the bytes of
+/// [`gemini::request`](super::gemini::request)'s `Value` serialized.
+///
+/// # Errors
+///
+/// As [`gemini::request`](super::gemini::request), and when `out` fails.
+///
+/// # Examples
+///
+/// ```
+/// use carnet_runtime::chat::{ChatRequest, Message};
+/// use carnet_runtime::providers::gemini;
+/// use carnet_runtime::ExposureMode;
+///
+/// let messages = [Message::User("Hi".into())];
+/// let request = ChatRequest { system: "Be brief.", messages: &messages, tools: &[],
+///     mode: ExposureMode::Dynamic, callable: &[] };
+/// let options = gemini::RequestOptions::default();
+/// let mut body = Vec::new();
+/// gemini::write_request(&request, &options, &mut body)?;
+/// assert_eq!(body, gemini::request(&request, &options)?.to_string().into_bytes());
+/// # Ok::<(), carnet_runtime::providers::ProviderError>(())
+/// ```
+pub fn write_gemini_request<W: Write + ?Sized>(
+    request: &ChatRequest<'_>,
+    options: &GeminiOptions,
+    out: &mut W,
+) -> Result<(), ProviderError> {
+    conversation::gemini_body(request, options, true)?.write(out)
 }

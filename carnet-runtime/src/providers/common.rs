@@ -85,6 +85,14 @@ pub enum ProviderError {
         /// The canonical tool name.
         name: String,
     },
+    /// The provider refused to answer the prompt (Gemini's `promptFeedback.blockReason`): a
+    /// well-formed response with no answer in it.
+    Blocked {
+        /// The provider's reason (`SAFETY`, `PROHIBITED_CONTENT`, ...).
+        reason: String,
+        /// The provider's explanation, when it gives one.
+        message: Option<String>,
+    },
 }
 
 impl std::fmt::Display for ProviderError {
@@ -123,6 +131,13 @@ impl std::fmt::Display for ProviderError {
                 "the arguments of {} are not a JSON object",
                 describe_call(id.as_deref(), name)
             ),
+            Self::Blocked { reason, message } => {
+                write!(f, "the prompt was blocked (`{reason}`)")?;
+                match message {
+                    Some(message) => write!(f, ": {message}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

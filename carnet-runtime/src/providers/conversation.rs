@@ -10,12 +10,14 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::common::{Aliases, ProviderError, wire_name};
+use super::gemini;
 use super::history::{History, Spliced};
 use super::openai::tools as openai;
-use super::response::{anthropic_hosted, openai_hosted};
+use super::response::{anthropic_hosted, gemini_part, openai_hosted};
 use super::tool_bytes::{ANTHROPIC, CHAT, CHAT_STRICT, RESPONSES, RESPONSES_STRICT, ToolFormat};
 use super::writer::SystemAt;
 use crate::chat::{ChatRequest, Message};
+use crate::dispatch::ToolOutput;
 use crate::engine::ExposureMode;
 use crate::tool::{ToolCall, ToolKind, ToolSpec};
 
@@ -38,6 +40,17 @@ pub struct OpenAiOptions {
     /// Descriptions of the Responses namespaces in [`ExposureMode::Deferred`], by toolset
     /// name (a toolset missing here is described by its name).
     pub namespaces: BTreeMap<String, String>,
+}
+
+/// What a Gemini `generateContent` request needs beside the conversation. The model is not
+/// part of the body but of the URL (`models/{model}:generateContent`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GeminiOptions {
+    /// Send each tool's input schema unchanged as `parametersJsonSchema` (see
+    /// [`gemini::tools_json_schema`](super::gemini::tools_json_schema)) rather than converted
+    /// to `parameters` ([`gemini::tools`](super::gemini::tools), the default, which every
+    /// model accepts).
+    pub json_schema: bool,
 }
 
 /// A call's id as sent: the model's, else one made from its place in the conversation
@@ -541,6 +554,165 @@ pub(super) fn loaded_namespaces(
         .filter_map(|name| tools.iter().find(|t| t.name == *name))
         .collect();
     namespaces(&loaded, aliases, options, false)
+}
+
+/// The body of `POST /v1beta/models/{model}:generateContent` (and of
+/// `:streamGenerateContent`, the same body): `contents`, `systemInstruction` (left out when
+/// the prompt is empty), `tools` and, in [`ExposureMode::AllowedTools`], `toolConfig` (see
+/// [`gemini_tool_config`]).
+///
+/// The conversation becomes `contents`: a user message a `user` content of one `text`
+/// part; the model's turn a `model` content of its text and its `functionCall` parts (args,
+/// name under its alias, and `id` only when the call has one: Gemini names no call unless
+/// asked); the results of one step one `user` content of `functionResponse` parts, in the
+/// calls' order, each `response` being `{"output": value}` (or `{"error": value}` for an
+/// error result), as the API documents. A model's turn with neither text nor call is left
+/// out (Gemini refuses a content without parts).
+///
+/// Gemini's own parts of the model's turn, kept by the parsers when they carry a thought
+/// signature ([`ChatResponse::hosted`](crate::chat::ChatResponse::hosted)), go back in place
+/// of that turn exactly as Gemini wrote them: Gemini 3 refuses a history of calls whose
+/// signatures are missing, and Google asks for the whole turn, every part, unchanged.
+///
+/// # Errors
+///
+/// When the tools' aliases collide or a name has none (see [`Aliases::new`]), or a schema
+/// cannot be converted to `parameters` (see [`gemini::parameters`](super::gemini::parameters)).
+pub fn gemini_request(request: &ChatRequest<'_>, options: &GeminiOptions) -> Result<Value, ProviderError> {
+    Ok(gemini_body(request, options, false)?.body)
+}
+
+/// [`gemini_request`]'s body; with `splice`, the prompt, the contents and the tools left for
+/// the writer.
+pub(crate) fn gemini_body<'a>(
+    request: &ChatRequest<'a>,
+    options: &GeminiOptions,
+    splice: bool,
+) -> Result<Spliced<'a>, ProviderError> {
+    let aliases = Aliases::new(request.tools)?;
+    let declarations = if options.json_schema {
+        gemini::JSON_SCHEMA
+    } else {
+        gemini::PARAMETERS
+    };
+    // Keys inserted in sorted order, the order `serde_json` keeps them in either way.
+    let mut body = Map::new();
+    let contents = if splice {
+        Value::Null
+    } else {
+        Value::Array(gemini_contents(request, &aliases))
+    };
+    body.insert("contents".to_owned(), contents);
+    if !request.system.is_empty() {
+        let instruction = if splice {
+            Value::Null
+        } else {
+            json!({"parts": [{"text": request.system}]})
+        };
+        body.insert("systemInstruction".to_owned(), instruction);
+    }
+    if !request.tools.is_empty() {
+        if let Some(config) = gemini_tool_config(request)? {
+            body.insert("toolConfig".to_owned(), config);
+        }
+        let tools = if splice {
+            Value::Null
+        } else {
+            (declarations.list)(request.tools)?
+        };
+        body.insert("tools".to_owned(), tools);
+    }
+    let history = splice.then(|| History::gemini(request, aliases));
+    let spliced = spliced(
+        Value::Object(body),
+        history,
+        SystemAt::Instruction("systemInstruction"),
+        request,
+        Some(declarations.each),
+    );
+    Ok(spliced.tools_under("functionDeclarations"))
+}
+
+/// Gemini's `contents`.
+fn gemini_contents(request: &ChatRequest<'_>, aliases: &Aliases) -> Vec<Value> {
+    let mut contents: Vec<Value> = Vec::new();
+    // Gemini's own parts of the model's turn (signed), which go back in its place.
+    let mut signed: Vec<Value> = Vec::new();
+    // Whether the last content holds the results of the step not closed yet.
+    let mut results = false;
+    for message in request.messages {
+        let was_results = std::mem::take(&mut results);
+        match message {
+            Message::User(text) => contents.push(json!({"parts": [{"text": text}], "role": "user"})),
+            Message::Hosted(items) => {
+                signed.extend(items.iter().filter(|p| gemini_part(p)).cloned());
+                results = was_results;
+            }
+            Message::Assistant { text, tool_calls } => {
+                let parts = if signed.is_empty() {
+                    gemini_turn(text.as_deref(), tool_calls, aliases)
+                } else {
+                    std::mem::take(&mut signed)
+                };
+                if !parts.is_empty() {
+                    contents.push(json!({"parts": parts, "role": "model"}));
+                }
+            }
+            Message::Tool { call, output } => {
+                let part = json!({"functionResponse": gemini_function_response(call, output, aliases)});
+                match contents.last_mut().and_then(|c| c["parts"].as_array_mut()) {
+                    Some(parts) if was_results => parts.push(part),
+                    _ => contents.push(json!({"parts": [part], "role": "user"})),
+                }
+                results = true;
+            }
+        }
+    }
+    if !signed.is_empty() {
+        contents.push(json!({"parts": signed, "role": "model"}));
+    }
+    contents
+}
+
+/// The parts of a model's turn carnet writes itself: its text, then its calls.
+fn gemini_turn(text: Option<&str>, tool_calls: &[ToolCall], aliases: &Aliases) -> Vec<Value> {
+    let mut parts = Vec::with_capacity(tool_calls.len() + 1);
+    if let Some(text) = text.filter(|t| !t.is_empty()) {
+        parts.push(json!({"text": text}));
+    }
+    for call in tool_calls {
+        let mut function = Map::new();
+        function.insert("args".to_owned(), gemini_args(call));
+        if let Some(id) = &call.id {
+            function.insert("id".to_owned(), Value::String(id.clone()));
+        }
+        function.insert("name".to_owned(), Value::String(wire_name(aliases, &call.name)));
+        parts.push(json!({"functionCall": Value::Object(order::object(function))}));
+    }
+    parts
+}
+
+/// A call's `args`: its arguments when they are an object, else `{}` (arguments that
+/// were not JSON go back as no arguments, as Anthropic's `input`; the result says why).
+pub(super) fn gemini_args(call: &ToolCall) -> Value {
+    if call.arguments.is_object() {
+        call.arguments.clone()
+    } else {
+        Value::Object(Map::new())
+    }
+}
+
+/// A `functionResponse`: `{"id"?, "name", "response": {"output" | "error": value}}`.
+fn gemini_function_response(call: &ToolCall, output: &ToolOutput, aliases: &Aliases) -> Value {
+    let mut response = Map::new();
+    if let Some(id) = &call.id {
+        response.insert("id".to_owned(), Value::String(id.clone()));
+    }
+    response.insert("name".to_owned(), Value::String(wire_name(aliases, &call.name)));
+    let key = if output.is_error { "error" } else { "output" };
+    let value = order::object([(key.to_owned(), output.value.clone())]);
+    response.insert("response".to_owned(), Value::Object(value));
+    Value::Object(order::object(response))
 }
 
 /// Gemini's `toolConfig` restricting the model to the callable tools

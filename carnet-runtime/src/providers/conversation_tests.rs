@@ -146,3 +146,87 @@ fn responses_replays_a_deferred_domain_call_with_its_namespace() {
         );
     }
 }
+
+#[test]
+fn gemini_contents_group_results_and_send_signed_parts_back_as_they_came() {
+    let tools = [spec("loadSkill", ToolKind::Meta), spec("file.read", ToolKind::Domain)];
+    let read = |path: &str, id: Option<&str>| ToolCall {
+        id: id.map(str::to_owned),
+        name: "file.read".into(),
+        arguments: json!({"path": path}),
+    };
+    let signed = json!({"functionCall": {"name": "file_read", "args": {"path": "c"}}, "thoughtSignature": "c2ln"});
+    let messages = [
+        Message::User("Read a and b.".into()),
+        Message::Assistant {
+            text: Some("Reading.".into()),
+            tool_calls: vec![read("a", None), read("b", Some("g1"))],
+        },
+        Message::Tool {
+            call: read("a", None),
+            output: ToolOutput::ok(json!("A")),
+        },
+        Message::Tool {
+            call: read("b", Some("g1")),
+            output: ToolOutput::error("no such file", json!({"code": "missing"})),
+        },
+        // An empty turn (a candidate cut by SAFETY): left out.
+        Message::Assistant {
+            text: None,
+            tool_calls: Vec::new(),
+        },
+        Message::User("Now c.".into()),
+        // The other APIs' hosted items are not Gemini's.
+        Message::Hosted(vec![json!({"type": "tool_search_call", "id": "x"}), signed.clone()]),
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![read("c", None)],
+        },
+        Message::Tool {
+            call: read("c", None),
+            output: ToolOutput::ok(json!({"text": "C"})),
+        },
+    ];
+    let request = ChatRequest {
+        system: "Be brief.",
+        messages: &messages,
+        tools: &tools,
+        mode: ExposureMode::Dynamic,
+        callable: &[],
+    };
+    let body = gemini_request(&request, &GeminiOptions::default()).unwrap();
+    assert_eq!(body["systemInstruction"], json!({"parts": [{"text": "Be brief."}]}));
+    assert_eq!(body["tools"][0]["functionDeclarations"][1]["name"], "file_read");
+    assert_eq!(body.get("toolConfig"), None, "no allow-list outside AllowedTools");
+    assert_eq!(
+        body["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "Read a and b."}]},
+            {"role": "model", "parts": [
+                {"text": "Reading."},
+                {"functionCall": {"name": "file_read", "args": {"path": "a"}}},
+                {"functionCall": {"name": "file_read", "args": {"path": "b"}, "id": "g1"}},
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "file_read", "response": {"output": "A"}}},
+                {"functionResponse": {"name": "file_read", "id": "g1", "response": {"error": {
+                    "success": false, "error": "no such file", "code": "missing"}}}},
+            ]},
+            {"role": "user", "parts": [{"text": "Now c."}]},
+            {"role": "model", "parts": [signed]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "file_read", "response": {"output": {"text": "C"}}}}]},
+        ])
+    );
+    let empty = ChatRequest {
+        system: "",
+        messages: &[],
+        tools: &[],
+        mode: ExposureMode::Dynamic,
+        callable: &[],
+    };
+    assert_eq!(
+        gemini_request(&empty, &GeminiOptions::default()).unwrap(),
+        json!({"contents": []}),
+        "no prompt, no tools: neither is sent"
+    );
+}

@@ -13,10 +13,11 @@ use serde_json::Value;
 
 use super::common::{Aliases, ProviderError, wire_name};
 use super::conversation::{
-    OpenAiOptions, call_id, call_namespace, loaded_namespaces, responses_input_item, tool_use_index, without_nulls,
+    OpenAiOptions, call_id, call_namespace, gemini_args, loaded_namespaces, responses_input_item, tool_use_index,
+    without_nulls,
 };
 use super::json_text::{write_str, write_value, write_value_text};
-use super::response::{anthropic_hosted, openai_hosted};
+use super::response::{anthropic_hosted, gemini_part, openai_hosted};
 use super::writer::{self, Messages};
 use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
@@ -31,6 +32,7 @@ enum Api {
     /// In [`ExposureMode::Deferred`], what the namespaces of `additional_tools` items are
     /// rendered with (other modes have none: nothing cloned).
     Responses(Option<Box<OpenAiOptions>>),
+    Gemini,
 }
 
 /// A conversation's messages to write into a body, under its top-level key.
@@ -61,6 +63,11 @@ impl<'a> History<'a> {
         let deferred = request.mode == ExposureMode::Deferred;
         let options = deferred.then(|| Box::new(options.clone()));
         Self::new("input", Api::Responses(options), request, aliases)
+    }
+
+    /// Gemini's `contents`.
+    pub(crate) fn gemini(request: &ChatRequest<'a>, aliases: Aliases) -> Self {
+        Self::new("contents", Api::Gemini, request, aliases)
     }
 
     fn new(key: &'static str, api: Api, request: &ChatRequest<'a>, aliases: Aliases) -> Self {
@@ -287,6 +294,110 @@ impl<'a> History<'a> {
         Ok(())
     }
 
+    fn write_gemini<W: Write + ?Sized>(&self, items: &mut Items<'_, W>) -> Result<(), ProviderError> {
+        // Gemini's own parts of the model's turn (signed), which go back in its place.
+        let mut signed: Vec<&Value> = Vec::new();
+        // Whether the last content holds the results of the step, not closed yet.
+        let mut results = false;
+        let close = |out: &mut W, results: &mut bool| -> std::io::Result<()> {
+            if std::mem::take(results) {
+                out.write_all(b"],\"role\":\"user\"}")?;
+            }
+            Ok(())
+        };
+        for message in self.messages {
+            match message {
+                Message::User(text) => {
+                    close(items.out, &mut results)?;
+                    let out = items.next()?;
+                    out.write_all(b"{\"parts\":[{\"text\":")?;
+                    write_str(out, text)?;
+                    out.write_all(b"}],\"role\":\"user\"}")?;
+                }
+                Message::Hosted(parts) => signed.extend(parts.iter().filter(|p| gemini_part(p))),
+                Message::Assistant { text, tool_calls } => {
+                    close(items.out, &mut results)?;
+                    let text = text.as_deref().filter(|t| !t.is_empty());
+                    if !signed.is_empty() {
+                        write_gemini_parts(items.next()?, &std::mem::take(&mut signed))?;
+                    } else if text.is_some() || !tool_calls.is_empty() {
+                        self.write_gemini_turn(items.next()?, text, tool_calls)?;
+                    }
+                }
+                Message::Tool { call, output } => {
+                    if results {
+                        items.out.write_all(b",")?;
+                    } else {
+                        items.next()?.write_all(b"{\"parts\":[")?;
+                        results = true;
+                    }
+                    self.write_function_response(items.out, call, output)?;
+                }
+            }
+        }
+        close(items.out, &mut results)?;
+        if !signed.is_empty() {
+            write_gemini_parts(items.next()?, &signed)?;
+        }
+        Ok(())
+    }
+
+    /// A `model` content of carnet's own parts: the text, the calls.
+    fn write_gemini_turn<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        text: Option<&str>,
+        tool_calls: &[ToolCall],
+    ) -> Result<(), ProviderError> {
+        out.write_all(b"{\"parts\":[")?;
+        if let Some(text) = text {
+            out.write_all(b"{\"text\":")?;
+            write_str(out, text)?;
+            out.write_all(b"}")?;
+        }
+        for (n, call) in tool_calls.iter().enumerate() {
+            if n > 0 || text.is_some() {
+                out.write_all(b",")?;
+            }
+            out.write_all(b"{\"functionCall\":{\"args\":")?;
+            write_value(out, &gemini_args(call))?;
+            if let Some(id) = &call.id {
+                out.write_all(b",\"id\":")?;
+                write_str(out, id)?;
+            }
+            out.write_all(b",\"name\":")?;
+            write_str(out, &wire_name(&self.aliases, &call.name))?;
+            out.write_all(b"}}")?;
+        }
+        out.write_all(b"],\"role\":\"model\"}")?;
+        Ok(())
+    }
+
+    /// A `functionResponse` part.
+    fn write_function_response<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        call: &ToolCall,
+        output: &ToolOutput,
+    ) -> Result<(), ProviderError> {
+        out.write_all(b"{\"functionResponse\":{")?;
+        if let Some(id) = &call.id {
+            out.write_all(b"\"id\":")?;
+            write_str(out, id)?;
+            out.write_all(b",")?;
+        }
+        out.write_all(b"\"name\":")?;
+        write_str(out, &wire_name(&self.aliases, &call.name))?;
+        out.write_all(if output.is_error {
+            b",\"response\":{\"error\":"
+        } else {
+            b",\"response\":{\"output\":"
+        })?;
+        write_value(out, &output.value)?;
+        out.write_all(b"}}}")?;
+        Ok(())
+    }
+
     /// The id of the call a result answers: the model's, else the one its call was sent with.
     fn write_result_id<W: Write + ?Sized>(
         &self,
@@ -316,6 +427,7 @@ impl Messages for History<'_> {
             Api::Chat => self.write_chat(&mut items),
             Api::Anthropic => self.write_anthropic(&mut items),
             Api::Responses(options) => self.write_responses(&mut items, options.as_deref()),
+            Api::Gemini => self.write_gemini(&mut items),
         }
     }
 }
@@ -334,6 +446,14 @@ impl<W: Write + ?Sized> Items<'_, W> {
         }
         Ok(self.out)
     }
+}
+
+/// A `model` content of Gemini's own parts, as it wrote them.
+fn write_gemini_parts<W: Write + ?Sized>(out: &mut W, parts: &[&Value]) -> Result<(), ProviderError> {
+    out.write_all(b"{\"parts\":")?;
+    serde_json::to_writer(&mut *out, parts).map_err(std::io::Error::from)?;
+    out.write_all(b",\"role\":\"model\"}")?;
+    Ok(())
 }
 
 /// `{"content": text, "role": role}`.

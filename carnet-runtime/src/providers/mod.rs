@@ -9,12 +9,12 @@
 //! | MCP (`tools/list`, `tools/call`) | [`mcp::tools`] | [`mcp::parse_call`] |
 //!
 //! Whole request bodies from a [`ChatRequest`](crate::chat::ChatRequest), in every exposure
-//! mode: [`anthropic::request`], [`openai::chat_request`], [`openai::responses_request`];
-//! Gemini's allow-list: [`gemini::tool_config`]. Whole responses read back as a
-//! [`ChatResponse`](crate::chat::ChatResponse) (text, calls, usage, stop reason):
-//! [`anthropic::parse_response`], [`openai::parse_chat_response`],
-//! [`openai::parse_responses_response`]; streamed ones (server-sent events) by
-//! [`ResponseStream`].
+//! mode: [`anthropic::request`], [`openai::chat_request`], [`openai::responses_request`],
+//! [`gemini::request`] (its allow-list alone: [`gemini::tool_config`]). Whole responses
+//! read back as a [`ChatResponse`](crate::chat::ChatResponse) (text, calls, usage, stop
+//! reason): [`anthropic::parse_response`], [`openai::parse_chat_response`],
+//! [`openai::parse_responses_response`], [`gemini::parse_response`]; streamed ones
+//! (server-sent events) by [`ResponseStream`].
 //!
 //! # Exposure modes, per API
 //!
@@ -30,8 +30,10 @@
 //! carries the skill's instructions (a `tool_search_output` can carry tool definitions only),
 //! and the same meta-tool works with every provider.
 //!
-//! Gemini has neither deferral nor a message format here; [`gemini::tool_config`]
-//! gives its `allowedFunctionNames` switch.
+//! Gemini has no deferral: in `Deferred` it gets every tool as it is; in `AllowedTools`
+//! every tool with `toolConfig.functionCallingConfig` `{mode: VALIDATED,
+//! allowedFunctionNames}` ([`gemini::tool_config`]), which also keeps its prefix (system
+//! instruction and tools) the same bytes on every turn.
 //!
 //! In the modes that keep the prefix, the system prompt and the tools array are the same
 //! bytes on every turn, so the provider's prompt cache covers them and grows with the
@@ -83,8 +85,8 @@
 //!
 //! Besides the `Value` renderers, each body has a writer that appends its bytes to an
 //! [`std::io::Write`] ([`openai::write_chat_request`], [`openai::write_responses_request`],
-//! [`anthropic::write_request`], [`mcp::write_tools`]; for Gemini, which has no client here,
-//! [`gemini::write_tools`], [`gemini::write_tools_json_schema`] and
+//! [`anthropic::write_request`], [`gemini::write_request`], [`mcp::write_tools`]; for a
+//! Gemini body of your own, [`gemini::write_tools`], [`gemini::write_tools_json_schema`] and
 //! [`gemini::write_system_instruction`]): the same bytes as the `Value` serialized by
 //! `serde_json`, written without building it. The system prompt is escaped
 //! eight bytes at a time; each tool's JSON is serialized the first time a list holds it and

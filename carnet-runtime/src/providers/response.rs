@@ -8,7 +8,8 @@
 use serde_json::Value;
 
 use super::anthropic::tools as anthropic;
-use super::common::{Aliases, BadArguments, ProviderError};
+use super::common::{Aliases, BadArguments, ProviderError, array_field};
+use super::gemini;
 use super::openai::tools as openai;
 use crate::chat::{ChatResponse, Usage};
 
@@ -61,6 +62,108 @@ pub(super) fn openai_hosted(item: &Value) -> bool {
         item.get("type").and_then(Value::as_str),
         Some("tool_search_call" | "tool_search_output")
     )
+}
+
+/// Whether a value is a part of a Gemini content (`{"text"}`, `{"functionCall"}`, ... with
+/// its `thought` and `thoughtSignature`), which the other APIs' items never are: they all
+/// have a `type`.
+pub(super) fn gemini_part(item: &Value) -> bool {
+    const DATA: [&str; 9] = [
+        "text",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "fileData",
+        "executableCode",
+        "codeExecutionResult",
+        "thought",
+        "thoughtSignature",
+    ];
+    item.as_object()
+        .is_some_and(|fields| !fields.contains_key("type") && DATA.iter().any(|key| fields.contains_key(*key)))
+}
+
+/// Whether Gemini's parts must go back as they came: one carries a thought signature or
+/// is a thought.
+pub(super) fn gemini_signed(parts: &[Value]) -> bool {
+    parts
+        .iter()
+        .any(|part| part.get("thoughtSignature").is_some() || part.get("thought") == Some(&Value::Bool(true)))
+}
+
+/// Gemini's `usageMetadata`: `promptTokenCount` (cached tokens included) as input,
+/// `cachedContentTokenCount` as cached, `candidatesTokenCount` and `thoughtsTokenCount`
+/// as output (thoughts are billed as output).
+pub(super) fn gemini_usage(usage: &Value) -> Usage {
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input: n("promptTokenCount"),
+        cached_input: n("cachedContentTokenCount"),
+        output: n("candidatesTokenCount") + n("thoughtsTokenCount"),
+    }
+}
+
+/// The error of a Gemini response without candidates: its prompt blocked
+/// (`promptFeedback.blockReason`), else a response without an answer.
+pub(super) fn gemini_without_candidates(body: &Value) -> ProviderError {
+    match body.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
+        Some(reason) => ProviderError::Blocked {
+            reason: reason.to_owned(),
+            message: body
+                .pointer("/promptFeedback/blockReasonMessage")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        },
+        None => ProviderError::MissingField {
+            location: "the response".to_owned(),
+            field: "candidates[0]",
+        },
+    }
+}
+
+/// A Gemini response (`generateContent`, or one event of `streamGenerateContent`): the text
+/// of the first candidate's parts (thoughts left out), its `functionCall` parts (see
+/// [`gemini::parse_tool_calls`](super::gemini::parse_tool_calls): Gemini may give no call
+/// id), `finishReason` (`STOP`, `MAX_TOKENS`, `SAFETY`, `MALFORMED_FUNCTION_CALL`, ...) and
+/// `usageMetadata` (see [`Usage`]: thoughts count as output). When a part carries a
+/// `thoughtSignature` (or is a thought), every part of the turn is kept as Gemini wrote it in
+/// [`ChatResponse::hosted`], to go back unchanged on the next request (see
+/// [`gemini::request`](super::gemini::request)).
+///
+/// # Errors
+///
+/// An `{"error": ...}` body (its message); a prompt Gemini blocked
+/// ([`ProviderError::Blocked`], with its `blockReason`); a response without candidates; a
+/// `functionCall` without name or with `args` that are not an object.
+pub fn gemini_response(body: &Value, aliases: &Aliases) -> Result<ChatResponse, ProviderError> {
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(response_error(format!(
+            "the response is an error: {}",
+            error_text(error)
+        )));
+    }
+    let candidate = body
+        .get("candidates")
+        .and_then(|c| c.get(0))
+        .ok_or_else(|| gemini_without_candidates(body))?;
+    let content = candidate
+        .get("content")
+        .filter(|c| !c.is_null())
+        .unwrap_or(&Value::Null);
+    let parts = array_field(content, "parts", "parts", || "the candidate's content".to_owned())?;
+    let text: String = parts
+        .iter()
+        .filter(|p| p.get("thought") != Some(&Value::Bool(true)))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    let calls = gemini::parse_tool_calls(candidate, aliases)?;
+    let mut response = ChatResponse::tool_calls(non_empty(text), calls);
+    if gemini_signed(parts) {
+        response.hosted = parts.to_vec();
+    }
+    response.finish_reason = candidate.get("finishReason").and_then(Value::as_str).map(str::to_owned);
+    response.usage = body.get("usageMetadata").filter(|u| u.is_object()).map(gemini_usage);
+    Ok(response)
 }
 
 /// A Chat Completions response (`POST /v1/chat/completions`, not streamed): the first
@@ -233,5 +336,37 @@ mod tests {
         assert_eq!(err.to_string(), "the response has no `choices[0]`");
         let err = anthropic_response(&json!({"id": "x"}), &Aliases::default()).unwrap_err();
         assert_eq!(err.to_string(), "the response has no `content`");
+    }
+
+    #[test]
+    fn gemini_responses_blocked_empty_or_signed() {
+        let blocked = json!({"promptFeedback": {"blockReason": "SAFETY", "blockReasonMessage": "Unsafe."},
+                             "usageMetadata": {"promptTokenCount": 4}});
+        let err = gemini_response(&blocked, &Aliases::default()).unwrap_err();
+        assert_eq!(err.to_string(), "the prompt was blocked (`SAFETY`): Unsafe.");
+        let err = gemini_response(&json!({"candidates": []}), &Aliases::default()).unwrap_err();
+        assert_eq!(err.to_string(), "the response has no `candidates[0]`");
+
+        let cut = json!({"candidates": [{"finishReason": "SAFETY", "index": 0}]});
+        let response = gemini_response(&cut, &Aliases::default()).unwrap();
+        assert_eq!((response.text, response.calls.len()), (None, 0));
+        assert_eq!(response.finish_reason.as_deref(), Some("SAFETY"));
+
+        let signed = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"text": "plan", "thought": true},
+            {"text": "5", "thoughtSignature": "c2ln"},
+        ]}, "finishReason": "STOP"}], "usageMetadata": {
+            "promptTokenCount": 100, "cachedContentTokenCount": 60, "candidatesTokenCount": 3, "thoughtsTokenCount": 7}});
+        let response = gemini_response(&signed, &Aliases::default()).unwrap();
+        assert_eq!(response.text.as_deref(), Some("5"), "thoughts are not the answer");
+        assert_eq!(response.hosted.len(), 2, "the whole turn, kept");
+        assert_eq!(
+            response.usage,
+            Some(Usage {
+                input: 100,
+                cached_input: 60,
+                output: 10
+            })
+        );
     }
 }

@@ -28,6 +28,9 @@ pub(crate) enum SystemAt {
     /// The `content` of the first message of the history's array (`messages`), a
     /// `{"content", "role": "system"}` object.
     FirstMessage(&'static str),
+    /// A top-level content of one text part (Gemini's `systemInstruction`):
+    /// `{"parts": [{"text": system}]}`.
+    Instruction(&'static str),
 }
 
 /// What the writer needs of a conversation's messages: [`history`](super::history) writes
@@ -49,6 +52,9 @@ pub(crate) struct Spliced<'a, M> {
     system: Option<(SystemAt, &'a str)>,
     history: Option<M>,
     tools: Option<(ToolFormat, &'a [ToolSpec])>,
+    /// The key of the one object the tool list goes in (Gemini's `functionDeclarations`):
+    /// `[{key: [...]}]`; `None`: the list is the value.
+    tools_under: Option<&'static str>,
 }
 
 impl<'a, M: Messages> Spliced<'a, M> {
@@ -59,6 +65,7 @@ impl<'a, M: Messages> Spliced<'a, M> {
             system: None,
             history: None,
             tools: None,
+            tools_under: None,
         }
     }
 
@@ -77,7 +84,15 @@ impl<'a, M: Messages> Spliced<'a, M> {
             system: Some((at, system)),
             history: Some(history),
             tools,
+            tools_under: None,
         }
+    }
+
+    /// The tool list goes in the one object of the `tools` array, under `key`:
+    /// `[{key: [...]}]`.
+    pub(crate) fn tools_under(mut self, key: &'static str) -> Self {
+        self.tools_under = Some(key);
+        self
     }
 
     /// Writes the body: the bytes of `serde_json::to_writer` on the whole body.
@@ -98,8 +113,22 @@ impl<'a, M: Messages> Spliced<'a, M> {
             out.write_all(b":")?;
             let history = self.history.as_ref().filter(|h| h.key() == key);
             match (self.system, self.tools, history) {
-                (_, Some((format, specs)), _) if key == "tools" => write_list(out, format, specs)?,
+                (_, Some((format, specs)), _) if key == "tools" => match self.tools_under {
+                    None => write_list(out, format, specs)?,
+                    Some(under) => {
+                        out.write_all(b"[{")?;
+                        write_str(out, under)?;
+                        out.write_all(b":")?;
+                        write_list(out, format, specs)?;
+                        out.write_all(b"}]")?;
+                    }
+                },
                 (Some((SystemAt::Field(field), system)), _, _) if key == field => write_prompt(out, system)?,
+                (Some((SystemAt::Instruction(field), system)), _, _) if key == field => {
+                    out.write_all(b"{\"parts\":[{\"text\":")?;
+                    write_prompt(out, system)?;
+                    out.write_all(b"}]}")?;
+                }
                 (Some((SystemAt::FirstMessage(field), system)), _, Some(history)) if key == field => {
                     out.write_all(b"[{\"content\":")?;
                     write_prompt(out, system)?;

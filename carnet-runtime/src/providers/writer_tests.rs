@@ -96,6 +96,30 @@ fn messages() -> Vec<Message> {
             text: None,
             tool_calls: Vec::new(),
         },
+        Message::User("Again, in parallel.".into()),
+        // Gemini's own parts, signed: they go back in place of the turn's text and calls.
+        Message::Hosted(vec![
+            json!({"text": "Reading \"both\".", "thought": true}),
+            json!({"functionCall": {"name": "file_read", "args": {"path": "a.md"}}, "thoughtSignature": "c2lnbmVk"}),
+            json!({"functionCall": {"name": "file_read", "args": {"path": "b.md"}}}),
+        ]),
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![
+                call(None, "file.read", json!({"path": "a.md"})),
+                call(None, "file.read", json!({"path": "b.md"})),
+            ],
+        },
+        Message::Tool {
+            call: call(None, "file.read", json!({"path": "a.md"})),
+            output: ToolOutput::ok(json!("A")),
+        },
+        Message::Tool {
+            call: call(None, "file.read", json!({"path": "b.md"})),
+            output: ToolOutput::ok(json!("B")),
+        },
+        // A signed final answer, left at the end.
+        Message::Hosted(vec![json!({"text": "Both read.", "thoughtSignature": "ZmluYWw="})]),
     ]
 }
 
@@ -224,6 +248,16 @@ fn every_body_is_written_as_its_value_serializes() {
                     &out,
                     &format!("anthropic {what}"),
                 );
+                for json_schema in [false, true] {
+                    let options = gemini::RequestOptions { json_schema };
+                    let mut out = Vec::new();
+                    gemini::write_request(&request, &options, &mut out).unwrap();
+                    same(
+                        &gemini::request(&request, &options).unwrap(),
+                        &out,
+                        &format!("gemini {what}, json schema {json_schema}"),
+                    );
+                }
             }
         }
         let mut out = Vec::new();

@@ -1,5 +1,6 @@
 //! Google Gemini API (`generateContent`, AI Studio and Vertex AI): function declarations and
-//! `functionCall` parts.
+//! `functionCall` parts; whole request bodies ([`request`], [`write_request`]) and responses
+//! ([`parse_response`]) of the Gemini API, as `models::Gemini` sends and reads them.
 //!
 //! # Schemas
 //!
@@ -45,7 +46,11 @@ use std::io::Write;
 
 use serde_json::{Map, Value, json};
 
-pub use super::conversation::gemini_tool_config as tool_config;
+pub use super::bodies::write_gemini_request as write_request;
+pub use super::conversation::{
+    GeminiOptions as RequestOptions, gemini_request as request, gemini_tool_config as tool_config,
+};
+pub use super::response::gemini_response as parse_response;
 
 mod openapi;
 
@@ -181,6 +186,28 @@ fn write_declarations<W: Write + ?Sized>(
     out.write_all(b"}]")?;
     Ok(())
 }
+
+/// A form of function declarations: the list's renderer, and each declaration's bytes as
+/// the writer keeps them.
+#[derive(Clone, Copy)]
+pub(super) struct Declarations {
+    /// The whole `tools` value.
+    pub(super) list: fn(&[ToolSpec]) -> Result<Value, ProviderError>,
+    /// One declaration.
+    pub(super) each: ToolFormat,
+}
+
+/// Declarations with `parameters` ([`tools`]).
+pub(super) const PARAMETERS: Declarations = Declarations {
+    list: tools,
+    each: DECLARATION,
+};
+
+/// Declarations with `parametersJsonSchema` ([`tools_json_schema`]).
+pub(super) const JSON_SCHEMA: Declarations = Declarations {
+    list: tools_json_schema,
+    each: DECLARATION_JSON_SCHEMA,
+};
 
 /// The one declaration of a list of one tool, as [`write_tools`] keeps it.
 const DECLARATION: ToolFormat = ToolFormat {
