@@ -534,6 +534,32 @@ async fn sizes_counts_and_origins_are_bounded() {
 }
 
 #[tokio::test]
+async fn a_conversation_is_bounded_in_length() {
+    // "hello" leaves 6 chat messages (the user's, the load call and its result, the greeting
+    // call and its result, the answer): a second message finds the conversation full.
+    let server = start(Limits::default().with_max_context_messages(6)).await;
+    let first = rpc(server.addr, "SendMessage", json!({"message": message("hello", None)})).await;
+    let context = first["result"]["task"]["contextId"].as_str().unwrap();
+    assert_eq!(first["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    let second = rpc(
+        server.addr,
+        "SendMessage",
+        json!({"message": message("again", Some(context))}),
+    )
+    .await;
+    let task = &second["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{second}");
+    assert!(
+        task["status"]["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("start a new context")
+    );
+    let other = rpc(server.addr, "SendMessage", json!({"message": message("again", None)})).await;
+    assert_eq!(other["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
+#[tokio::test]
 async fn a_slow_body_is_cut_off() {
     let server = start(Limits::default().with_body_timeout(Duration::from_millis(300))).await;
     let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();

@@ -45,6 +45,9 @@ pub struct Limits {
     /// A context unused this long is ended and its session freed; a later message naming
     /// it starts a new conversation (default 30 min).
     pub context_idle: Duration,
+    /// The most chat messages (user, model, tool results) one conversation keeps: a message
+    /// to a longer one fails its task, asking for a new context (default 2,000).
+    pub max_context_messages: usize,
     /// The longest one message may run (model calls and tool calls); then its task fails
     /// (default 10 min).
     pub task_timeout: Duration,
@@ -68,6 +71,7 @@ impl Default for Limits {
             task_ttl: Duration::from_hours(1),
             max_contexts: 1_000,
             context_idle: Duration::from_mins(30),
+            max_context_messages: 2_000,
             task_timeout: Duration::from_mins(10),
             max_steps: 12,
             allowed_origins: ["http", "https"]
@@ -136,6 +140,13 @@ impl Limits {
     #[must_use]
     pub fn with_context_idle(mut self, idle: Duration) -> Self {
         self.context_idle = idle;
+        self
+    }
+
+    /// Sets [`Limits::max_context_messages`].
+    #[must_use]
+    pub fn with_max_context_messages(mut self, max: usize) -> Self {
+        self.max_context_messages = max;
         self
     }
 

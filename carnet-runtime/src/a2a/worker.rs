@@ -56,12 +56,17 @@ async fn run(shared: &Shared, conversation: &Conversation, mut task: Task, text:
     let Some(mut turns) = unless(live.cancel.cancelled(), conversation.turns.lock()).await else {
         return end(task, TaskState::Canceled, "canceled before it started".to_owned());
     };
+    let turns = &mut *turns;
+    let max = shared.limits.max_context_messages;
+    if turns.messages.len() >= max {
+        let text = format!("this conversation holds {max} messages, the most this server keeps: start a new context");
+        return end(task, TaskState::Failed, text);
+    }
     task.status = status(TaskState::Working, None);
     // A store that fails now fails again at the end, where it is reported.
     let _ = shared.store.save(task.clone()).await;
     let _ = live.events.send(status_event(&task, None));
 
-    let turns = &mut *turns;
     let mark = turns.messages.len();
     turns.messages.push(Message::User(text));
     let events = live.events.clone();
