@@ -34,6 +34,7 @@ const ROOT: &[&str] = &[
     "telemetry",
     // feature modules
     "tokens",
+    "a2a",
     "mcp",
     "remote",
     "models",
