@@ -6,16 +6,18 @@
 //! says so.
 //!
 //! The provider's own tool search (Anthropic `server_tool_use` and `tool_search_tool_result`,
-//! `OpenAI` `tool_search_call` and `tool_search_output`) is kept, not called; with
-//! `CARNET_REQUESTS_DIR` set, the next request of each such response (the SDK's items sent
-//! back, the call answered) is written there as `<api>-search-sdk-<name>.json` for
+//! `OpenAI` `tool_search_call` and `tool_search_output`) is kept, not called, and so are
+//! Gemini's parts when they carry thought signatures (google-genai's `GenerateContentResponse`,
+//! streamed or not); with `CARNET_REQUESTS_DIR` set, the next request of each such response
+//! (the SDK's items sent back, the call answered) is written there as
+//! `<api>-search-sdk-<name>.json` (Gemini: `gemini-signed-sdk-<name>.json`) for
 //! `tests/providers/validate.py`.
 
 use std::sync::Arc;
 
 use carnet_runtime::chat::{ChatRequest, ChatResponse, Delta, Message};
 use carnet_runtime::providers::{
-    Aliases, ProviderError, ProviderSearch, ResponseStream, StreamFormat, anthropic, openai,
+    Aliases, ProviderError, ProviderSearch, ResponseStream, StreamFormat, anthropic, gemini, openai,
 };
 use carnet_runtime::{ExposureMode, ToolKind, ToolOutput, ToolSpec};
 use serde_json::{Value, json};
@@ -39,7 +41,8 @@ fn aliases() -> Aliases {
 }
 
 /// The request after `response` in the deferred mode with the provider's search declared:
-/// the user's question, the response (its search items included), a result for each call.
+/// the user's question, the response (its search items or signed parts included), a result
+/// for each call; and its file name's prefix.
 fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Value)> {
     let mut messages = vec![Message::User("What is 1 + 2?".into())];
     messages.push(Message::Hosted(response.hosted.clone()));
@@ -70,7 +73,7 @@ fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Va
             };
             let mut body = anthropic::request(&request, &options).unwrap();
             assert!(anthropic::declare_tool_search(&mut body, ProviderSearch::Bm25).unwrap());
-            Some(("anthropic", body))
+            Some(("anthropic-search", body))
         }
         "responses" | "responses-stream" => {
             let options = openai::RequestOptions {
@@ -79,7 +82,19 @@ fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Va
             };
             let mut body = openai::responses_request(&request, &options).unwrap();
             assert!(openai::declare_tool_search(&mut body, ProviderSearch::Bm25));
-            Some(("openai-responses", body))
+            Some(("openai-responses-search", body))
+        }
+        "gemini" | "gemini-stream" => {
+            let body = gemini::request(&request, &gemini::RequestOptions::default()).unwrap();
+            // The signed turn goes back as Gemini wrote it.
+            let turn = body["contents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["role"] == "model")
+                .unwrap();
+            assert_eq!(turn["parts"], Value::Array(response.hosted.clone()));
+            Some(("gemini-signed", body))
         }
         _ => None,
     }
@@ -115,6 +130,8 @@ fn read(kind: &str, body: &Value) -> (Result<ChatResponse, ProviderError>, Optio
         "chat-stream" => streamed(StreamFormat::OpenAiChat),
         "responses-stream" => streamed(StreamFormat::OpenAiResponses),
         "anthropic-stream" => streamed(StreamFormat::Anthropic),
+        "gemini" => (gemini::parse_response(body, &aliases()), None),
+        "gemini-stream" => streamed(StreamFormat::Gemini),
         other => panic!("unknown fixture kind `{other}`"),
     }
 }
@@ -131,7 +148,12 @@ fn sdk_made_responses_read_back_as_expected() {
         .collect();
     files.sort();
     assert!(files.len() >= 25, "expected the SDK-made responses in {dir:?}");
-    let mut searched = 0;
+    let gemini = files
+        .iter()
+        .filter(|f| f.file_name().unwrap().to_string_lossy().starts_with("gemini"))
+        .count();
+    assert!(gemini >= 12, "expected google-genai's responses in {dir:?}");
+    let (mut searched, mut signed) = (0, 0);
     for path in files {
         let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let name = path.file_name().unwrap().to_string_lossy();
@@ -167,8 +189,13 @@ fn sdk_made_responses_read_back_as_expected() {
             expect["finish_reason"].as_str(),
             "{name}: finish reason"
         );
-        let hosted: Vec<&Value> = response.hosted.iter().map(|item| &item["type"]).collect();
+        // The types of the tool search's items; Gemini's parts themselves, as they came.
         let expected: Vec<&Value> = expect["hosted"].as_array().into_iter().flatten().collect();
+        let hosted: Vec<&Value> = response
+            .hosted
+            .iter()
+            .map(|item| item.get("type").unwrap_or(item))
+            .collect();
         assert_eq!(hosted, expected, "{name}: the provider's own items");
         if response.hosted.is_empty() {
             continue;
@@ -177,13 +204,18 @@ fn sdk_made_responses_read_back_as_expected() {
             && let Some((api, body)) = next_request(fixture["kind"].as_str().unwrap(), &response)
         {
             let stem = name.trim_end_matches(".json");
-            let path = std::path::Path::new(&dir).join(format!("{api}-search-sdk-{stem}.json"));
+            let path = std::path::Path::new(&dir).join(format!("{api}-sdk-{stem}.json"));
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(path, serde_json::to_string_pretty(&body).unwrap()).unwrap();
-            searched += 1;
+            if api == "gemini-signed" {
+                signed += 1;
+            } else {
+                searched += 1;
+            }
         }
     }
     if std::env::var_os("CARNET_REQUESTS_DIR").is_some() {
         assert_eq!(searched, 3, "the SDK-made tool search responses, sent back");
+        assert_eq!(signed, 4, "google-genai's signed answers, sent back");
     }
 }

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import anthropic.types as at
+import google.genai.types as gt
 import openai.types.chat as oc
 import openai.types.responses as orr
 from openai.types.shared import ErrorObject
@@ -58,7 +59,8 @@ def call(id_, name, arguments):
 
 
 def expect(text=None, calls=(), usage=None, finish=None, error=None, hosted=()):
-    """`hosted`: the types of the provider's own items carnet keeps (its tool search)."""
+    """`hosted`: the types of the provider's own items carnet keeps (its tool search), or
+    Gemini's signed parts themselves."""
     return {"text": text, "calls": list(calls), "usage": usage, "finish_reason": finish, "error": error,
             "hosted": list(hosted)}
 
@@ -315,11 +317,111 @@ def anthropic_fixtures():
     yield "anthropic-stream", "error", sse(events[:3], named=True) + overloaded, expect(error="Overloaded")
 
 
+GEMINI_USAGE = {"promptTokenCount": 1500, "cachedContentTokenCount": 1024, "candidatesTokenCount": 30,
+                "thoughtsTokenCount": 90, "totalTokenCount": 1620}
+GEMINI_USAGE_EXPECT = {"input": 1500, "cached_input": 1024, "output": 120}
+
+
+def gemini_dump(response):
+    """A response as the API sends it: camelCase names, bytes as base64, absent fields left
+    out (the API writes no nulls)."""
+    return response.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def gemini_response(parts=None, finish="STOP", usage=GEMINI_USAGE, candidates=True, feedback=None):
+    candidate = {"index": 0, "finishReason": finish}
+    if parts is not None:
+        candidate["content"] = {"role": "model", "parts": parts}
+    return gt.GenerateContentResponse.model_validate({
+        "candidates": [candidate] if candidates else None, "usageMetadata": usage,
+        "modelVersion": "gemini-3-pro-preview", "responseId": "resp-1", "promptFeedback": feedback,
+    })
+
+
+def gemini_part(**fields):
+    """A part built by the SDK's own type (`thought_signature` as bytes)."""
+    return gt.Part(**fields).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def gemini_fixtures():
+    text = gemini_part(text="2 + 3 = 5")
+    yield "gemini", "text", gemini_dump(gemini_response([text])), \
+        expect("2 + 3 = 5", usage=GEMINI_USAGE_EXPECT, finish="STOP")
+    # Gemini 3: the first call of a step carries the turn's thought signature; a thought's
+    # summary is no answer. Every part goes back as it came.
+    parallel = [
+        gemini_part(text="Adding both.", thought=True),
+        gemini_part(function_call=gt.FunctionCall(name="math_add", args={"a": 1, "b": 2}),
+                    thought_signature=b"\x12\x34signature-one"),
+        gemini_part(function_call=gt.FunctionCall(name="loadSkill", args={"skillName": "math"})),
+    ]
+    yield "gemini", "parallel-calls", gemini_dump(gemini_response(parallel)), \
+        expect(calls=[{"id": None, "name": "math.add", "arguments": {"a": 1, "b": 2}},
+                      {"id": None, "name": "loadSkill", "arguments": {"skillName": "math"}}],
+               usage=GEMINI_USAGE_EXPECT, finish="STOP", hosted=parallel)
+    with_ids = [gemini_part(function_call=gt.FunctionCall(id="fc-7", name="math_add", args={"a": 3, "b": 4}))]
+    yield "gemini", "call-with-id", gemini_dump(gemini_response(with_ids)), \
+        expect(calls=[{"id": "fc-7", "name": "math.add", "arguments": {"a": 3, "b": 4}}],
+               usage=GEMINI_USAGE_EXPECT, finish="STOP")
+    signed_answer = [gemini_part(text="5", thought_signature=b"final-signature")]
+    yield "gemini", "signed-answer", gemini_dump(gemini_response(signed_answer)), \
+        expect("5", usage=GEMINI_USAGE_EXPECT, finish="STOP", hosted=signed_answer)
+    yield "gemini", "max-tokens", gemini_dump(gemini_response([gemini_part(text="The answer")], finish="MAX_TOKENS")), \
+        expect("The answer", usage=GEMINI_USAGE_EXPECT, finish="MAX_TOKENS")
+    yield "gemini", "safety", gemini_dump(gemini_response(None, finish="SAFETY")), \
+        expect(usage=GEMINI_USAGE_EXPECT, finish="SAFETY")
+    yield "gemini", "malformed-call", gemini_dump(gemini_response(None, finish="MALFORMED_FUNCTION_CALL")), \
+        expect(usage=GEMINI_USAGE_EXPECT, finish="MALFORMED_FUNCTION_CALL")
+    blocked = gemini_response(candidates=False, finish=None, usage={"promptTokenCount": 12, "totalTokenCount": 12},
+                              feedback={"blockReason": "PROHIBITED_CONTENT", "blockReasonMessage": "Not allowed."})
+    yield "gemini", "blocked", gemini_dump(blocked), expect(error="the prompt was blocked (`PROHIBITED_CONTENT`): Not allowed.")
+    yield "gemini", "no-candidates", gemini_dump(gemini_response(candidates=False, finish=None)), \
+        expect(error="no `candidates[0]`")
+
+    # Streamed: each event a GenerateContentResponse chunk, the usage on the last.
+    def chunk(parts, finish=None, usage=None):
+        candidate = {"index": 0, "content": {"role": "model", "parts": parts}}
+        if finish:
+            candidate["finishReason"] = finish
+        return gt.GenerateContentResponse.model_validate({
+            "candidates": [candidate], "usageMetadata": usage, "modelVersion": "gemini-3-pro-preview",
+            "responseId": "resp-1"})
+
+    def gemini_sse(chunks):
+        return "".join(f"data: {json.dumps(gemini_dump(c))}\r\n\r\n" for c in chunks)
+
+    call = gemini_part(function_call=gt.FunctionCall(name="math_add", args={"a": 1, "b": 2}),
+                       thought_signature=b"stream-signature")
+    load = gemini_part(function_call=gt.FunctionCall(name="loadSkill", args={"skillName": "math"}))
+    thought = gemini_part(text="Planning", thought=True)
+    chunks = [
+        chunk([thought]),
+        chunk([gemini_part(text="Let me ")]),
+        chunk([gemini_part(text="add.")]),
+        chunk([call, load], finish="STOP", usage=GEMINI_USAGE),
+    ]
+    # The pieces of the text are one part; the signed call and the other stand as they came.
+    yield "gemini-stream", "parallel-calls", gemini_sse(chunks), expect(
+        "Let me add.", calls=[{"id": None, "name": "math.add", "arguments": {"a": 1, "b": 2}},
+                              {"id": None, "name": "loadSkill", "arguments": {"skillName": "math"}}],
+        usage=GEMINI_USAGE_EXPECT, finish="STOP", hosted=[thought, gemini_part(text="Let me add."), call, load])
+    # A signature may come alone, on an empty text at the end: it stays its own part.
+    trailing = [chunk([gemini_part(text="5")]), chunk([gemini_part(text="", thought_signature=b"late")], finish="STOP",
+                                                       usage=GEMINI_USAGE)]
+    yield "gemini-stream", "late-signature", gemini_sse(trailing), expect(
+        "5", usage=GEMINI_USAGE_EXPECT, finish="STOP",
+        hosted=[gemini_part(text="5"), gemini_part(text="", thought_signature=b"late")])
+    yield "gemini-stream", "truncated", gemini_sse(chunks[:3]), expect(error="truncated")
+    blocked_chunk = gemini_response(candidates=False, finish=None, usage=None,
+                                    feedback={"blockReason": "SAFETY"})
+    yield "gemini-stream", "blocked", gemini_sse([blocked_chunk]), expect(error="the prompt was blocked (`SAFETY`)")
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     n = 0
-    for fixtures in (chat_fixtures, responses_fixtures, anthropic_fixtures):
+    for fixtures in (chat_fixtures, responses_fixtures, anthropic_fixtures, gemini_fixtures):
         for kind, name, body, expected in fixtures():
             (out / f"{kind}-{name}.json").write_text(json.dumps({"kind": kind, "body": body, "expect": expected},
                                                                  indent=1))

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The official SDKs judge the bytes. Requests: the example conversation in every exposure
-# mode, as the clients send it to Anthropic Messages, OpenAI Chat Completions and OpenAI
-# Responses at every step, streamed or not, strict or not
+# mode, as the clients send it to Anthropic Messages, OpenAI Chat Completions, OpenAI
+# Responses and Gemini at every step, streamed or not, strict or not
 # (examples/research-agent/tests/disclosure.rs), each body checked against the SDKs' request
-# types with unknown keys refused (tests/providers/validate.py). Responses: made by the
-# SDKs' response and stream-event models (tests/providers/responses.py) and read back by
-# carnet (carnet-runtime/tests/sdk_responses.rs). Provider-side tool search: the bodies
+# types with unknown keys refused (tests/providers/validate.py; Gemini's with google-genai's
+# types, then compared with the body google-genai writes for those values). Responses: made
+# by the SDKs' response and stream-event models (tests/providers/responses.py) and read back
+# by carnet (carnet-runtime/tests/sdk_responses.rs); Gemini's signed turns sent back. Provider-side tool search: the bodies
 # declaring it, and the ones sending an SDK-made search back
 # (carnet-runtime/tests/provider_search.rs, sdk_responses.rs), checked the same way.
 #
@@ -20,9 +21,9 @@ if [ ! -x "$VENV/bin/python" ]; then
     echo "creating $VENV" >&2
     "${PYTHON:-python3}" -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c 'import openai, anthropic, pydantic; assert openai.__version__ == "3.54.0" and anthropic.__version__ == "2.12.0"' 2>/dev/null; then
-    echo "installing openai==3.54.0 anthropic==2.12.0 into $VENV" >&2
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "openai==3.54.0" "anthropic==2.12.0"
+if ! "$VENV/bin/python" -c 'import openai, anthropic, google.genai, pydantic; assert openai.__version__ == "3.54.0" and anthropic.__version__ == "2.12.0" and google.genai.__version__ == "3.6.1"' 2>/dev/null; then
+    echo "installing openai==3.54.0 anthropic==2.12.0 google-genai==3.6.1 into $VENV" >&2
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "openai==3.54.0" "anthropic==2.12.0" "google-genai==3.6.1"
 fi
 
 RESPONSES="$ROOT/target/sdk-responses"

@@ -1,6 +1,6 @@
-//! The agent on a real model: `--model openai:NAME` (Chat Completions), `openai-responses:NAME`
-//! or `anthropic:NAME`, configured from `OPENAI_API_KEY`/`OPENAI_BASE_URL` or
-//! `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL`.
+//! The agent on a real model: `--model openai:NAME` (Chat Completions), `openai-responses:NAME`,
+//! `anthropic:NAME` or `gemini:NAME`, configured from `OPENAI_API_KEY`/`OPENAI_BASE_URL`,
+//! `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL` or `GEMINI_API_KEY`/`GEMINI_BASE_URL`.
 //!
 //! On a terminal it is a chat: each line is a user message, answers stream as they come.
 //! `--prompt TEXT` runs one message to completion and exits; `--json` prints one JSON object
@@ -12,7 +12,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use carnet::Carnet;
 use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step, Transcript};
 use carnet::engine::ExposureMode;
-use carnet::models::{Anthropic, OpenAi, OpenAiApi};
+use carnet::models::{Anthropic, Gemini, OpenAi, OpenAiApi};
 use carnet::providers::ProviderSearch;
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
@@ -27,17 +27,18 @@ usage: research-agent                        the scripted conversation (offline)
                                              these tools' real implementations (`carnet::cli`;
                                              `research-agent help`)
 
-  --model      openai:NAME (Chat Completions), openai-responses:NAME, or anthropic:NAME;
-               keys and servers from OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY /
-               ANTHROPIC_BASE_URL (a local server needs no key)
+  --model      openai:NAME (Chat Completions), openai-responses:NAME, anthropic:NAME, or
+               gemini:NAME; keys and servers from OPENAI_API_KEY / OPENAI_BASE_URL,
+               ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, GEMINI_API_KEY (or GOOGLE_API_KEY) /
+               GEMINI_BASE_URL (a local server needs no key)
   --prompt     run this one message to completion and exit (else: a chat, one line a message)
   --json       one JSON object per model call, then {\"answer\", \"steps\", \"stop\"}, per message
   --max-steps  model calls per message (default 12)
   --mode       dynamic (default), dispatcher, deferred or allowed-tools
   --tool-search  off (default), bm25 or regex: with --mode deferred, the provider searches the
                deferred tools itself (Anthropic's tool search tool, OpenAI Responses'
-               tool_search; Chat Completions has none); the session still refuses what no
-               skill exposed
+               tool_search; Chat Completions and Gemini have none); the session still
+               refuses what no skill exposed
   --save       write the conversation to FILE (JSON) after each message
   --resume     go on with the conversation saved in FILE";
 
@@ -80,9 +81,9 @@ impl Options {
                         .split_once(':')
                         .filter(|(p, n)| !p.is_empty() && !n.is_empty())
                         .ok_or_else(|| format!("--model `{model}`: expected PROVIDER:NAME, as openai:gpt-4.1-mini"))?;
-                    if !["openai", "openai-responses", "anthropic"].contains(&provider) {
+                    if !["openai", "openai-responses", "anthropic", "gemini"].contains(&provider) {
                         return Err(format!(
-                            "--model `{model}`: unknown provider `{provider}` (openai, openai-responses, anthropic)"
+                            "--model `{model}`: unknown provider `{provider}` (openai, openai-responses, anthropic, gemini)"
                         ));
                     }
                     provider.clone_into(&mut options.provider);
@@ -118,11 +119,15 @@ impl Options {
             if options.mode != ExposureMode::Deferred {
                 return Err("--tool-search: the provider searches deferred tools; add --mode deferred".to_owned());
             }
-            if options.provider == "openai" {
-                return Err(
-                    "--tool-search: Chat Completions has no tool search; use openai-responses:NAME or anthropic:NAME"
-                        .to_owned(),
-                );
+            if options.provider == "openai" || options.provider == "gemini" {
+                let api = if options.provider == "gemini" {
+                    "Gemini"
+                } else {
+                    "Chat Completions"
+                };
+                return Err(format!(
+                    "--tool-search: {api} has no tool search; use openai-responses:NAME or anthropic:NAME"
+                ));
             }
         }
         Ok(Some(options))
@@ -131,6 +136,7 @@ impl Options {
     fn client(&self) -> Result<Box<dyn ChatModel>, chat::ModelError> {
         Ok(match self.provider.as_str() {
             "anthropic" => Box::new(Anthropic::from_env(&self.model)?.tool_search(self.tool_search)),
+            "gemini" => Box::new(Gemini::from_env(&self.model)?),
             "openai-responses" => Box::new(
                 OpenAi::from_env(&self.model)?
                     .api(OpenAiApi::Responses)

@@ -3,7 +3,7 @@
 //! model received (system prompt + tool schemas, in o200k_base tokens), the tools it could
 //! see and the calls it made; then what progressive disclosure saved.
 //!
-//! With `--model openai:NAME`, `openai-responses:NAME` or `anthropic:NAME`, the same agent
+//! With `--model openai:NAME`, `openai-responses:NAME`, `anthropic:NAME` or `gemini:NAME`, the same agent
 //! runs on a real model instead (see `live.rs` and `--help`).
 
 // Token counts stay far below 2^52.

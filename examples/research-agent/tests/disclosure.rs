@@ -4,15 +4,16 @@
 //! refused whatever the model sends; loads answer in the provider's own reference form.
 //!
 //! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`),
-//! with the clients' streamed (`<api>-stream-…`), strict (`<api>-strict-…`) and tool-choice
-//! (`<api>-choice-…`) variants, for
-//! `tests/providers/validate.py` to check against the official SDKs' request types.
+//! with the clients' streamed (`<api>-stream-…`), strict (`<api>-strict-…`; Gemini's
+//! `parametersJsonSchema`, `gemini-json-schema-…`) and tool-choice (`<api>-choice-…`)
+//! variants, for `tests/providers/validate.py` to check against the official SDKs' request
+//! types.
 
 use std::collections::BTreeMap;
 
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, ModelError};
 use carnet::engine::ExposureMode;
-use carnet::models::{Anthropic, OpenAi, OpenAiApi, ToolChoice};
+use carnet::models::{Anthropic, Gemini, OpenAi, OpenAiApi, ToolChoice};
 use carnet::providers::{anthropic, gemini, openai};
 use carnet::tools::{BoxFuture, block_on};
 use carnet::{Carnet, Session};
@@ -27,16 +28,26 @@ enum Api {
     Anthropic,
     Chat,
     Responses,
+    Gemini,
 }
 
 impl Api {
-    const ALL: [Api; 3] = [Api::Anthropic, Api::Chat, Api::Responses];
+    const ALL: [Api; 4] = [Api::Anthropic, Api::Chat, Api::Responses, Api::Gemini];
 
     fn name(self) -> &'static str {
         match self {
             Api::Anthropic => "anthropic",
             Api::Chat => "openai-chat",
             Api::Responses => "openai-responses",
+            Api::Gemini => "gemini",
+        }
+    }
+
+    /// The file name prefix of the strict variant (Gemini's: `parametersJsonSchema`).
+    fn strict_name(self) -> String {
+        match self {
+            Api::Gemini => "gemini-json-schema".to_owned(),
+            _ => format!("{}-strict", self.name()),
         }
     }
 
@@ -71,6 +82,13 @@ impl Api {
             }
             Api::Chat => openai(OpenAiApi::ChatCompletions).request_body(request, stream),
             Api::Responses => openai(OpenAiApi::Responses).request_body(request, stream),
+            Api::Gemini => {
+                let mut client = Gemini::new(None, "http://127.0.0.1:9", "gemini-test")
+                    .unwrap()
+                    .json_schema(strict);
+                client.set_tool_choice(choice.clone());
+                client.request_body(request, stream)
+            }
         }
         .expect("the example's tools render")
     }
@@ -98,6 +116,7 @@ impl Api {
             ),
             Api::Chat => openai::chat_request(request, &openai),
             Api::Responses => openai::responses_request(request, &openai),
+            Api::Gemini => gemini::request(request, &gemini::RequestOptions::default()),
         }
         .expect("the example's tools render");
         assert_eq!(body, rendered, "the client sends what the renderer renders");
@@ -110,6 +129,7 @@ impl Api {
             Api::Anthropic => format!("{}{}", body["system"], body["tools"]),
             Api::Chat => format!("{}{}", body["messages"][0], body["tools"]),
             Api::Responses => format!("{}{}", body["instructions"], body["tools"]),
+            Api::Gemini => format!("{}{}", body["systemInstruction"], body["tools"]),
         }
     }
 }
@@ -131,7 +151,7 @@ impl ChatModel for Recorder {
         for api in Api::ALL {
             variants.push((format!("{}-stream", api.name()), api.body(&request, true, false)));
             if api != Api::Anthropic {
-                variants.push((format!("{}-strict", api.name()), api.body(&request, false, true)));
+                variants.push((api.strict_name(), api.body(&request, false, true)));
             }
             // A forced tool on even steps, any tool on odd ones.
             let choice = if self.variants.len().is_multiple_of(2) {
@@ -350,6 +370,7 @@ fn allowed_tools_mode_restricts_with_the_providers_switch() {
     let responses_last = allowed(&last[2], &["tool_choice", "tools"]);
     assert_eq!(responses_last, chat_last);
     let gemini = run.gemini.last().unwrap().as_ref().unwrap();
+    assert_eq!(&last[3]["toolConfig"], gemini, "the client sends the allow-list");
     assert_eq!(gemini["functionCallingConfig"]["mode"], "VALIDATED");
     assert_eq!(
         gemini["functionCallingConfig"]["allowedFunctionNames"],

@@ -17,7 +17,11 @@ fn agent() -> Command {
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("ANTHROPIC_BASE_URL");
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("GOOGLE_API_KEY")
+        .env_remove("GEMINI_BASE_URL")
+        .env_remove("GOOGLE_GEMINI_BASE_URL");
     command
 }
 
@@ -140,6 +144,54 @@ fn a_json_run_prints_each_model_call_then_the_answer() {
     assert_eq!(lines[3], json!({"answer": "Sales grew.", "steps": 3, "stop": "answer"}));
 }
 
+/// A Gemini answer of `parts`.
+fn gemini_answer(parts: &Value) -> Value {
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 700, "cachedContentTokenCount": 512, "candidatesTokenCount": 15,
+                          "thoughtsTokenCount": 5},
+    })
+}
+
+#[test]
+fn gemini_runs_the_agent_and_sends_its_signatures_back() {
+    let load = json!([{"functionCall": {"name": "loadSkill", "args": {"skillName": "dataAnalysis"}},
+                       "thoughtSignature": "c2lnbmF0dXJl"}]);
+    let (base, received) = recording_stand_in(vec![
+        gemini_answer(&load),
+        gemini_answer(&json!([{"text": "Sales grew."}])),
+    ]);
+    let output = agent()
+        .args([
+            "--model",
+            "gemini:stand-in",
+            "--prompt",
+            "What about batteries?",
+            "--json",
+        ])
+        .env("GEMINI_BASE_URL", base.trim_end_matches("/v1"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = lines(&output.stdout);
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    assert_eq!(
+        lines[0]["calls"],
+        json!([{"name": "loadSkill", "arguments": {"skillName": "dataAnalysis"}, "success": true}])
+    );
+    assert_eq!(
+        lines[0]["usage"],
+        json!({"input": 700, "cached_input": 512, "output": 20})
+    );
+    assert_eq!(lines[2], json!({"answer": "Sales grew.", "steps": 2, "stop": "answer"}));
+    let second: Value = serde_json::from_str(&received.lock().unwrap()[1]).unwrap();
+    assert_eq!(second["contents"][1], json!({"role": "model", "parts": load}));
+    assert_eq!(
+        second["contents"][2]["parts"][0]["functionResponse"]["name"],
+        "loadSkill"
+    );
+}
+
 #[test]
 fn a_model_that_never_answers_stops_at_the_step_limit() {
     let base = stand_in(vec![tool_call("c", "listAvailableSkills", &json!({}))]);
@@ -178,8 +230,13 @@ fn errors_say_what_to_do() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&output.stderr).contains("ANTHROPIC_API_KEY is not set"));
+    let output = agent()
+        .args(["--model", "gemini:gemini-2.5-flash", "--prompt", "hi"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("GEMINI_API_KEY is not set"));
     for (args, message) in [
-        (&["--model", "gemini:x"][..], "unknown provider `gemini`"),
+        (&["--model", "mistral:x"][..], "unknown provider `mistral`"),
         (&["--model", "openai"][..], "expected PROVIDER:NAME"),
         (
             &["--model", "openai:x", "--max-steps", "0"][..],
@@ -304,6 +361,10 @@ fn tool_search_declares_the_providers_search_over_deferred_tools() {
     refused(
         &["--model", "openai:m", "--mode", "deferred", "--tool-search", "regex"],
         "Chat Completions has no tool search",
+    );
+    refused(
+        &["--model", "gemini:m", "--mode", "deferred", "--tool-search", "bm25"],
+        "Gemini has no tool search",
     );
     refused(
         &["--model", "anthropic:m", "--tool-search", "bm25"],
