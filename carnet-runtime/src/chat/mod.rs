@@ -11,12 +11,15 @@
 //! carnet's provider clients (the `models` module, features `openai` and `anthropic`) implement
 //! [`ChatModel`]; any other client can, by rendering the request with
 //! [`crate::providers`] (`openai::chat_request`, `anthropic::request`, ...) and parsing the calls back.
+//!
+//! A program with a loop of its own (its own client, its own conversation of JSON messages)
+//! takes [`crate::providers::openai::ChatTurn`] each turn instead: the request body as of the
+//! session now, and the answer's calls run and rendered back, in three lines.
 
 mod conversation;
 mod model;
 mod record;
 
-use serde_json::Value;
 use tracing::Instrument;
 
 pub use conversation::{Message, Transcript, call, last_user_message, tool_results};
@@ -206,7 +209,7 @@ async fn run_steps(
             tool_calls: calls.clone(),
         });
         let done = calls.is_empty();
-        let outputs = run_calls(session, &calls).await;
+        let outputs = session.run_calls(&calls).await;
         let mut results = Vec::with_capacity(calls.len());
         for (call, output) in calls.into_iter().zip(outputs) {
             messages.push(Message::Tool {
@@ -240,85 +243,4 @@ async fn run_steps(
         steps,
         usage,
     })
-}
-
-/// The result of a call whose arguments are not JSON (see [`run`]).
-fn invalid_arguments(call: &ToolCall) -> Option<ToolOutput> {
-    let Value::String(raw) = &call.arguments else {
-        return None;
-    };
-    let reason = serde_json::from_str::<Value>(raw).err().map_or_else(
-        || "the arguments must be a JSON object".to_owned(),
-        |e| format!("the arguments are not valid JSON: {e}"),
-    );
-    Some(ToolOutput::error(
-        format!("{reason}; call `{}` again with a JSON object of arguments", call.name),
-        serde_json::json!({"code": "invalid_arguments", "tool": call.name}),
-    ))
-}
-
-/// Runs a step's calls: each meta-tool call alone, in order; the domain calls between them
-/// together. The outputs are in the order of `calls`.
-async fn run_calls(session: &mut Session, calls: &[ToolCall]) -> Vec<ToolOutput> {
-    let mut outputs = Vec::with_capacity(calls.len());
-    let mut batch = Vec::new();
-    for call in calls {
-        if let Some(output) = invalid_arguments(call) {
-            outputs.extend(JoinAll::new(std::mem::take(&mut batch)).await);
-            telemetry::refused_call(call, &output);
-            outputs.push(output);
-            continue;
-        }
-        let id = call.id.as_deref();
-        if let Some(future) = session.call_detached_with_id(&call.name, &call.arguments, id) {
-            batch.push(future);
-            continue;
-        }
-        outputs.extend(JoinAll::new(std::mem::take(&mut batch)).await);
-        outputs.push(session.call_with_id(&call.name, call.arguments.clone(), id).await);
-    }
-    outputs.extend(JoinAll::new(batch).await);
-    outputs
-}
-
-/// Polls every future until all are done; their outputs in order. (The runtime depends on
-/// no executor, so this is written here.)
-struct JoinAll {
-    futures: Vec<Option<BoxFuture<'static, ToolOutput>>>,
-    outputs: Vec<Option<ToolOutput>>,
-}
-
-impl JoinAll {
-    fn new(futures: Vec<BoxFuture<'static, ToolOutput>>) -> JoinAll {
-        JoinAll {
-            outputs: futures.iter().map(|_| None).collect(),
-            futures: futures.into_iter().map(Some).collect(),
-        }
-    }
-}
-
-impl Future for JoinAll {
-    type Output = Vec<ToolOutput>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        let this = &mut *self;
-        for (slot, output) in this.futures.iter_mut().zip(&mut this.outputs) {
-            if let Some(future) = slot
-                && let std::task::Poll::Ready(done) = future.as_mut().poll(cx)
-            {
-                *output = Some(done);
-                *slot = None;
-            }
-        }
-        if this.futures.iter().all(Option::is_none) {
-            std::task::Poll::Ready(
-                this.outputs
-                    .iter_mut()
-                    .map(|o| o.take().expect("every call finished"))
-                    .collect(),
-            )
-        } else {
-            std::task::Poll::Pending
-        }
-    }
 }

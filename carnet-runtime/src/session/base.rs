@@ -367,6 +367,25 @@ impl Session {
             .collect()
     }
 
+    /// Every tool the session's agent may be offered in this conversation: the meta-tools
+    /// and task tools, then every domain tool of the toolsets it can reach, loaded or not.
+    /// For reading a call to a tool that is not offered yet under its alias.
+    pub(crate) fn reachable_specs(&self) -> Vec<ToolSpec> {
+        let inner = &*self.carnet.inner;
+        super::meta::specs(inner, &self.loaded)
+            .iter()
+            .chain(self.task_specs())
+            .cloned()
+            .chain(
+                self.loaded
+                    .reachable_toolsets(inner)
+                    .into_iter()
+                    .flat_map(|t| inner.toolset_tools(t))
+                    .map(|id| inner.tool(id).spec.clone()),
+            )
+            .collect()
+    }
+
     /// The tools to offer the model: the meta-tools, then the domain tools the mode sends:
     /// in [`ExposureMode::Dynamic`] the exposed ones in the order they became available; in
     /// [`ExposureMode::Dispatcher`] none (`callTool` is among the meta-tools); in

@@ -5,6 +5,7 @@
 //! about the meta-tools; [`explain`] says why a tool is or is not exposed.
 
 mod base;
+mod batch;
 mod call;
 mod checks;
 pub mod discovery;

@@ -13,6 +13,7 @@
 //! before the call reaches the tool.
 
 pub(super) mod tools;
+mod turn;
 
 pub use super::bodies::{
     write_openai_chat_request as write_chat_request, write_openai_responses_request as write_responses_request,
@@ -26,3 +27,4 @@ pub use super::response::{
 pub use super::strict::{StrictError, drop_strict_nulls, strict_schema};
 pub use super::tool_search::openai_tool_search as declare_tool_search;
 pub use tools::{Options, chat_tools, parse_chat_tool_calls, parse_responses_tool_calls, responses_tools};
+pub use turn::ChatTurn;

@@ -1,0 +1,195 @@
+//! A loop of your own: what one request needs from the session, in OpenAI Chat Completions'
+//! JSON, and the answer's tool calls run and rendered back. For a program that already has
+//! a client (async-openai, its own HTTP) and a conversation of JSON messages.
+
+use serde_json::{Value, json};
+
+use super::super::{Aliases, ProviderError, conversation};
+use crate::providers::openai;
+use crate::session::Session;
+use crate::tool::ToolCall;
+
+/// One turn of a loop of your own, in OpenAI Chat Completions' JSON: the request body as of
+/// the session now ([`ChatTurn::request`]: the system prompt, the tools under their
+/// provider-safe aliases, the allow-list in
+/// [`ExposureMode::AllowedTools`](crate::ExposureMode::AllowedTools)), and the answer's tool calls parsed, run through the
+/// session and rendered as `tool` messages ([`ChatTurn::answer`]).
+///
+/// A turn is made anew for each request: a load changes the prompt and the tools, and the
+/// next turn offers them. The calls of an answer run as [`crate::chat::run`] runs them ([`Session::run_calls`]): each
+/// meta-tool call (a load) alone and in order, the domain calls between them side by side,
+/// results in the order of the calls. A call whose arguments are not a JSON object gets an
+/// error result the model can read; every call gets its `tool` message, as the API
+/// requires.
+///
+/// # Examples
+///
+/// With async-openai (`create_byot`, bring-your-own-types) or any client that sends a JSON
+/// body and returns the JSON completion:
+///
+/// ```no_run
+/// # async fn send(body: serde_json::Value) -> serde_json::Value { body }
+/// # async fn demo(carnet: carnet_runtime::Carnet) -> Result<(), Box<dyn std::error::Error>> {
+/// use carnet_runtime::providers::openai::ChatTurn;
+/// use serde_json::json;
+///
+/// let mut session = carnet.session("researcher")?;
+/// let mut history = vec![json!({"role": "user", "content": "How did sales evolve?"})];
+/// loop {
+///     let turn = ChatTurn::new(&session)?;
+///     let completion = send(turn.request("gpt-4.1-mini", &history)).await;
+///     if turn.answer(&mut session, &completion, &mut history).await?.is_empty() {
+///         break; // the last message of `history` is the model's answer
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ChatTurn {
+    system: String,
+    tools: Value,
+    tool_choice: Option<Value>,
+    aliases: Aliases,
+}
+
+impl ChatTurn {
+    /// The turn for `session` as it is now.
+    ///
+    /// # Errors
+    ///
+    /// When a tool has no provider-safe alias, or two share one (see [`Aliases::new`]).
+    pub fn new(session: &Session) -> Result<Self, ProviderError> {
+        let system = session.system_prompt().to_owned();
+        let tools = session.tools();
+        let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
+        let request = crate::chat::ChatRequest {
+            system: &system,
+            messages: &[],
+            tools,
+            mode: session.carnet().mode(),
+            callable: &callable,
+        };
+        // The body carnet's own client would send, without a conversation: its tools and
+        // tool choice are what this turn offers.
+        let mut body = conversation::openai_chat_request(&request, &openai::RequestOptions::default())?;
+        let tools = body
+            .get_mut("tools")
+            .map_or_else(|| Value::Array(Vec::new()), Value::take);
+        let tool_choice = body.get_mut("tool_choice").map(Value::take);
+        // Names are read back over every tool the agent can reach: a call to one not
+        // offered yet, under its alias, reaches the session as itself and is refused there
+        // with the skill to load.
+        let mut reachable = session.reachable_specs();
+        let mut seen = std::collections::HashSet::new();
+        reachable.retain(|spec| seen.insert(spec.name.clone()));
+        Ok(ChatTurn {
+            aliases: Aliases::new(&reachable)?,
+            system,
+            tools,
+            tool_choice,
+        })
+    }
+
+    /// The system prompt.
+    #[must_use]
+    pub fn system(&self) -> &str {
+        &self.system
+    }
+
+    /// The `tools` of the request: `[{"type": "function", "function": {...}}]`, names
+    /// under their aliases.
+    #[must_use]
+    pub fn tools(&self) -> &Value {
+        &self.tools
+    }
+
+    /// The request body: `model`, `messages` (the system prompt, then `history`), and
+    /// `tools` and `tool_choice` when there are any. Add your own parameters to it
+    /// (`temperature`, `max_tokens`, `stream_options`, ...).
+    #[must_use]
+    pub fn request(&self, model: &str, history: &[Value]) -> Value {
+        let mut messages = Vec::with_capacity(history.len() + 1);
+        if !self.system.is_empty() {
+            messages.push(json!({"role": "system", "content": self.system}));
+        }
+        messages.extend_from_slice(history);
+        let mut body = json!({"model": model, "messages": messages});
+        if self.tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+            body["tools"] = self.tools.clone();
+            if let Some(choice) = &self.tool_choice {
+                body["tool_choice"] = choice.clone();
+            }
+        }
+        body
+    }
+
+    /// Reads the model's answer (the whole completion, or its `choices[0].message`),
+    /// appends the assistant message to `history`, runs its tool calls through `session`
+    /// and appends one `tool` message per call, in order. Returns the calls with their
+    /// results: none means the answer is final (its text is the last message of
+    /// `history`).
+    ///
+    /// # Errors
+    ///
+    /// When the answer has no assistant message, or a tool call has no `id` or no name:
+    /// nothing is appended then.
+    pub async fn answer(
+        &self,
+        session: &mut Session,
+        completion: &Value,
+        history: &mut Vec<Value>,
+    ) -> Result<Vec<(ToolCall, crate::ToolOutput)>, ProviderError> {
+        let message = completion.pointer("/choices/0/message").unwrap_or(completion);
+        if message.get("role").and_then(Value::as_str) != Some("assistant") {
+            return Err(ProviderError::Response {
+                message: "the answer has no assistant message (`choices[0].message`)".to_owned(),
+            });
+        }
+        let calls = self.calls(message)?;
+        history.push(message.clone());
+        let outputs = session.run_calls(&calls).await;
+        for (call, output) in calls.iter().zip(&outputs) {
+            history.push(json!({
+                "role": "tool",
+                "tool_call_id": call.id.as_deref().unwrap_or_default(),
+                "content": output.to_text(),
+            }));
+        }
+        Ok(calls.into_iter().zip(outputs).collect())
+    }
+
+    /// The message's calls, names mapped back; a call whose arguments cannot be read keeps
+    /// them as text, which [`Session::run_calls`] answers with an error the model can read.
+    fn calls(&self, message: &Value) -> Result<Vec<ToolCall>, ProviderError> {
+        let Some(raw) = message.get("tool_calls").and_then(Value::as_array) else {
+            return Ok(Vec::new());
+        };
+        let mut calls = Vec::with_capacity(raw.len());
+        for call in raw {
+            let one = json!({"role": "assistant", "tool_calls": [call]});
+            match openai::parse_chat_tool_calls(&one, &self.aliases) {
+                Ok(parsed) => calls.extend(parsed),
+                Err(error) => {
+                    let id = call.get("id").and_then(Value::as_str);
+                    let name = call.pointer("/function/name").and_then(Value::as_str);
+                    let (Some(id), Some(name)) = (id, name) else {
+                        return Err(error);
+                    };
+                    let text = call
+                        .pointer("/function/arguments")
+                        .map_or_else(String::new, |a| match a {
+                            Value::String(text) => text.clone(),
+                            other => other.to_string(),
+                        });
+                    calls.push(ToolCall {
+                        id: Some(id.to_owned()),
+                        name: self.aliases.canonical(name).to_owned(),
+                        arguments: Value::String(text),
+                    });
+                }
+            }
+        }
+        Ok(calls)
+    }
+}
