@@ -87,7 +87,12 @@ async fn run(model: &str, prompt: &str, max_turns: usize) -> Result<(), Box<dyn 
         println!("turn {turn_number}: {offered} tools offered, {} calls", calls.len());
         for (call, output) in &calls {
             let mark = if output.is_error { "✗" } else { "✓" };
-            println!("  {mark} {}({}) → {}", call.name, call.arguments, short(&output.to_text()));
+            println!(
+                "  {mark} {}({}) → {}",
+                call.name,
+                call.arguments,
+                short(&output.to_text())
+            );
         }
         if calls.is_empty() {
             let answer = history.last().and_then(|m| m["content"].as_str()).unwrap_or_default();
