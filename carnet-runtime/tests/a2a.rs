@@ -264,6 +264,24 @@ async fn get_list_and_history_length() {
     assert_eq!(next["result"]["tasks"][0]["id"], id.as_str(), "the oldest last");
     assert_eq!(next["result"]["nextPageToken"], "");
     assert!(next["result"]["tasks"][0]["artifacts"].is_array());
+    let future = rpc(
+        server.addr,
+        "ListTasks",
+        json!({"statusTimestampAfter": "2999-01-01T00:00:00Z"}),
+    )
+    .await;
+    assert_eq!(future["result"]["totalSize"], 0, "{future}");
+    let past = rpc(
+        server.addr,
+        "ListTasks",
+        json!({"statusTimestampAfter": "2000-01-01T00:00:00Z"}),
+    )
+    .await;
+    assert_eq!(past["result"]["totalSize"], 2);
+    assert_eq!(
+        code(&rpc(server.addr, "ListTasks", json!({"statusTimestampAfter": "yesterday"})).await),
+        -32602
+    );
     let completed = rpc(server.addr, "ListTasks", json!({"status": "TASK_STATE_CANCELED"})).await;
     assert_eq!(completed["result"]["totalSize"], 0);
     assert_eq!(

@@ -66,7 +66,8 @@ pub struct TaskQuery {
     pub context_id: Option<String>,
     /// Only the tasks in this state.
     pub state: Option<TaskState>,
-    /// Only the tasks whose status changed after this moment.
+    /// Only the tasks whose status changed at or after this moment (as the reference SDKs
+    /// read `statusTimestampAfter`).
     pub updated_after: Option<DateTime<Utc>>,
     /// Tasks per page (1 to 100).
     pub page_size: usize,
@@ -166,7 +167,7 @@ impl MemoryStore {
             .filter(|task| {
                 query
                     .updated_after
-                    .is_none_or(|after| task.status.timestamp.is_some_and(|t| t > after))
+                    .is_none_or(|after| task.status.timestamp.is_some_and(|t| t >= after))
             })
             .map(|task| (Cursor::of(task), task))
             .collect();
