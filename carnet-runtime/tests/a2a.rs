@@ -398,6 +398,30 @@ async fn the_step_limit_asks_for_input_and_the_task_goes_on() {
     let sent = rpc(server.addr, "SendMessage", json!({"message": message("loop", None)})).await;
     let task = &sent["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{sent}");
+    // Continued by a message that runs on (it waits), a second one is refused meanwhile.
+    let mut more = message("wait", task["contextId"].as_str());
+    more["taskId"] = task["id"].clone();
+    let running = rpc(
+        server.addr,
+        "SendMessage",
+        json!({"message": more, "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    assert_eq!(running["result"]["task"]["id"], task["id"], "{running}");
+    let mut twice = message("again", task["contextId"].as_str());
+    twice["taskId"] = task["id"].clone();
+    assert_eq!(
+        code(&rpc(server.addr, "SendMessage", json!({"message": twice})).await),
+        -32004
+    );
+    let canceled = rpc(server.addr, "CancelTask", json!({"id": task["id"]})).await;
+    assert_eq!(
+        canceled["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+
+    let sent = rpc(server.addr, "SendMessage", json!({"message": message("loop", None)})).await;
+    let task = &sent["result"]["task"];
     let mut more = message("thanks", task["contextId"].as_str());
     more["taskId"] = task["id"].clone();
     let next = rpc(server.addr, "SendMessage", json!({"message": more})).await;

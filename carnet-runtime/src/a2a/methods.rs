@@ -112,12 +112,25 @@ pub(super) async fn send(shared: &Arc<Shared>, params: Value, streaming: bool) -
     task.history.get_or_insert_with(Vec::new).push(message);
     task.status = status(TaskState::Submitted, None);
 
-    let conversation = shared.conversation(&context_id)?;
+    // Claimed before it is saved: of two messages continuing one task, one runs.
+    let Some(live) = shared.start(&task.id) else {
+        return Err(A2AError::unsupported_operation(format!(
+            "task `{}` is running: wait for it to end or cancel it",
+            task.id
+        )));
+    };
+    let conversation = match shared.conversation(&context_id) {
+        Ok(conversation) => conversation,
+        Err(e) => {
+            shared.finish(&task.id);
+            return Err(e);
+        }
+    };
     if let Err(e) = shared.store.save(task.clone()).await {
         Shared::release(&conversation);
+        shared.finish(&task.id);
         return Err(store_error(&e));
     }
-    let live = shared.start(&task.id);
     let receiver = live.events.subscribe();
     let snapshot = task.clone();
     tokio::spawn(worker::run_task(shared.clone(), conversation, task, text, live));

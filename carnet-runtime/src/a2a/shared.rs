@@ -133,18 +133,20 @@ impl Shared {
         conversation.busy.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Registers a running task; its events go to subscribers until [`Shared::finish`].
-    pub(super) fn start(&self, task_id: &str) -> Live {
+    /// Registers a running task, its events going to subscribers until [`Shared::finish`];
+    /// `None` when it runs already (two messages continuing one task at once: one runs).
+    pub(super) fn start(&self, task_id: &str) -> Option<Live> {
+        let mut running = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        if running.contains_key(task_id) {
+            return None;
+        }
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let live = Live {
             events,
             cancel: Cancellation::new(),
         };
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(task_id.to_owned(), live.clone());
-        live
+        running.insert(task_id.to_owned(), live.clone());
+        Some(live)
     }
 
     /// The running task `task_id`, if this process runs it.
