@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use carnet_runtime::chat::{self, ChatModel, ChatRequest, Delta, Message, ModelError, Stop, Usage};
-use carnet_runtime::models::{Anthropic, ApiKey, OpenAi, OpenAiApi};
+use carnet_runtime::models::{Anthropic, ApiKey, OpenAi, OpenAiApi, ToolChoice};
 use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolImpl, ToolsetImpl};
 use fake_server::{Reply, Seen, fast, http, ok, server, sse};
 use serde_json::{Value, json};
@@ -328,7 +328,56 @@ async fn a_stream_cut_before_its_end_is_an_error() {
     assert_eq!(seen.len(), 1, "a broken stream is not retried");
     assert!(seen[0].head.starts_with("POST /v1/messages HTTP/1.1"));
     assert_eq!(seen[0].header("x-api-key").as_deref(), Some("sk-ant-secret"));
-    assert_eq!(seen[0].header("anthropic-version").as_deref(), Some("2023-06-01"));
+    assert_eq!(seen[0].header("anthropic-version").as_deref(), Some("2026-10-21"));
+}
+
+#[tokio::test]
+async fn a_model_that_refuses_a_forced_tool_choice_gets_auto() {
+    let answer = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": "5"}], "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 1}});
+    let (base, seen) = server(vec![ok(&answer)]).await;
+    let anthropic = |model: &str| {
+        Anthropic::new(Some(ApiKey::new("sk-ant-test")), base.clone(), model)
+            .unwrap()
+            .http(fast())
+            .unwrap()
+    };
+    let sent = |seen: &Mutex<Vec<Seen>>| -> (Value, Seen) {
+        let last = seen.lock().unwrap().last().cloned().unwrap();
+        (serde_json::from_slice(&last.body).unwrap(), last)
+    };
+    for (model, forced, expected) in [
+        ("claude-sonnet-4-5", None, Some(json!({"type": "any"}))),
+        ("claude-fable-5-1", None, None),
+        ("anthropic.claude-mythos-5-1", None, None),
+        ("claude-fable-5-1", Some(true), Some(json!({"type": "any"}))),
+        ("my-proxy-alias", Some(false), None),
+    ] {
+        let mut model_client = anthropic(model);
+        if let Some(forced) = forced {
+            model_client = model_client.forced_tool_choice(forced);
+        }
+        model_client.set_tool_choice(ToolChoice::Required);
+        complete(&mut model_client).await.unwrap();
+        let (body, _) = sent(&seen);
+        assert_eq!(body.get("tool_choice").cloned(), expected, "{model} {forced:?}");
+        model_client.set_tool_choice(ToolChoice::None);
+        complete(&mut model_client).await.unwrap();
+        let (body, _) = sent(&seen);
+        assert_eq!(
+            body["tool_choice"],
+            json!({"type": "none"}),
+            "{model}: `none` is no forced call"
+        );
+    }
+
+    let mut model = anthropic("claude-sonnet-4-5").api_version("2023-06-01").unwrap();
+    complete(&mut model).await.unwrap();
+    assert_eq!(sent(&seen).1.header("anthropic-version").as_deref(), Some("2023-06-01"));
+    assert!(matches!(
+        anthropic("m").api_version("bad\nversion"),
+        Err(ModelError::Config { .. })
+    ));
 }
 
 #[tokio::test]

@@ -16,8 +16,18 @@ const PROVIDER: &str = "anthropic";
 const KEY: &str = "ANTHROPIC_API_KEY";
 const BASE: &str = "ANTHROPIC_BASE_URL";
 const DEFAULT_BASE: &str = "https://api.anthropic.com";
-/// The `anthropic-version` header: the API version the bodies are written for.
-const VERSION: &str = "2023-06-01";
+/// The `anthropic-version` header: the API version the bodies are written for, the one the
+/// official SDKs send since their 2026-10-21 majors (`anthropic` 2.0.0; 2.12.0 judges the
+/// bodies here). Its breaking changes are all about what carnet never sends: sampling
+/// parameters (`temperature`, `top_p`, `top_k`), document blocks in assistant messages,
+/// citations on a user's text blocks. The key stays in `x-api-key`, as the version's own
+/// migration guide sends it (the SDKs moved to `Authorization: Bearer`; the API takes both).
+const VERSION: &str = "2026-10-21";
+
+/// Models that answer a forced `tool_choice` (`any`, or a named tool) with a 400: Claude
+/// Fable 5.1 and Claude Mythos 5.1 (Anthropic's release notes of 2026-09-01), matched
+/// anywhere in the model name (`claude-fable-5-1`, a platform's `anthropic.claude-fable-5-1`).
+const NO_FORCED_TOOL_CHOICE: [&str; 2] = ["claude-fable-5-1", "claude-mythos-5-1"];
 
 /// A client for Anthropic's Messages API (`POST {base}/v1/messages`).
 ///
@@ -37,9 +47,13 @@ pub struct Anthropic {
     base: String,
     options: anthropic::RequestOptions,
     tool_choice: ToolChoice,
+    /// Whether the model takes a forced `tool_choice` (see [`Anthropic::forced_tool_choice`]).
+    forced_tool_choice: bool,
     search: ProviderSearch,
     /// `anthropic-beta` values, comma-joined into one header.
     betas: Vec<String>,
+    /// The `anthropic-version` header.
+    version: String,
 }
 
 impl Anthropic {
@@ -72,6 +86,7 @@ impl Anthropic {
     /// [`Anthropic::new`]'s body, compiled once here rather than in each program.
     fn with(key: Option<ApiKey>, base: String, model: String) -> Result<Self, ModelError> {
         endpoint(&base, BASE, "v1/messages")?;
+        let forced_tool_choice = !NO_FORCED_TOOL_CHOICE.iter().any(|name| model.contains(name));
         Ok(Anthropic {
             transport: Transport::new(PROVIDER, KEY, HttpOptions::default())?,
             key,
@@ -81,9 +96,51 @@ impl Anthropic {
                 max_tokens: 4096,
             },
             tool_choice: ToolChoice::Auto,
+            forced_tool_choice,
             search: ProviderSearch::Off,
             betas: Vec::new(),
+            version: VERSION.to_owned(),
         })
+    }
+
+    /// Whether the model takes a forced `tool_choice`. When it does not,
+    /// [`ToolChoice::Required`] and [`ToolChoice::Tool`] are sent as `auto` (no
+    /// `tool_choice`): the request the model accepts, the choice left to it. By default
+    /// `false` for the models that refuse one (Claude Fable 5.1, Claude Mythos 5.1), `true`
+    /// for the others.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use carnet_runtime::models::{Anthropic, ToolChoice};
+    ///
+    /// let mut model = Anthropic::from_env("claude-fable-5-1")?;
+    /// model.set_tool_choice(ToolChoice::Required); // sent as `auto`: Fable 5.1 refuses `any`
+    /// let mut model = Anthropic::from_env("my-proxy-alias")?.forced_tool_choice(false);
+    /// # Ok::<(), carnet_runtime::chat::ModelError>(())
+    /// ```
+    #[must_use]
+    pub fn forced_tool_choice(mut self, accepted: bool) -> Self {
+        self.forced_tool_choice = accepted;
+        self
+    }
+
+    /// Sends another `anthropic-version` than `2026-10-21` (`2023-06-01`, for an endpoint
+    /// that knows only that one). The bodies stay the same.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] when `version` cannot be a header value.
+    pub fn api_version(mut self, version: impl Into<String>) -> Result<Self, ModelError> {
+        let version = version.into();
+        if version.is_empty() || header::HeaderValue::from_str(&version).is_err() {
+            return Err(ModelError::Config {
+                what: "anthropic-version".to_owned(),
+                message: format!("`{version}` is not an API version (`2026-10-21`)"),
+            });
+        }
+        self.version = version;
+        Ok(self)
     }
 
     /// Declares Anthropic's server-side tool search over the deferred tools, in
@@ -129,7 +186,8 @@ impl Anthropic {
         self
     }
 
-    /// Whether the model must call a tool, from the next request on.
+    /// Whether the model must call a tool, from the next request on (to a model that refuses
+    /// a forced choice, `auto`: see [`Anthropic::forced_tool_choice`]).
     pub fn set_tool_choice(&mut self, choice: ToolChoice) {
         self.tool_choice = choice;
     }
@@ -175,7 +233,9 @@ impl Anthropic {
         let body = &mut spliced.body;
         anthropic::declare_tool_search(body, self.search)
             .map_err(|e| ModelError::other(format!("the tools cannot be sent to Anthropic: {e}")))?;
+        let forced = matches!(self.tool_choice, ToolChoice::Required | ToolChoice::Tool(_));
         if !request.tools.is_empty()
+            && (self.forced_tool_choice || !forced)
             && let Some(choice) = self.tool_choice.anthropic()
         {
             body["tool_choice"] = choice;
@@ -192,10 +252,11 @@ impl Anthropic {
 
     fn headers(&self, stream: bool) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            header::HeaderValue::from_static(VERSION),
-        );
+        let version = header::HeaderValue::from_str(&self.version).map_err(|_| ModelError::Config {
+            what: "anthropic-version".to_owned(),
+            message: format!("`{}` is not a header value", self.version),
+        })?;
+        headers.insert(HeaderName::from_static("anthropic-version"), version);
         if let Some(key) = &self.key {
             headers.insert(HeaderName::from_static("x-api-key"), secret_header(key.expose())?);
         }

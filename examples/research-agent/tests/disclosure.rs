@@ -5,8 +5,8 @@
 //!
 //! With `CARNET_REQUESTS_DIR` set, every body is written there (`<api>-<mode>-<step>.json`),
 //! with the clients' streamed (`<api>-stream-…`), strict (`<api>-strict-…`; Gemini's
-//! `parametersJsonSchema`, `gemini-json-schema-…`) and tool-choice (`<api>-choice-…`)
-//! variants, for `tests/providers/validate.py` to check against the official SDKs' request
+//! `parametersJsonSchema`, `gemini-json-schema-…`) and tool-choice (`<api>-choice-…`; a
+//! model that refuses a forced one, `anthropic-choice-fable-…`) variants, for `tests/providers/validate.py` to check against the official SDKs' request
 //! types.
 
 use std::collections::BTreeMap;
@@ -164,6 +164,14 @@ impl ChatModel for Recorder {
                 api.body_with(&request, false, false, &choice),
             ));
         }
+        // A model that refuses a forced choice (Claude Fable 5.1) is sent `auto`.
+        let mut fable = Anthropic::new(None, "http://127.0.0.1:9", "claude-fable-5-1")
+            .unwrap()
+            .max_tokens(1024);
+        fable.set_tool_choice(ToolChoice::Required);
+        let body = fable.request_body(&request, false).unwrap();
+        assert_eq!(body.get("tool_choice"), None, "Fable 5.1 refuses `any`");
+        variants.push(("anthropic-choice-fable".to_owned(), body));
         self.variants.push(variants);
         self.gemini.push(gemini::tool_config(&request).unwrap());
         self.model.complete(request)
