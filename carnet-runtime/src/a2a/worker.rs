@@ -26,10 +26,8 @@ pub(super) async fn run_task(
     text: String,
     live: Live,
 ) {
-    let task_id = task.id.clone();
     let end = run(&shared, &conversation, task, text, &live).await;
     finish(&shared, end, &live).await;
-    shared.finish(&task_id);
     Shared::release(&conversation);
 }
 
@@ -159,7 +157,9 @@ async fn run(shared: &Shared, conversation: &Conversation, mut task: Task, text:
     }
 }
 
-/// Saves the task's end, then announces it: the answer's artifact, then the last status.
+/// Saves the task's end, marks it no longer running (a message may continue it, a new
+/// subscriber reads it from the store), then announces it to the subscribers it has: the
+/// answer's artifact, then the last status.
 async fn finish(shared: &Shared, end: End, live: &Live) {
     let End {
         mut task,
@@ -189,6 +189,7 @@ async fn finish(shared: &Shared, end: End, live: &Live) {
             Some(agent_message(&task, format!("the task could not be saved: {e}"))),
         );
     }
+    shared.finish(&task.id);
     if let Some(artifact) = artifact {
         let _ = live
             .events
