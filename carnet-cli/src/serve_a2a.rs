@@ -34,6 +34,9 @@ pub(crate) struct A2aOptions {
     /// `:*` for any port); default: `localhost`, `127.0.0.1` and `[::1]` on any port.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
+    /// Answer CORS preflights for the allowed origins (browser clients).
+    #[arg(long)]
+    cors: bool,
     /// Conversations (A2A contexts) held at once.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_contexts)]
     max_contexts: usize,
@@ -68,7 +71,8 @@ impl A2aOptions {
             .with_context_idle(Duration::from_secs(self.context_idle))
             .with_max_tasks(self.max_tasks)
             .with_max_steps(self.max_steps.max(1))
-            .with_task_timeout(Duration::from_secs(self.task_timeout));
+            .with_task_timeout(Duration::from_secs(self.task_timeout))
+            .with_cors(self.cors);
         if !self.allow_origins.is_empty() {
             limits = limits.with_allowed_origins(self.allow_origins.iter().cloned());
         }

@@ -602,6 +602,49 @@ async fn a_conversation_is_bounded_in_length() {
 }
 
 #[tokio::test]
+async fn cors_for_allowed_origins_only_when_asked() {
+    let allowed = ("Origin", "http://localhost:3000");
+    let server = start(Limits::default().with_cors(true)).await;
+    let raw = |method: &'static str, origin: &'static str| async move {
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let request = format!(
+            "{method} / HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.unwrap();
+        String::from_utf8_lossy(&response).to_ascii_lowercase()
+    };
+    let preflight = raw("OPTIONS", allowed.1).await;
+    assert!(preflight.starts_with("http/1.1 204"), "{preflight}");
+    assert!(preflight.contains("access-control-allow-origin: http://localhost:3000"));
+    assert!(preflight.contains("a2a-version"));
+    assert!(
+        raw("OPTIONS", "https://evil.example.com")
+            .await
+            .starts_with("http/1.1 403")
+    );
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}).to_string();
+    let (status, _) = http(server.addr, "POST", "/", &[JSON, V1, allowed], body.as_bytes()).await;
+    assert_eq!(status, 200);
+
+    let without = start(Limits::default()).await;
+    let mut stream = tokio::net::TcpStream::connect(without.addr).await.unwrap();
+    stream
+        .write_all(b"OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://localhost:3000\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let response = String::from_utf8_lossy(&response).to_ascii_lowercase();
+    assert!(
+        response.starts_with("http/1.1 405"),
+        "no preflight without cors: {response}"
+    );
+    assert!(!response.contains("access-control-allow-origin"));
+}
+
+#[tokio::test]
 async fn a_slow_body_is_cut_off() {
     let server = start(Limits::default().with_body_timeout(Duration::from_millis(300))).await;
     let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();

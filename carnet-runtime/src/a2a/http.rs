@@ -193,15 +193,60 @@ async fn handle(context: &Context, request: Request<Incoming>) -> Response<Body>
             &format!("nothing is served at {path}: the A2A endpoint is `/`, the card at {AGENT_CARD_PATH}"),
         );
     }
-    if let Some(origin) = request.headers().get(ORIGIN) {
-        let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
-        if !context.shared.limits.allows(&origin) {
-            return plain_error(
-                StatusCode::FORBIDDEN,
-                &format!("requests from the origin `{origin}` are not allowed"),
-            );
-        }
+    let origin = request
+        .headers()
+        .get(ORIGIN)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    if let Some(origin) = &origin
+        && !context.shared.limits.allows(origin)
+    {
+        return plain_error(
+            StatusCode::FORBIDDEN,
+            &format!("requests from the origin `{origin}` are not allowed"),
+        );
     }
+    let cors = origin.filter(|_| context.shared.limits.cors);
+    if request.method() == Method::OPTIONS
+        && let Some(origin) = &cors
+    {
+        let mut response = Response::new(Full::new(Bytes::new()).boxed());
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        add_cors(&mut response, origin, true);
+        return response;
+    }
+    let mut response = serve(context, request, &path, is_rest).await;
+    if let Some(origin) = &cors {
+        add_cors(&mut response, origin, false);
+    }
+    response
+}
+
+/// CORS headers for an allowed `origin` (and, for a preflight, what it may send).
+fn add_cors(response: &mut Response<Body>, origin: &str, preflight: bool) {
+    let Ok(origin) = HeaderValue::from_str(origin) else {
+        return;
+    };
+    let headers = response.headers_mut();
+    headers.insert(HeaderName::from_static("access-control-allow-origin"), origin);
+    headers.insert(HeaderName::from_static("vary"), HeaderValue::from_static("Origin"));
+    if preflight {
+        headers.insert(
+            HeaderName::from_static("access-control-allow-methods"),
+            HeaderValue::from_static("GET, POST, OPTIONS"),
+        );
+        headers.insert(
+            HeaderName::from_static("access-control-allow-headers"),
+            HeaderValue::from_static("content-type, accept, authorization, a2a-version, a2a-extensions, last-event-id"),
+        );
+        headers.insert(
+            HeaderName::from_static("access-control-max-age"),
+            HeaderValue::from_static("600"),
+        );
+    }
+}
+
+/// A request of either binding, its origin allowed.
+async fn serve(context: &Context, request: Request<Incoming>, path: &str, is_rest: bool) -> Response<Body> {
     let version = request
         .headers()
         .get(VERSION_HEADER)
@@ -257,7 +302,7 @@ async fn handle(context: &Context, request: Request<Incoming>) -> Response<Body>
     }
     let shared = &context.shared;
     if is_rest {
-        match rest::handle(shared, &method, &path, query.as_deref(), version.as_deref(), &body).await {
+        match rest::handle(shared, &method, path, query.as_deref(), version.as_deref(), &body).await {
             rest::Answer::Json(status, body) => json(status, body),
             rest::Answer::Stream(events) => sse(events, |event| serde_json::to_vec(event).unwrap_or_default()),
         }

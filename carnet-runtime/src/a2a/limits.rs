@@ -58,6 +58,9 @@ pub struct Limits {
     /// and `[::1]`, any port). A request with another `Origin` gets 403; requests without
     /// one (non-browser clients) pass. The agent card is readable from any origin.
     pub allowed_origins: Vec<String>,
+    /// Whether to answer CORS preflights and add CORS headers for the allowed origins, so
+    /// browser clients can call the server (default `false`).
+    pub cors: bool,
 }
 
 impl Default for Limits {
@@ -82,6 +85,7 @@ impl Default for Limits {
                         .map(move |host| format!("{scheme}://{host}:*"))
                 })
                 .collect(),
+            cors: false,
         }
     }
 }
@@ -168,6 +172,13 @@ impl Limits {
     #[must_use]
     pub fn with_allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`Limits::cors`].
+    #[must_use]
+    pub fn with_cors(mut self, cors: bool) -> Self {
+        self.cors = cors;
         self
     }
 

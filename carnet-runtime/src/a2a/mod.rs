@@ -51,11 +51,11 @@
 //!   them as `google.rpc.Status` bodies whose `ErrorInfo` carries the A2A reason.
 //! - **Bounds** ([`Limits`]): request bodies (1 MiB) and message text (100,000 characters),
 //!   header and body time limits (slow clients cut off), tasks held (10,000; finished ones
-//!   kept an hour) and conversations held (1,000, of at most 2,000 chat messages each; ended
-//!   after 30 idle minutes), a time
-//!   limit per message (10 min) and a step limit (12 model calls), an `Origin` allow-list
-//!   (loopback by default). The server binds loopback addresses only: it has no
-//!   authentication of its own.
+//!   kept an hour), conversations held (1,000, of at most 2,000 chat messages each; ended
+//!   after 30 idle minutes), a time limit per message (10 min) and a step limit (12 model
+//!   calls), an `Origin` allow-list (loopback by default; CORS for those origins on
+//!   request). The server binds loopback addresses only: it has no authentication of its
+//!   own.
 //! - **Tasks are kept** in a [`TaskStore`]: [`MemoryStore`] by default; what runs a task
 //!   (its conversation, model call and events) stays in the process that runs it.
 //!

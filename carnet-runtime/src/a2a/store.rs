@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn pages_cover_every_task_once_newest_first() {
-        let store = MemoryStore::new(100, Duration::from_secs(60));
+        let store = MemoryStore::new(100, Duration::from_mins(1));
         for i in 0..7 {
             store
                 .save_now(task(
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn a_full_store_replaces_finished_tasks_and_refuses_when_none_is() {
-        let store = MemoryStore::new(2, Duration::from_secs(60));
+        let store = MemoryStore::new(2, Duration::from_mins(1));
         store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
         store.save_now(task("b", "c", TaskState::Working, 2)).unwrap();
         store.save_now(task("c", "c", TaskState::Working, 3)).unwrap();
