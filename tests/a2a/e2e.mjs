@@ -80,8 +80,20 @@ async function round(binding) {
     [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(slow.status.state),
     `${binding}: returned at once`,
   );
-  const subscription = collect(client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: slow.id })));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Canceled once the subscription has its first event, so it sees the cancel.
+  let subscribed;
+  const first = new Promise((resolve) => {
+    subscribed = resolve;
+  });
+  const subscription = (async () => {
+    const seen = [];
+    for await (const event of client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: slow.id }))) {
+      seen.push(event);
+      subscribed();
+    }
+    return seen;
+  })();
+  await first;
   const canceled = await client.cancelTask(CancelTaskRequest.fromJSON({ id: slow.id }));
   check(canceled.status.state === TaskState.TASK_STATE_CANCELED, `${binding}: canceled`);
   const seen = await subscription;

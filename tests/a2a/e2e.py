@@ -165,8 +165,18 @@ async def binding_round(url, binding, http):
     events = await collect(polling.send_message(SendMessageRequest(message=user("wait for it"))))
     slow = events[0].task
     check(slow.status.state in (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING), "returned at once")
-    subscription = asyncio.create_task(collect(streaming.subscribe(SubscribeToTaskRequest(id=slow.id))))
-    await asyncio.sleep(0.3)
+    subscribed = asyncio.Event()
+
+    async def follow():
+        seen = []
+        async for event in streaming.subscribe(SubscribeToTaskRequest(id=slow.id)):
+            seen.append(event)
+            subscribed.set()
+        return seen
+
+    subscription = asyncio.create_task(follow())
+    # Canceled once the subscription has its first event, so it sees the cancel.
+    await asyncio.wait_for(subscribed.wait(), 10)
     canceled = await plain.cancel_task(CancelTaskRequest(id=slow.id))
     check(canceled.status.state == TaskState.TASK_STATE_CANCELED, f"canceled: {canceled.status}")
     seen = await asyncio.wait_for(subscription, 10)
