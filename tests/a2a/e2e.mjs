@@ -82,7 +82,7 @@ async function round(binding) {
   );
   // Canceled once the subscription has its first event, so it sees the cancel.
   let subscribed;
-  const first = new Promise((resolve) => {
+  const firstEvent = new Promise((resolve) => {
     subscribed = resolve;
   });
   const subscription = (async () => {
@@ -93,7 +93,7 @@ async function round(binding) {
     }
     return seen;
   })();
-  await first;
+  await firstEvent;
   const canceled = await client.cancelTask(CancelTaskRequest.fromJSON({ id: slow.id }));
   check(canceled.status.state === TaskState.TASK_STATE_CANCELED, `${binding}: canceled`);
   const seen = await subscription;
