@@ -283,6 +283,7 @@ async fn get_list_and_history_length() {
         -32602
     );
     let completed = rpc(server.addr, "ListTasks", json!({"status": "TASK_STATE_CANCELED"})).await;
+    assert_eq!(completed["result"]["pageSize"], 50, "the default page size");
     assert_eq!(completed["result"]["totalSize"], 0);
     assert_eq!(
         code(&rpc(server.addr, "ListTasks", json!({"pageSize": 0})).await),

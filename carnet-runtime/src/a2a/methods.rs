@@ -232,7 +232,8 @@ pub(super) async fn list(shared: &Shared, params: Value) -> Result<Reply, A2AErr
         .map(|task| trim(task, history_length, include_artifacts))
         .collect();
     let response = ListTasksResponse {
-        page_size: i32::try_from(tasks.len()).unwrap_or(i32::MAX),
+        // The page size used, as the reference SDKs give it (the page may hold fewer).
+        page_size,
         tasks,
         next_page_token: page.next_page_token,
         total_size: i32::try_from(page.total_size).unwrap_or(i32::MAX),
