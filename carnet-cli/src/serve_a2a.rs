@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use carnet_runtime::a2a::{Limits, Server};
 use carnet_runtime::chat::{ChatModel, ChatRequest, ChatResponse, Message, ModelError};
-use carnet_runtime::models::{Anthropic, OpenAi, OpenAiApi};
+use carnet_runtime::models::{Anthropic, Gemini, OpenAi, OpenAiApi};
 use carnet_runtime::{BoxFuture, Carnet, ExposureMode, Manifest, ToolCall};
 use serde_json::Value;
 
@@ -19,7 +19,8 @@ pub(crate) struct A2aOptions {
     /// The model every conversation runs on: `openai:NAME` (Chat Completions; key and
     /// server from `OPENAI_API_KEY`, `OPENAI_BASE_URL`: a local server needs no key),
     /// `openai-responses:NAME`, `anthropic:NAME` (`ANTHROPIC_API_KEY`,
-    /// `ANTHROPIC_BASE_URL`), or `scripted:FILE`, an offline script (see `carnet serve-a2a
+    /// `ANTHROPIC_BASE_URL`), `gemini:NAME` (`GOOGLE_API_KEY` or `GEMINI_API_KEY`,
+    /// `GOOGLE_GEMINI_BASE_URL` or `GEMINI_BASE_URL`), or `scripted:FILE`, an offline script (see `carnet serve-a2a
     /// --help`).
     #[arg(long, value_name = "PROVIDER:NAME")]
     model: String,
@@ -158,6 +159,7 @@ pub(crate) fn card(manifest: &Manifest, agent: &str, url: &str) -> Result<(), Fa
 enum ModelSpec {
     OpenAi(String, OpenAiApi),
     Anthropic(String),
+    Gemini(String),
     Scripted(std::sync::Arc<Script>),
 }
 
@@ -171,9 +173,10 @@ impl ModelSpec {
             "openai" => Ok(ModelSpec::OpenAi(name.to_owned(), OpenAiApi::ChatCompletions)),
             "openai-responses" => Ok(ModelSpec::OpenAi(name.to_owned(), OpenAiApi::Responses)),
             "anthropic" => Ok(ModelSpec::Anthropic(name.to_owned())),
+            "gemini" => Ok(ModelSpec::Gemini(name.to_owned())),
             "scripted" => Script::read(Path::new(name)).map(|s| ModelSpec::Scripted(std::sync::Arc::new(s))),
             other => Err(format!(
-                "`{spec}`: unknown provider `{other}` (openai, openai-responses, anthropic, scripted)"
+                "`{spec}`: unknown provider `{other}` (openai, openai-responses, anthropic, gemini, scripted)"
             )),
         }
     }
@@ -182,6 +185,7 @@ impl ModelSpec {
         Ok(match self {
             ModelSpec::OpenAi(name, api) => Box::new(OpenAi::from_env(name)?.api(*api)),
             ModelSpec::Anthropic(name) => Box::new(Anthropic::from_env(name)?),
+            ModelSpec::Gemini(name) => Box::new(Gemini::from_env(name)?),
             ModelSpec::Scripted(script) => Box::new(Scripted(script.clone())),
         })
     }
