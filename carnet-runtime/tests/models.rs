@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use carnet_runtime::chat::{self, ChatModel, ChatRequest, Delta, Message, ModelError, Stop, Usage};
 use carnet_runtime::models::{Anthropic, ApiKey, OpenAi, OpenAiApi, ToolChoice};
-use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolImpl, ToolsetImpl};
+use carnet_runtime::{Carnet, ExposureMode, Manifest, Preset, ToolImpl, ToolsetImpl};
 use fake_server::{Reply, Seen, fast, http, ok, server, sse};
 use serde_json::{Value, json};
 
@@ -20,6 +20,10 @@ fn carnet() -> Carnet {
 }
 
 fn carnet_in(mode: ExposureMode) -> Carnet {
+    carnet_with(mode, Preset::default())
+}
+
+fn carnet_with(mode: ExposureMode, preset: Preset) -> Carnet {
     let manifest = Manifest::from_json(
         r#"{
         "agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
@@ -40,6 +44,7 @@ fn carnet_in(mode: ExposureMode) -> Carnet {
     Carnet::builder(&manifest)
         .toolset(ToolsetImpl::new("ops", [add]))
         .mode(mode)
+        .preset(preset)
         .build()
         .unwrap()
 }
@@ -551,4 +556,72 @@ async fn the_clients_declare_the_providers_tool_search_only_when_asked() {
             .all(|t| t["type"] == "function"),
         "Chat Completions has no tool search"
     );
+}
+
+/// `OpenAI`'s client-executed tool search, answered by carnet's own search within one model
+/// call. With `CARNET_REQUESTS_DIR` set, the requests are written there
+/// (`openai-responses-search-client-<n>.json`) for `tests/providers/validate.py`.
+#[tokio::test]
+async fn a_client_executed_tool_search_is_answered_by_carnets_search() {
+    let search_call = json!({"type": "tool_search_call", "id": "tsc_1", "call_id": "call_search_1", "execution": "client",
+        "status": "completed", "arguments": {"query": "add two numbers"}, "created_by": "resp_1"});
+    let reply = |output: Value, input: u64| {
+        json!({"id": "resp_1", "object": "response", "status": "completed", "output": output,
+               "usage": {"input_tokens": input, "output_tokens": 4, "input_tokens_details": {"cached_tokens": 0}}})
+    };
+    let add = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "math_add",
+                     "namespace": "ops", "arguments": "{\"a\": 2, \"b\": 3}", "status": "completed"});
+    let (base, seen) = server(vec![
+        ok(&reply(json!([search_call]), 100)),
+        ok(&reply(json!([add]), 150)),
+    ])
+    .await;
+    let without_index = carnet_in(ExposureMode::Deferred);
+    let err = openai(&base).carnet_tool_search(&without_index).unwrap_err();
+    assert!(err.to_string().contains("Preset::Discovery"), "{err}");
+    let carnet = carnet_with(ExposureMode::Deferred, Preset::Discovery);
+    let mut model = openai(&base)
+        .api(OpenAiApi::Responses)
+        .carnet_tool_search(&carnet)
+        .unwrap();
+    let response = complete_deferred(&mut model).await.unwrap();
+
+    assert_eq!(response.calls.len(), 1, "the answer after the search");
+    assert_eq!(response.calls[0].name, "math.add");
+    assert_eq!(response.usage.map(|u| u.input), Some(250), "both requests counted");
+    let kinds: Vec<&str> = response.hosted.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["tool_search_call", "tool_search_output"],
+        "kept for the next requests"
+    );
+
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    let first: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    let declared = first["tools"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(declared["type"], "tool_search");
+    assert_eq!(declared["execution"], "client");
+    assert_eq!(declared["parameters"]["required"], json!(["query"]));
+    let second: Value = serde_json::from_slice(&seen[1].body).unwrap();
+    let input = second["input"].as_array().unwrap();
+    assert_eq!(
+        input[1],
+        json!({"type": "tool_search_call", "id": "tsc_1", "call_id": "call_search_1", "execution": "client",
+               "status": "completed", "arguments": {"query": "add two numbers"}})
+    );
+    assert_eq!(input[2]["type"], "tool_search_output");
+    assert_eq!(input[2]["call_id"], "call_search_1");
+    assert_eq!(input[2]["execution"], "client");
+    assert_eq!(input[2]["tools"][0]["name"], "ops", "carnet's search found `math.add`");
+    assert_eq!(input[2]["tools"][0]["tools"][0]["name"], "math_add");
+    assert_eq!(first["tools"], second["tools"], "the declared tools never change");
+
+    if let Some(dir) = std::env::var_os("CARNET_REQUESTS_DIR") {
+        std::fs::create_dir_all(&dir).unwrap();
+        for (n, body) in [first, second].iter().enumerate() {
+            let path = std::path::Path::new(&dir).join(format!("openai-responses-search-client-{n}.json"));
+            std::fs::write(path, serde_json::to_string_pretty(body).unwrap()).unwrap();
+        }
+    }
 }

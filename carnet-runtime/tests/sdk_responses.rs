@@ -19,7 +19,7 @@ use carnet_runtime::chat::{ChatRequest, ChatResponse, Delta, Message};
 use carnet_runtime::providers::{
     Aliases, ProviderError, ProviderSearch, ResponseStream, StreamFormat, anthropic, gemini, openai,
 };
-use carnet_runtime::{ExposureMode, ToolKind, ToolOutput, ToolSpec};
+use carnet_runtime::{Carnet, ExposureMode, Manifest, Preset, ToolImpl, ToolKind, ToolOutput, ToolSpec, ToolsetImpl};
 use serde_json::{Value, json};
 
 fn specs() -> [ToolSpec; 2] {
@@ -40,12 +40,52 @@ fn aliases() -> Aliases {
     Aliases::new(&specs()).unwrap()
 }
 
+/// An engine over the same tools, its search index built (`Preset::Discovery`): what answers
+/// a client-executed tool search.
+fn searcher() -> Carnet {
+    let manifest = Manifest::from_json(
+        r#"{"agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
+            "skills": {"math": {"name": "math", "description": "Arithmetic", "toolsets": ["ops"], "content": ""}},
+            "toolsets": {"ops": {"name": "ops", "description": "Ops", "content": "",
+                                 "tools": [{"name": "math.add", "description": "Adds two numbers"}]}}}"#,
+    )
+    .unwrap();
+    let add = ToolImpl::from_fn("math.add", json!({"type": "object"}), |_| async { Ok(json!(3)) });
+    Carnet::builder(&manifest)
+        .toolset(ToolsetImpl::new("ops", [add]))
+        .preset(Preset::Discovery)
+        .mode(ExposureMode::Deferred)
+        .build()
+        .unwrap()
+}
+
 /// The request after `response` in the deferred mode with the provider's search declared:
-/// the user's question, the response (its search items or signed parts included), a result
-/// for each call; and its file name's prefix.
+/// the user's question, the response (its search items or signed parts included; a
+/// client-executed search answered by carnet's own), a result for each call; and its file
+/// name's prefix.
 fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Value)> {
     let mut messages = vec![Message::User("What is 1 + 2?".into())];
-    messages.push(Message::Hosted(response.hosted.clone()));
+    let mut hosted = response.hosted.clone();
+    let tools = specs();
+    let answers: Vec<Value> = {
+        let callable = ["loadSkill".to_owned(), "math.add".to_owned()];
+        let request = ChatRequest {
+            system: "Compute.",
+            messages: &messages,
+            tools: &tools,
+            mode: ExposureMode::Deferred,
+            callable: &callable,
+        };
+        let carnet = searcher();
+        hosted
+            .iter()
+            .filter_map(|item| {
+                openai::tool_search_output(&carnet, item, &request, &openai::RequestOptions::default()).unwrap()
+            })
+            .collect()
+    };
+    hosted.extend(answers);
+    messages.push(Message::Hosted(hosted));
     messages.push(Message::Assistant {
         text: response.text.clone(),
         tool_calls: response.calls.clone(),
@@ -56,7 +96,6 @@ fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Va
             output: ToolOutput::ok(json!(3)),
         });
     }
-    let tools = specs();
     let callable = ["loadSkill".to_owned(), "math.add".to_owned()];
     let request = ChatRequest {
         system: "Compute.",
@@ -81,7 +120,21 @@ fn next_request(kind: &str, response: &ChatResponse) -> Option<(&'static str, Va
                 ..openai::RequestOptions::default()
             };
             let mut body = openai::responses_request(&request, &options).unwrap();
-            assert!(openai::declare_tool_search(&mut body, ProviderSearch::Bm25));
+            if response.hosted.iter().any(openai::is_client_search_call) {
+                assert!(openai::declare_client_tool_search(&mut body));
+                let answered = body["input"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|i| i["type"] == "tool_search_output")
+                    .unwrap();
+                assert_eq!(
+                    answered["tools"][0]["tools"][0]["name"], "math_add",
+                    "carnet's search found it"
+                );
+            } else {
+                assert!(openai::declare_tool_search(&mut body, ProviderSearch::Bm25));
+            }
             Some(("openai-responses-search", body))
         }
         "gemini" | "gemini-stream" => {
@@ -215,7 +268,7 @@ fn sdk_made_responses_read_back_as_expected() {
         }
     }
     if std::env::var_os("CARNET_REQUESTS_DIR").is_some() {
-        assert_eq!(searched, 3, "the SDK-made tool search responses, sent back");
+        assert_eq!(searched, 4, "the SDK-made tool search responses, sent back");
         assert_eq!(signed, 4, "google-genai's signed answers, sent back");
     }
 }

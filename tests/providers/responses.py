@@ -181,6 +181,13 @@ def responses_fixtures():
     yield "responses", "tool-search", dump(response(search + [function_call("call_1", "math_add", '{"a": 1, "b": 2}')])), \
         expect(calls=[{"id": "call_1", "name": "math.add", "arguments": {"a": 1, "b": 2}}],
                usage=RESPONSES_USAGE_EXPECT, finish="completed", hosted=["tool_search_call", "tool_search_output"])
+    # OpenAI's client-executed search (issue 51, item 4): the model asks, the client answers
+    # (carnet's own search; sdk_responses.rs sends the answer back).
+    client_search = orr.ResponseToolSearchCall.model_validate({
+        "type": "tool_search_call", "id": "tsc_2", "call_id": "call_search_1", "execution": "client",
+        "status": "completed", "arguments": {"query": "add two numbers"}}).model_dump(mode="json", by_alias=True)
+    yield "responses", "tool-search-client", dump(response([client_search])), \
+        expect(usage=RESPONSES_USAGE_EXPECT, finish="completed", hosted=["tool_search_call"])
     yield "responses", "failed", dump(response(
         [], status="failed", usage=None, error={"code": "server_error", "message": "The server had an error"})), \
         expect(error="The server had an error")

@@ -36,5 +36,8 @@ CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p research-agent --test disclosur
 # Provider-side tool search (issue 26, item 3): conversations with the search declared, and
 # the request after each SDK-made search response (its items sent back as they came).
 CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p carnet-runtime --test provider_search
+# OpenAI's client-executed tool search, answered by carnet's own search (issue 51, item 4).
+CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p carnet-runtime --features openai,anthropic --test models \
+    a_client_executed_tool_search_is_answered_by_carnets_search
 CARNET_SDK_RESPONSES="$RESPONSES" CARNET_REQUESTS_DIR="$OUT" cargo test --quiet -p carnet-runtime --test sdk_responses
 "$VENV/bin/python" tests/providers/validate.py "$OUT"

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::config::{ApiKey, HttpOptions, ToolChoice, endpoint, from_env};
 use super::http::{Transport, body_bytes, secret_header, write_body};
-use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, ModelError};
+use crate::Carnet;
+use crate::chat::{ChatModel, ChatRequest, ChatResponse, Delta, Message, ModelError};
 use crate::dispatch::BoxFuture;
 use crate::providers::conversation;
 use crate::providers::history::Spliced;
@@ -16,6 +17,9 @@ const PROVIDER: &str = "openai";
 const KEY: &str = "OPENAI_API_KEY";
 const BASE: &str = "OPENAI_BASE_URL";
 const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+/// The most client-executed searches answered within one model call, before its answer is
+/// returned as it is.
+const MAX_CLIENT_SEARCHES: usize = 4;
 
 /// Which `OpenAI` API a client calls.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -54,6 +58,8 @@ pub struct OpenAi {
     max_output_tokens: Option<u32>,
     tool_choice: ToolChoice,
     search: ProviderSearch,
+    /// The engine whose search answers the client-executed tool search, when declared.
+    searcher: Option<Carnet>,
 }
 
 impl OpenAi {
@@ -98,6 +104,7 @@ impl OpenAi {
             max_output_tokens: None,
             tool_choice: ToolChoice::Auto,
             search: ProviderSearch::Off,
+            searcher: None,
         })
     }
 
@@ -131,6 +138,44 @@ impl OpenAi {
     pub fn tool_search(mut self, search: ProviderSearch) -> Self {
         self.search = search;
         self
+    }
+
+    /// Declares `OpenAI`'s client-executed tool search instead of the hosted one, with the
+    /// Responses API in [`ExposureMode::Deferred`](crate::ExposureMode::Deferred) (see
+    /// [`openai::declare_client_tool_search`]), and answers it with `carnet`'s own search
+    /// (`searchTools`' ranking, [`openai::tool_search_output`]): when the model asks with a
+    /// `tool_search_call`, the client sends the tools found back in a `tool_search_output`
+    /// and asks again, within the same model call (at most four searches; an answer that
+    /// also calls tools is returned as it is), and the answer it returns carries both items
+    /// ([`ChatResponse::hosted`]) for the next requests, its usage the sum of the requests'.
+    /// As with the hosted search, finding a tool does not expose it: the session decides.
+    /// Other requests stay as they are.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] when `carnet` has no search index: an engine builds one when it
+    /// offers `searchTools` ([`Preset::Discovery`](crate::Preset::Discovery)).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn demo(carnet: &carnet_runtime::Carnet) -> Result<(), carnet_runtime::chat::ModelError> {
+    /// use carnet_runtime::models::{OpenAi, OpenAiApi};
+    ///
+    /// let model = OpenAi::from_env("gpt-5.4")?.api(OpenAiApi::Responses).carnet_tool_search(carnet)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn carnet_tool_search(mut self, carnet: &Carnet) -> Result<Self, ModelError> {
+        if carnet.search_index().tools() == 0 {
+            return Err(ModelError::Config {
+                what: "the tool search".to_owned(),
+                message: "the engine has no search index: build it with `Preset::Discovery` (or the \
+                          `searchTools` meta-tool), whose index answers the search"
+                    .to_owned(),
+            });
+        }
+        self.searcher = Some(carnet.clone());
+        Ok(self)
     }
 
     /// Whether the model must call a tool, from the next request on.
@@ -197,7 +242,11 @@ impl OpenAi {
             rendered.map_err(|e| ModelError::other(format!("the tools cannot be sent to OpenAI: {e}")))?;
         let body = &mut spliced.body;
         if self.api == OpenAiApi::Responses {
-            openai::declare_tool_search(body, self.search);
+            if self.searcher.is_some() {
+                openai::declare_client_tool_search(body);
+            } else {
+                openai::declare_tool_search(body, self.search);
+            }
         }
         if let Some(tokens) = self.max_output_tokens {
             let key = match self.api {
@@ -244,11 +293,71 @@ impl OpenAi {
         Ok(headers)
     }
 
+    /// One model call: one exchange, and with [`OpenAi::carnet_tool_search`] one more for
+    /// each client-executed search the model asks for, answered (see there).
     async fn call(
         &self,
         request: ChatRequest<'_>,
+        mut on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
+    ) -> Result<ChatResponse, ModelError> {
+        let mut response = self.exchange(&request, reborrow(&mut on_delta)).await?;
+        let Some(carnet) = self.searcher.as_ref().filter(|_| self.api == OpenAiApi::Responses) else {
+            return Ok(response);
+        };
+        let mut messages = request.messages.to_vec();
+        let (mut hosted, mut text) = (Vec::new(), String::new());
+        for round in 0..=MAX_CLIENT_SEARCHES {
+            let mut outputs = Vec::new();
+            for item in &response.hosted {
+                if let Some(output) = openai::tool_search_output(carnet, item, &request, &self.options)
+                    .map_err(|e| ModelError::other(format!("the tools cannot be sent to OpenAI: {e}")))?
+                {
+                    outputs.push(output);
+                }
+            }
+            if outputs.is_empty() || !response.calls.is_empty() {
+                break;
+            }
+            // The searches answered; what the model said beside them, kept.
+            let mut items = std::mem::take(&mut response.hosted);
+            items.extend(outputs);
+            hosted.extend(items.iter().cloned());
+            text.push_str(response.text.as_deref().unwrap_or_default());
+            if round == MAX_CLIENT_SEARCHES {
+                response.text = None;
+                break;
+            }
+            messages.push(Message::Hosted(items));
+            let next = ChatRequest {
+                messages: &messages,
+                ..request
+            };
+            let usage = response.usage;
+            response = self.exchange(&next, reborrow(&mut on_delta)).await?;
+            response.usage = match (usage, response.usage) {
+                (Some(mut sum), Some(more)) => {
+                    sum += more;
+                    Some(sum)
+                }
+                (one, other) => one.or(other),
+            };
+        }
+        hosted.append(&mut response.hosted);
+        response.hosted = hosted;
+        if !text.is_empty() {
+            text.push_str(response.text.as_deref().unwrap_or_default());
+            response.text = Some(text);
+        }
+        Ok(response)
+    }
+
+    /// One request and its answer.
+    async fn exchange(
+        &self,
+        request: &ChatRequest<'_>,
         on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
     ) -> Result<ChatResponse, ModelError> {
+        let request = *request;
         let aliases = Aliases::new(request.tools).map_err(|e| ModelError::other(e.to_string()))?;
         let stream = on_delta.is_some();
         let body = body_bytes(&request, |out| self.write_request_body(&request, stream, out))?;
@@ -260,6 +369,16 @@ impl OpenAi {
         self.transport
             .exchange(&uri, &headers, body, format, aliases, on_delta)
             .await
+    }
+}
+
+/// `on_delta` for one more exchange (the trait object's lifetime shortened to the borrow).
+fn reborrow<'b>(
+    on_delta: &'b mut Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
+) -> Option<&'b mut (dyn FnMut(Delta<'_>) + Send)> {
+    match on_delta {
+        Some(f) => Some(&mut **f),
+        None => None,
     }
 }
 

@@ -715,6 +715,21 @@ fn gemini_function_response(call: &ToolCall, output: &ToolOutput, aliases: &Alia
     Value::Object(order::object(response))
 }
 
+/// The namespaces of a client-executed search's `tool_search_output`: the tools found, in
+/// the order found, deferred as the hosted search's output holds them.
+pub(super) fn searched_namespaces(
+    tools: &[ToolSpec],
+    found: &[String],
+    aliases: &Aliases,
+    options: &OpenAiOptions,
+) -> Vec<Value> {
+    let found: Vec<&ToolSpec> = found
+        .iter()
+        .filter_map(|name| tools.iter().find(|t| t.name == *name))
+        .collect();
+    namespaces(&found, aliases, options, true)
+}
+
 /// Gemini's `toolConfig` restricting the model to the callable tools
 /// (`allowedFunctionNames`, with mode `VALIDATED`, which still lets the model answer in
 /// text), for [`ExposureMode::AllowedTools`]; `None` in the other modes. Gemini has no

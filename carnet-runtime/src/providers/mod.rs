@@ -54,6 +54,13 @@
 //! The declared tool is appended after the others and never changes, so the cached prefix
 //! stays the same all conversation long.
 //!
+//! `OpenAI`'s search can also be executed by the client ([`openai::declare_client_tool_search`]:
+//! `{"type": "tool_search", "execution": "client"}`): the model's `tool_search_call` is
+//! answered with carnet's own search (`searchTools`' ranking over the engine's index) as a
+//! `tool_search_output` of the tools found, [`openai::tool_search_output`];
+//! `models::OpenAi::carnet_tool_search` does it within one model call, and both items are
+//! kept and sent back as the hosted search's are. `loadSkill` still answers loads.
+//!
 //! # Names
 //!
 //! Canonical tool names may contain `.` (`file.read`), which `OpenAI` and Anthropic reject.

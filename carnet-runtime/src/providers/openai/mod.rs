@@ -25,6 +25,9 @@ pub use super::response::{
     openai_chat_response as parse_chat_response, openai_responses_response as parse_responses_response,
 };
 pub use super::strict::{StrictError, drop_strict_nulls, strict_schema};
-pub use super::tool_search::openai_tool_search as declare_tool_search;
+pub use super::tool_search::{
+    openai_client_search_call as is_client_search_call, openai_client_tool_search as declare_client_tool_search,
+    openai_tool_search as declare_tool_search, openai_tool_search_output as tool_search_output,
+};
 pub use tools::{Options, chat_tools, parse_chat_tool_calls, parse_responses_tool_calls, responses_tools};
 pub use turn::ChatTurn;
