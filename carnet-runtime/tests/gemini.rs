@@ -1,8 +1,9 @@
 //! The Gemini client against a local server (the one the other clients' tests use): the
-//! path, the key's header and the exact body; retries on 429 and 503; a stalled server timed
-//! out; a streamed answer assembled from its chunks; parallel calls answered by name in one
-//! content; thought signatures sent back unchanged through a whole run; a blocked prompt, an
-//! empty response and a refused key as clear errors; usage with cached tokens.
+//! path, the key's header and the exact body; retries on 429 (after the `retryDelay` Google
+//! asks for) and 503; a stalled server timed out; a streamed answer assembled from its
+//! chunks; parallel calls answered by name in one content; thought signatures sent back
+//! unchanged through a whole run; a blocked prompt, an empty response and a refused key as
+//! clear errors; usage with cached tokens.
 
 mod fake_server;
 
@@ -180,16 +181,13 @@ async fn a_request_goes_to_generate_content_with_the_key_in_its_header() {
 
 #[tokio::test]
 async fn a_429_and_a_503_are_retried_with_the_same_bytes() {
+    // Google says when to come back in the body (`google.rpc.RetryInfo`), not in a header.
+    let exhausted = json!({"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
+        "status": "RESOURCE_EXHAUSTED",
+        "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}]}});
+    let started = Instant::now();
     let (base, seen) = server(vec![
-        http(
-            "429 Too Many Requests",
-            &[],
-            &error(
-                429,
-                "RESOURCE_EXHAUSTED",
-                "Resource has been exhausted (e.g. check quota).",
-            ),
-        ),
+        http("429 Too Many Requests", &[], &exhausted.to_string()),
         http(
             "503 Service Unavailable",
             &[],
@@ -200,6 +198,10 @@ async fn a_429_and_a_503_are_retried_with_the_same_bytes() {
     .await;
     let response = complete(&mut gemini(&base)).await.unwrap();
     assert_eq!(response.text.as_deref(), Some("5"));
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "the retryDelay is honoured"
+    );
     {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 3);

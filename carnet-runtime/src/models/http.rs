@@ -188,6 +188,7 @@ impl Transport {
         }
         let retry_after = retry_after(response.headers());
         let body = self.read_body(response, deadline).await.unwrap_or_default();
+        let retry_after = retry_after.or_else(|| retry_delay(&body));
         let message = provider_message(status, &body);
         let error = match status.as_u16() {
             401 | 403 => ModelError::Unauthorized {
@@ -395,6 +396,21 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     )
 }
 
+/// The delay Google asks for in an error body rather than a header (Gemini's 429 and 503):
+/// the `retryDelay` of its `google.rpc.RetryInfo` detail, a protobuf duration (`"37s"`,
+/// `"0.5s"`).
+fn retry_delay(body: &[u8]) -> Option<Duration> {
+    let json: Value = serde_json::from_slice(body).ok()?;
+    json.pointer("/error/details")?
+        .as_array()?
+        .iter()
+        .filter_map(|detail| detail.get("retryDelay")?.as_str())
+        .find_map(|delay| {
+            let seconds: f64 = delay.strip_suffix('s')?.parse().ok()?;
+            Duration::try_from_secs_f64(seconds).ok()
+        })
+}
+
 /// The provider's own message in an error body (`{"error": {"message": ...}}`, which both
 /// `OpenAI` and Anthropic send), else the body's text, shortened, else the status.
 fn provider_message(status: StatusCode, body: &[u8]) -> String {
@@ -450,6 +466,24 @@ mod tests {
         assert_eq!(retry_after(&headers), None);
         headers.insert("retry-after", HeaderValue::from_static("-1"));
         assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn googles_retry_delay_in_the_body() {
+        let body = br#"{"error": {"code": 429, "message": "Quota exceeded", "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []},
+                        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]}}"#;
+        assert_eq!(retry_delay(body), Some(Duration::from_secs(37)));
+        let half = br#"{"error": {"details": [{"retryDelay": "0.5s"}]}}"#;
+        assert_eq!(retry_delay(half), Some(Duration::from_millis(500)));
+        for none in [
+            &br#"{"error": {"details": [{"retryDelay": "soon"}]}}"#[..],
+            b"{}",
+            b"<html>",
+            br#"{"error": {"details": [{"retryDelay": "-1s"}]}}"#,
+        ] {
+            assert_eq!(retry_delay(none), None, "{}", String::from_utf8_lossy(none));
+        }
     }
 
     #[test]

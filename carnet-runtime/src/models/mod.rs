@@ -25,7 +25,8 @@
 //!   counted as output), on every answer.
 //! - **Faults**: a connect timeout and an overall timeout per attempt; retries with
 //!   exponential backoff and jitter on timeouts, dropped connections, 408, 409, 429 and 5xx,
-//!   honouring `retry-after` (and `retry-after-ms`) up to [`HttpOptions::max_retry_after`];
+//!   honouring `retry-after` (and `retry-after-ms`, and the `retryDelay` of Google's error
+//!   bodies) up to [`HttpOptions::max_retry_after`];
 //!   typed [`ModelError`](crate::chat::ModelError)s that say what to do. A body is bounded in size
 //!   ([`HttpOptions::max_body_bytes`]); a malformed or truncated one is an error. A streamed
 //!   answer is retried until its status arrives, not after (its deltas were reported).
