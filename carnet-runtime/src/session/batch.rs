@@ -17,7 +17,7 @@ impl Session {
     /// A call whose arguments are a JSON string rather than an object (a client keeps
     /// arguments it could not parse as their text) is not run: its output is an error the
     /// model can read (`invalid_arguments`). This is how [`crate::chat::run`] and
-    /// [`crate::chat::OpenAiTurn`] run an answer; a loop of your own can call it directly.
+    /// [`crate::providers::openai::ChatTurn`] run an answer; a loop of your own can call it directly.
     pub async fn run_calls(&mut self, calls: &[ToolCall]) -> Vec<ToolOutput> {
         self.run_calls_boxed(calls).await
     }

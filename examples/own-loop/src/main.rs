@@ -7,7 +7,7 @@
 //! llama.cpp, Ollama, vLLM by URL) and `OPENAI_API_KEY` (may be unset for a local server).
 //!
 //! ```text
-//! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 cargo run -p own-loop -- --model smollm2 \
+//! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 cargo run --manifest-path carnet-rig/Cargo.toml -p own-loop -- --model smollm2 \
 //!     --prompt "Load dataAnalysis, then analyze the monthly_sales dataset, column units."
 //! ```
 
@@ -21,15 +21,17 @@ use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use serde_json::{Value, json};
 
-const USAGE: &str = "usage: own-loop --model NAME [--prompt TEXT] [--max-turns N]
+const USAGE: &str = "usage: own-loop --model NAME [--prompt TEXT] [--max-turns N] [--force-tool NAME]
 
 Runs the research agent on NAME at OPENAI_BASE_URL (OPENAI_API_KEY), each turn's request
-built by carnet and sent by async-openai.";
+built by carnet and sent by async-openai. --force-tool NAME: the first request makes the model
+call NAME (`tool_choice` naming the function).";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut model, mut prompt, mut max_turns) = (None, "How did our 2024 sales evolve?".to_owned(), 6);
+    let mut forced = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let value = match (arg.as_str(), rest.next()) {
@@ -37,7 +39,7 @@ async fn main() -> ExitCode {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
-            ("--model" | "--prompt" | "--max-turns", Some(value)) => value,
+            ("--model" | "--prompt" | "--max-turns" | "--force-tool", Some(value)) => value,
             (other, _) => {
                 eprintln!("error: unexpected `{other}`\n\n{USAGE}");
                 return ExitCode::from(2);
@@ -46,6 +48,7 @@ async fn main() -> ExitCode {
         match arg.as_str() {
             "--model" => model = Some(value.clone()),
             "--prompt" => prompt.clone_from(value),
+            "--force-tool" => forced = Some(value.clone()),
             _ => match value.parse() {
                 Ok(n) => max_turns = n,
                 Err(_) => {
@@ -59,7 +62,7 @@ async fn main() -> ExitCode {
         eprintln!("error: --model is required\n\n{USAGE}");
         return ExitCode::from(2);
     };
-    match run(&model, &prompt, max_turns).await {
+    match run(&model, &prompt, max_turns, forced.as_deref()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -68,7 +71,12 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(model: &str, prompt: &str, max_turns: usize) -> Result<(), Box<dyn std::error::Error>> {
+async fn run(
+    model: &str,
+    prompt: &str,
+    max_turns: usize,
+    forced: Option<&str>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let mut config = OpenAIConfig::new().with_api_key(std::env::var("OPENAI_API_KEY").unwrap_or_default());
     if let Ok(base) = std::env::var("OPENAI_BASE_URL") {
         config = config.with_api_base(base);
@@ -81,7 +89,11 @@ async fn run(model: &str, prompt: &str, max_turns: usize) -> Result<(), Box<dyn 
     for turn_number in 1..=max_turns {
         let turn = ChatTurn::new(&session)?;
         let offered = turn.tools().as_array().map_or(0, Vec::len);
-        let completion: Value = client.chat().create_byot(turn.request(model, &history)).await?;
+        let mut request = turn.request(model, &history);
+        if let (1, Some(name), Some(_)) = (turn_number, forced, request.get("tools")) {
+            request["tool_choice"] = json!({"type": "function", "function": {"name": name}});
+        }
+        let completion: Value = client.chat().create_byot(request).await?;
         let calls = turn.answer(&mut session, &completion, &mut history).await?;
 
         println!("turn {turn_number}: {offered} tools offered, {} calls", calls.len());

@@ -125,7 +125,7 @@ impl ChatTurn {
     }
 
     /// Reads the model's answer (the whole completion, or its `choices[0].message`),
-    /// appends the assistant message to `history`, runs its tool calls through `session`
+    /// appends the assistant message to `history` (a `null` content as `""`), runs its tool calls through `session`
     /// and appends one `tool` message per call, in order. Returns the calls with their
     /// results: none means the answer is final (its text is the last message of
     /// `history`).
@@ -147,7 +147,14 @@ impl ChatTurn {
             });
         }
         let calls = self.calls(message)?;
-        history.push(message.clone());
+        // Kept as the model wrote it, but for a `null` or missing `content` (a message of
+        // calls only), which goes back as `""`: `OpenAI` takes either, and compatible servers
+        // (llama.cpp's) refuse their own `null` when it is sent back.
+        let mut kept = message.clone();
+        if kept.get("content").is_none_or(Value::is_null) {
+            kept["content"] = Value::String(String::new());
+        }
+        history.push(kept);
         let outputs = session.run_calls(&calls).await;
         for (call, output) in calls.iter().zip(&outputs) {
             history.push(json!({
