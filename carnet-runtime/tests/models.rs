@@ -625,3 +625,93 @@ async fn a_client_executed_tool_search_is_answered_by_carnets_search() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_streamed_client_search_is_answered_and_calls_beside_a_search_end_the_round() {
+    let search = |id: &str, query: &str| {
+        json!({"type": "tool_search_call", "id": format!("tsc_{id}"), "call_id": format!("call_search_{id}"),
+               "execution": "client", "status": "completed", "arguments": {"query": query}})
+    };
+    let message = |text: &str| {
+        json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    };
+    let add = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "math_add",
+                     "namespace": "ops", "arguments": "{\"a\": 2, \"b\": 3}", "status": "completed"});
+    let stream = |text: &str, output: Value| {
+        let delta = json!({"type": "response.output_text.delta", "sequence_number": 1, "item_id": "msg_1",
+                           "output_index": 0, "content_index": 0, "delta": text, "logprobs": []});
+        let completed = json!({"type": "response.completed", "sequence_number": 2, "response": {
+            "id": "resp_1", "object": "response", "status": "completed", "output": output,
+            "usage": {"input_tokens": 100, "output_tokens": 4, "input_tokens_details": {"cached_tokens": 60}}}});
+        sse(&[
+            format!("event: response.output_text.delta\ndata: {delta}\n\n"),
+            format!("event: response.completed\ndata: {completed}\n\n"),
+        ])
+    };
+    let (base, seen) = server(vec![
+        stream(
+            "Searching. ",
+            json!([message("Searching. "), search("1", "add numbers")]),
+        ),
+        stream("Adding.", json!([message("Adding."), search("2", "count words"), add])),
+    ])
+    .await;
+    let carnet = carnet_with(ExposureMode::Deferred, Preset::Discovery);
+    let mut model = openai(&base)
+        .api(OpenAiApi::Responses)
+        .carnet_tool_search(&carnet)
+        .unwrap();
+    let session = carnet.session("a").unwrap();
+    let messages = [Message::User("2 + 3?".into())];
+    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
+    let mut text = String::new();
+    let response = model
+        .stream(
+            ChatRequest {
+                system: session.system_prompt(),
+                messages: &messages,
+                tools: session.tools(),
+                mode: ExposureMode::Deferred,
+                callable: &callable,
+            },
+            &mut |delta: Delta<'_>| {
+                if let Delta::Text(t) = delta {
+                    text.push_str(t);
+                }
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(text, "Searching. Adding.", "both rounds streamed");
+    assert_eq!(response.text.as_deref(), Some("Searching. Adding."));
+    assert_eq!(
+        response.calls.len(),
+        1,
+        "the call beside the second search ends the round"
+    );
+    let hosted: Vec<(&str, &str)> = response
+        .hosted
+        .iter()
+        .map(|i| (i["type"].as_str().unwrap(), i["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        hosted,
+        [
+            ("tool_search_call", "call_search_1"),
+            ("tool_search_output", "call_search_1"),
+            ("tool_search_call", "call_search_2"),
+            ("tool_search_output", "call_search_2"),
+        ],
+        "every search answered, the second one without asking again"
+    );
+    assert_eq!(
+        response.usage,
+        Some(Usage {
+            input: 200,
+            cached_input: 120,
+            output: 8
+        })
+    );
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}

@@ -145,9 +145,10 @@ impl OpenAi {
     /// [`openai::declare_client_tool_search`]), and answers it with `carnet`'s own search
     /// (`searchTools`' ranking, [`openai::tool_search_output`]): when the model asks with a
     /// `tool_search_call`, the client sends the tools found back in a `tool_search_output`
-    /// and asks again, within the same model call (at most four searches; an answer that
-    /// also calls tools is returned as it is), and the answer it returns carries both items
-    /// ([`ChatResponse::hosted`]) for the next requests, its usage the sum of the requests'.
+    /// and asks again, within the same model call (up to four times; an answer that also
+    /// calls tools is not asked again, the session runs them), and the answer it returns
+    /// carries every call and output ([`ChatResponse::hosted`]) for the next requests, its
+    /// text what the model said in each, its usage the sum of the requests'.
     /// As with the hosted search, finding a tool does not expose it: the session decides.
     /// Other requests stay as they are.
     ///
@@ -315,18 +316,18 @@ impl OpenAi {
                     outputs.push(output);
                 }
             }
-            if outputs.is_empty() || !response.calls.is_empty() {
+            if outputs.is_empty() {
                 break;
             }
-            // The searches answered; what the model said beside them, kept.
-            let mut items = std::mem::take(&mut response.hosted);
-            items.extend(outputs);
+            // Every search answered, so the conversation the next requests carry is whole;
+            // the model asked again unless it also called tools (the session runs those).
+            response.hosted.extend(outputs);
+            if !response.calls.is_empty() || round == MAX_CLIENT_SEARCHES {
+                break;
+            }
+            let items = std::mem::take(&mut response.hosted);
             hosted.extend(items.iter().cloned());
             text.push_str(response.text.as_deref().unwrap_or_default());
-            if round == MAX_CLIENT_SEARCHES {
-                response.text = None;
-                break;
-            }
             messages.push(Message::Hosted(items));
             let next = ChatRequest {
                 messages: &messages,
