@@ -11,7 +11,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use carnet::Carnet;
 use carnet::chat::{self, ChatModel, Delta, Event, Message, Outcome, Step, Transcript};
-use carnet::engine::ExposureMode;
+use carnet::engine::{ExposureMode, Preset};
 use carnet::models::{Anthropic, Gemini, OpenAi, OpenAiApi};
 use carnet::providers::ProviderSearch;
 use research_agent::manifest::{MANIFEST, agents};
@@ -37,8 +37,9 @@ usage: research-agent                        the scripted conversation (offline)
   --mode       dynamic (default), dispatcher, deferred or allowed-tools
   --tool-search  off (default), bm25 or regex: with --mode deferred, the provider searches the
                deferred tools itself (Anthropic's tool search tool, OpenAI Responses'
-               tool_search; Chat Completions and Gemini have none); the session still
-               refuses what no skill exposed
+               tool_search; Chat Completions and Gemini have none); carnet: OpenAI Responses'
+               client-executed tool_search, answered by carnet's own search; the session
+               still refuses what no skill exposed
   --save       write the conversation to FILE (JSON) after each message
   --resume     go on with the conversation saved in FILE";
 
@@ -52,6 +53,8 @@ pub(crate) struct Options {
     max_steps: usize,
     mode: ExposureMode,
     tool_search: ProviderSearch,
+    /// `--tool-search carnet`: `OpenAI`'s client-executed search, answered by carnet's.
+    carnet_search: bool,
     save: Option<std::path::PathBuf>,
     resume: Option<std::path::PathBuf>,
 }
@@ -67,6 +70,7 @@ impl Options {
             max_steps: 12,
             mode: ExposureMode::Dynamic,
             tool_search: ProviderSearch::Off,
+            carnet_search: false,
             save: None,
             resume: None,
         };
@@ -107,13 +111,29 @@ impl Options {
                 }
                 "--tool-search" => {
                     let search = value("--tool-search")?;
-                    options.tool_search = search.parse().map_err(|e| format!("--tool-search `{search}`: {e}"))?;
+                    options.carnet_search = search == "carnet";
+                    if !options.carnet_search {
+                        options.tool_search = search
+                            .parse()
+                            .map_err(|e| format!("--tool-search `{search}`: {e}, carnet"))?;
+                    }
                 }
                 other => return Err(format!("unknown argument `{other}`")),
             }
         }
         if options.provider.is_empty() {
             return Err("--model is required for a live run".to_owned());
+        }
+        if options.carnet_search {
+            if options.mode != ExposureMode::Deferred {
+                return Err("--tool-search: carnet searches deferred tools; add --mode deferred".to_owned());
+            }
+            if options.provider != "openai-responses" {
+                return Err(
+                    "--tool-search carnet: OpenAI Responses' client-executed tool_search; use openai-responses:NAME"
+                        .to_owned(),
+                );
+            }
         }
         if options.tool_search != ProviderSearch::Off {
             if options.mode != ExposureMode::Deferred {
@@ -133,10 +153,16 @@ impl Options {
         Ok(Some(options))
     }
 
-    fn client(&self) -> Result<Box<dyn ChatModel>, chat::ModelError> {
+    /// The model client; with `--tool-search carnet`, answering with `carnet`'s search.
+    fn client(&self, carnet: &Carnet) -> Result<Box<dyn ChatModel>, chat::ModelError> {
         Ok(match self.provider.as_str() {
             "anthropic" => Box::new(Anthropic::from_env(&self.model)?.tool_search(self.tool_search)),
             "gemini" => Box::new(Gemini::from_env(&self.model)?),
+            "openai-responses" if self.carnet_search => Box::new(
+                OpenAi::from_env(&self.model)?
+                    .api(OpenAiApi::Responses)
+                    .carnet_tool_search(carnet)?,
+            ),
             "openai-responses" => Box::new(
                 OpenAi::from_env(&self.model)?
                     .api(OpenAiApi::Responses)
@@ -168,11 +194,13 @@ pub(crate) fn run(options: &Options) -> i32 {
 }
 
 async fn conversation(options: &Options) -> Result<(), String> {
-    let mut model = options.client().map_err(|e| e.to_string())?;
-    let carnet = Carnet::new(&MANIFEST, tools::toolsets())
-        .mode(options.mode)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let mut builder = Carnet::new(&MANIFEST, tools::toolsets()).mode(options.mode);
+    if options.carnet_search {
+        // Its search index answers the client-executed search.
+        builder = builder.preset(Preset::Discovery);
+    }
+    let carnet = builder.build().map_err(|e| e.to_string())?;
+    let mut model = options.client(&carnet).map_err(|e| e.to_string())?;
     let (mut session, mut messages) = match &options.resume {
         None => (carnet.session(agents::RESEARCHER), Vec::new()),
         Some(path) => {

@@ -144,6 +144,57 @@ fn a_json_run_prints_each_model_call_then_the_answer() {
     assert_eq!(lines[3], json!({"answer": "Sales grew.", "steps": 3, "stop": "answer"}));
 }
 
+/// `--tool-search carnet`: OpenAI's client-executed search, answered by carnet's own.
+#[test]
+fn carnet_answers_openais_client_executed_tool_search() {
+    let reply = |output: Value| {
+        json!({"id": "resp_1", "object": "response", "status": "completed", "output": output,
+               "usage": {"input_tokens": 700, "output_tokens": 20, "input_tokens_details": {"cached_tokens": 512}}})
+    };
+    let search = json!({"type": "tool_search_call", "id": "tsc_1", "call_id": "call_search_1", "execution": "client",
+                        "status": "completed", "arguments": {"query": "statistics of a dataset column"}});
+    let answer = json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": "Found it.", "annotations": []}]});
+    let (base, received) = recording_stand_in(vec![reply(json!([search])), reply(json!([answer]))]);
+    let output = agent()
+        .env("OPENAI_BASE_URL", &base)
+        .args([
+            "--model",
+            "openai-responses:stand-in",
+            "--mode",
+            "deferred",
+            "--tool-search",
+            "carnet",
+        ])
+        .args(["--prompt", "analyze the monthly sales", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = lines(&output.stdout);
+    assert_eq!(
+        lines.last().unwrap(),
+        &json!({"answer": "Found it.", "steps": 1, "stop": "answer"})
+    );
+    let received = received.lock().unwrap();
+    assert_eq!(received.len(), 2, "the search answered within the model call");
+    let first: Value = serde_json::from_str(&received[0]).unwrap();
+    let declared = first["tools"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        (&declared["type"], &declared["execution"]),
+        (&json!("tool_search"), &json!("client"))
+    );
+    let second: Value = serde_json::from_str(&received[1]).unwrap();
+    let output = second["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "tool_search_output")
+        .unwrap();
+    assert_eq!(output["call_id"], "call_search_1");
+    let found = output["tools"].to_string();
+    assert!(found.contains("analyzeStatistics"), "{found}");
+}
+
 /// A Gemini answer of `parts`.
 fn gemini_answer(parts: &Value) -> Value {
     json!({
@@ -365,6 +416,17 @@ fn tool_search_declares_the_providers_search_over_deferred_tools() {
     refused(
         &["--model", "gemini:m", "--mode", "deferred", "--tool-search", "bm25"],
         "Gemini has no tool search",
+    );
+    refused(
+        &[
+            "--model",
+            "anthropic:m",
+            "--mode",
+            "deferred",
+            "--tool-search",
+            "carnet",
+        ],
+        "use openai-responses:NAME",
     );
     refused(
         &["--model", "anthropic:m", "--tool-search", "bm25"],
