@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-use super::ToolFn;
+use super::found::ToolFn;
 use super::signature::{self, Input, Output, ToolSignature};
 
 /// The expression building one tool's implementation: name, description (the doc

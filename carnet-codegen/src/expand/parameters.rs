@@ -1,7 +1,9 @@
 //! A tool's `parameters:` block (TOOLSET.md) against its function.
 
+use super::found::FoundTools;
+use super::loaded::Loaded;
+use super::messages;
 use super::signature::Input;
-use super::{FoundTools, Loaded, messages};
 
 /// Applies each bound tool's `parameters:` block (TOOLSET.md): the descriptions of its
 /// named parameters, checked against the function both ways. A single parameter the block
