@@ -70,25 +70,59 @@ pub(crate) struct Skill {
 }
 
 /// A content file that gave no entity: it could not be read, or its frontmatter or its
-/// `name` could not. The entity is still known by its folder's name, so a reference to it
-/// is told on the file's error (the cause) instead of as an unknown name printed first.
+/// `name` could not. The entity is still known by its folder's name, and by the `name:` line
+/// of its frontmatter where that line reads plainly, so a reference to it is told on the
+/// file's error (the cause) instead of as an unknown name printed first.
 #[derive(Debug, Clone)]
 pub(crate) struct Broken {
     /// The name of the folder holding the file (`forecast` for `skills/forecast/SKILL.md`).
     pub(crate) folder: String,
+    /// The frontmatter's `name:`, read line by line ([`plain_name`]).
+    pub(crate) name: Option<String>,
     pub(crate) file: FileId,
 }
 
 impl Broken {
     /// `None` for a file directly in `agents/`, `skills/` or `toolsets/`: no folder names it.
-    fn new(relative: &str, file: FileId) -> Option<Self> {
+    fn new(relative: &str, file: FileId, text: &str) -> Option<Self> {
         let folder = parent_folder(relative);
         let (parent, name) = folder.rsplit_once('/')?;
         (!parent.is_empty() && !name.is_empty()).then(|| Broken {
             folder: name.to_owned(),
+            name: plain_name(text),
             file,
         })
     }
+
+    /// Whether `name` is what the entity is called: its folder's name or its `name:`.
+    pub(crate) fn is_called(&self, name: &str) -> bool {
+        self.folder == name || self.name.as_deref() == Some(name)
+    }
+}
+
+/// The value of the top-level `name:` line of a frontmatter the YAML parser refused: a YAML
+/// error elsewhere (an unquoted `: ` in the description, a `[` never closed) leaves that line
+/// as plain as it was written. `None` where the line is missing or is not a plain scalar on
+/// one line (a list, a block, an anchor, a value with `: ` or ` #` in it).
+pub(crate) fn plain_name(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    let line = lines
+        .take_while(|line| line.trim_end() != "---")
+        .find_map(|line| line.strip_prefix("name:"))?;
+    let value = line.trim();
+    let unquoted = match value.as_bytes() {
+        [b'"', .., b'"'] | [b'\'', .., b'\''] => &value[1..value.len() - 1],
+        _ => value,
+    };
+    let plain = !unquoted.is_empty()
+        && !unquoted.contains(": ")
+        && !unquoted.contains(" #")
+        && !unquoted.contains(['"', '\'', '\\'])
+        && !unquoted.starts_with(['[', '{', '&', '*', '!', '|', '>', '%', '@', '`', '#', '-', '?']);
+    plain.then(|| unquoted.to_owned())
 }
 
 /// Everything read from a carnet directory.
@@ -104,6 +138,9 @@ pub(crate) struct Project {
     /// an agent).
     pub(crate) broken_skills: Vec<Broken>,
     pub(crate) broken_toolsets: Vec<Broken>,
+    /// How many agent files gave no agent: the skills they listed are not known, nor
+    /// whether the content has an agent.
+    pub(crate) broken_agents: usize,
     /// Every file read, for `cargo:rerun-if-changed`.
     pub(crate) read_files: Vec<PathBuf>,
     /// How long each stage took (`Report::timings`).
@@ -270,6 +307,7 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
         toolsets: Vec::new(),
         broken_skills: Vec::new(),
         broken_toolsets: Vec::new(),
+        broken_agents: 0,
         read_files: Vec::new(),
         timings: Vec::new(),
     };
@@ -396,12 +434,13 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
         };
     for (index, (job, entry)) in jobs.iter().enumerate() {
         let (result, local) = parsed.next().expect("one result per job");
-        let broken = || Broken::new(&entry.relative, files[index]);
+        let broken = |sources: &Sources| Broken::new(&entry.relative, files[index], &sources.get(files[index]).text);
         match job {
             Job::Agent => {
                 diags.append(local);
-                if let Some(Parsed::Agent(agent)) = result {
-                    project.agents.push(agent);
+                match result {
+                    Some(Parsed::Agent(agent)) => project.agents.push(agent),
+                    _ => project.broken_agents += 1,
                 }
             }
             Job::Skill(_) => {
@@ -415,7 +454,7 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                         listed_files: Vec::new(),
                         files: Vec::new(),
                     }),
-                    _ => project.broken_skills.extend(broken()),
+                    _ => project.broken_skills.extend(broken(&project.sources)),
                 }
             }
             Job::Toolset => {
@@ -429,7 +468,7 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                         }
                         current = Some((toolset, dir));
                     }
-                    _ => project.broken_toolsets.extend(broken()),
+                    _ => project.broken_toolsets.extend(broken(&project.sources)),
                 }
             }
             Job::Tool => match &mut current {
@@ -552,4 +591,35 @@ fn check_single_file_skill(
             .label(messages::SKILLS_ARE_FOLDERS)
             .help(messages::move_to_folder(&entry.relative, &target)),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_name;
+
+    #[test]
+    fn the_name_line_of_a_refused_frontmatter_is_read() {
+        let after = "---\ndescription: Finds sources: the best ones\nname: deep-research\n---\nBody.\n";
+        assert_eq!(plain_name(after).as_deref(), Some("deep-research"));
+        let quoted = "---\nname: \"deep-research\"\ntoolsets: [search\n---\n";
+        assert_eq!(plain_name(quoted).as_deref(), Some("deep-research"));
+        assert_eq!(plain_name("---\nname: 'x'\n---\n").as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_name_that_is_not_plain_is_not_guessed() {
+        for text in [
+            "---\nname: a: b\n---\n",
+            "---\nname: [a, b]\n---\n",
+            "---\nname: &anchor a\n---\n",
+            "---\nname: a # comment\n---\n",
+            "---\nname:\n  a\n---\n",
+            "---\nname: \"\"\n---\n",
+            "---\ndescription: no name\n---\nname: body\n",
+            "name: not frontmatter\n",
+            "---\n  name: nested\n---\n",
+        ] {
+            assert_eq!(plain_name(text), None, "{text:?}");
+        }
+    }
 }

@@ -245,7 +245,7 @@ fn check_global_skills(project: &Project, diags: &mut Diagnostics) {
 fn fold_into_broken(broken: &[Broken], kind: &str, name: &str, referrer: &str, diags: &mut Diagnostics) -> bool {
     broken
         .iter()
-        .filter(|b| b.folder == name)
+        .filter(|b| b.is_called(name))
         .any(|b| diags.note_on_error_in(b.file, messages::referenced_as(referrer, kind, name)))
 }
 
@@ -453,6 +453,12 @@ fn check_reachable_tools(project: &Project, diags: &mut Diagnostics) {
 }
 
 fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
+    // An agent file that gave no agent (its error is reported): whether the content has an
+    // agent, and which skills it lists, are not known, and a warning would only be a
+    // consequence of that error.
+    if project.broken_agents > 0 {
+        return;
+    }
     if project.agents.is_empty() {
         diags.push(Builder::new(Code::NoAgents, messages::no_agents(&project.root)).help(messages::ADD_AN_AGENT));
         return;
@@ -486,6 +492,10 @@ fn check_unreachable_skills(project: &Project, diags: &mut Diagnostics) {
 }
 
 fn check_unused_toolsets(project: &Project, diags: &mut Diagnostics) {
+    // A skill file that gave no skill (its error is reported) may list any toolset.
+    if !project.broken_skills.is_empty() {
+        return;
+    }
     let used: ByName<'_> = project
         .skills
         .iter()
