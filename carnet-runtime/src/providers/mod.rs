@@ -18,22 +18,17 @@
 //!
 //! # Exposure modes, per API
 //!
-//! | mode | Anthropic Messages | `OpenAI` Responses | `OpenAI` Chat Completions |
-//! | --- | --- | --- | --- |
-//! | `Dynamic`, `Dispatcher` | the session's tools | the session's tools | the session's tools |
-//! | `Deferred` | every tool; domain tools `defer_loading: true`; a load's result carries `tool_reference` blocks | meta-tools as functions, one `namespace` of deferred functions per toolset; a load's output is followed by an `additional_tools` item | no deferral: every tool, as `AllowedTools` without the switch |
-//! | `AllowedTools` | no allow-list switch: every tool (the session refuses unexposed ones) | every tool, `tool_choice: {type: allowed_tools}` | every tool, `tool_choice: {type: allowed_tools}` |
-//! | `Deferred` + [`ProviderSearch`] (opt-in) | as `Deferred`, plus the server-side tool search tool (`tool_search_tool_bm25_20251119` or `tool_search_tool_regex_20251119`) over the deferred tools: [`anthropic::declare_tool_search`] | as `Deferred`, plus the hosted `{"type": "tool_search"}` over the deferred namespaces (`gpt-5.4` and later): [`openai::declare_tool_search`] | no equivalent: nothing is declared |
+//! | mode | Anthropic Messages | `OpenAI` Responses | `OpenAI` Chat Completions | Gemini |
+//! | --- | --- | --- | --- | --- |
+//! | `Dynamic`, `Dispatcher` | the session's tools | the session's tools | the session's tools | the session's tools |
+//! | `Deferred` | every tool; domain tools `defer_loading: true`; a load's result carries `tool_reference` blocks | meta-tools as functions, one `namespace` of deferred functions per toolset; a load's output is followed by an `additional_tools` item | no deferral: every tool, as `AllowedTools` without the switch | no deferral: every tool, as `AllowedTools` without the switch |
+//! | `AllowedTools` | no allow-list switch: every tool (the session refuses unexposed ones) | every tool, `tool_choice: {type: allowed_tools}` | every tool, `tool_choice: {type: allowed_tools}` | every tool, `toolConfig.functionCallingConfig: {mode: VALIDATED, allowedFunctionNames}` ([`gemini::tool_config`]) |
+//! | `Deferred` + [`ProviderSearch`] (opt-in) | as `Deferred`, plus the server-side tool search tool (`tool_search_tool_bm25_20251119` or `tool_search_tool_regex_20251119`) over the deferred tools: [`anthropic::declare_tool_search`] | as `Deferred`, plus the hosted `{"type": "tool_search"}` over the deferred namespaces (`gpt-5.4` and later): [`openai::declare_tool_search`]; or the client-executed one, answered by carnet's search: [`openai::declare_client_tool_search`] | no equivalent: nothing is declared | no equivalent: nothing is declared |
 //!
 //! `OpenAI` Responses answers a load with an `additional_tools` input item rather than the
 //! client-executed `tool_search` flow: `loadSkill` stays an ordinary function whose output
 //! carries the skill's instructions (a `tool_search_output` can carry tool definitions only),
 //! and the same meta-tool works with every provider.
-//!
-//! Gemini has no deferral: in `Deferred` it gets every tool as it is; in `AllowedTools`
-//! every tool with `toolConfig.functionCallingConfig` `{mode: VALIDATED,
-//! allowedFunctionNames}` ([`gemini::tool_config`]), which also keeps its prefix (system
-//! instruction and tools) the same bytes on every turn.
 //!
 //! In the modes that keep the prefix, the system prompt and the tools array are the same
 //! bytes on every turn, so the provider's prompt cache covers them and grows with the
