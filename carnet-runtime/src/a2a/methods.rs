@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::shared::Shared;
-use super::store::{StoreError, TaskQuery};
+use super::store::{StoreError, TaskEvents, TaskQuery};
 use super::worker::{self, ends, ends_stream, status};
 
 /// The most tasks a `ListTasks` page holds, and how many when the request does not say.
@@ -24,6 +24,8 @@ const DEFAULT_PAGE_SIZE: i32 = 50;
 const MAX_ID_CHARS: usize = 200;
 /// How long `CancelTask` waits for the task to stop before answering with its state.
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
+/// How often `CancelTask` reads a task another replica runs while it waits for its end.
+const CANCEL_POLL: Duration = Duration::from_millis(100);
 
 /// The media types a message's answer comes in.
 const OUTPUT_MODES: [&str; 3] = ["text/plain", "text/*", "*/*"];
@@ -39,6 +41,8 @@ pub(super) enum Reply {
 pub(super) struct Events {
     first: Option<StreamResponse>,
     receiver: Option<broadcast::Receiver<StreamResponse>>,
+    /// The events of a task another replica runs, through a shared store.
+    remote: Option<Box<dyn TaskEvents>>,
     shared: Arc<Shared>,
     task_id: String,
     done: bool,
@@ -53,6 +57,12 @@ impl Events {
         if let Some(first) = self.first.take() {
             self.done = ends_stream(&first);
             return Some(first);
+        }
+        if let Some(remote) = self.remote.as_mut() {
+            // A store that fails ends the stream; the client reads the task with GetTask.
+            let event = remote.next().await.ok().flatten()?;
+            self.done = ends_stream(&event);
+            return Some(event);
         }
         let receiver = self.receiver.as_mut()?;
         let event = match receiver.recv().await {
@@ -126,7 +136,17 @@ pub(super) async fn send(shared: &Arc<Shared>, params: Value, streaming: bool) -
             return Err(e);
         }
     };
-    if let Err(e) = shared.store.save(task.clone()).await {
+    // A shared store holds this replica's lease on the task before anyone can read it.
+    let held = if shared.store.is_shared() {
+        shared.store.hold(&task.id).await.map(drop)
+    } else {
+        Ok(())
+    };
+    let saved = match held {
+        Ok(()) => shared.store.save(task.clone()).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = saved {
         Shared::release(&conversation);
         shared.finish(&task.id);
         return Err(store_error(&e));
@@ -141,6 +161,7 @@ pub(super) async fn send(shared: &Arc<Shared>, params: Value, streaming: bool) -
         return Ok(Reply::Stream(Box::new(Events {
             first: Some(StreamResponse::Task(trim(snapshot, history_length, true))),
             receiver: Some(receiver),
+            remote: None,
             shared: shared.clone(),
             task_id,
             done: false,
@@ -263,6 +284,22 @@ pub(super) async fn cancel(shared: &Shared, params: Value) -> Result<Reply, A2AE
         let _ = tokio::time::timeout(CANCEL_WAIT, wait_for_end(shared, receiver, &task.id)).await;
         return Ok(Reply::Value(to_value(&load(shared, &task.id).await?)));
     }
+    if shared.store.is_shared() && !ends(&task.status.state) {
+        // Running on another replica: it reads the request at its next lease renewal.
+        shared
+            .store
+            .request_cancel(&task.id)
+            .await
+            .map_err(|e| store_error(&e))?;
+        let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+        loop {
+            let now = load(shared, &task.id).await?;
+            if ends(&now.status.state) || tokio::time::Instant::now() >= deadline {
+                return Ok(Reply::Value(to_value(&now)));
+            }
+            tokio::time::sleep(CANCEL_POLL).await;
+        }
+    }
     // Not running here: waiting for input (or run by a process that is gone).
     let mut task = task;
     let reply = worker::agent_message(&task, "canceled".to_owned());
@@ -277,6 +314,12 @@ pub(super) async fn subscribe(shared: &Arc<Shared>, params: Value) -> Result<Rep
     let request: SubscribeToTaskRequest = parse(params)?;
     // Subscribed before the task is read, so no event falls between the two.
     let receiver = shared.live(&request.id).map(|live| live.events.subscribe());
+    // Run by another replica: its events come through the shared store.
+    let remote = if receiver.is_none() && shared.store.is_shared() {
+        shared.store.follow(&request.id).await.map_err(|e| store_error(&e))?
+    } else {
+        None
+    };
     let task = load(shared, &request.id).await?;
     if task.status.state.is_terminal() {
         return Err(A2AError::unsupported_operation(format!(
@@ -288,8 +331,9 @@ pub(super) async fn subscribe(shared: &Arc<Shared>, params: Value) -> Result<Rep
     let task_id = task.id.clone();
     Ok(Reply::Stream(Box::new(Events {
         first: Some(StreamResponse::Task(task)),
-        // Not running here (waiting for input): the task as it is is all there is.
+        // Not running anywhere (waiting for input): the task as it is is all there is.
         receiver,
+        remote,
         shared: shared.clone(),
         task_id,
         done: false,

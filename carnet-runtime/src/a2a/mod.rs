@@ -80,6 +80,10 @@ mod http;
 mod jsonrpc;
 mod limits;
 mod methods;
+#[cfg(feature = "a2a-redis")]
+mod redis;
+#[cfg(feature = "a2a-redis")]
+mod resp;
 mod rest;
 mod server;
 mod shared;
@@ -91,7 +95,9 @@ pub use a2a_types as types;
 pub use card::{PROTOCOL_VERSION, agent_card};
 pub use http::{AGENT_CARD_PATH, HttpServer};
 pub use limits::Limits;
+#[cfg(feature = "a2a-redis")]
+pub use redis::RedisStore;
 pub use server::Server;
 pub use shared::ModelFactory;
-pub use store::{MemoryStore, StoreError, TaskPage, TaskQuery, TaskStore};
+pub use store::{MemoryStore, StoreError, TaskEvents, TaskPage, TaskQuery, TaskStore};
 pub use worker::METADATA_KEY;

@@ -57,6 +57,9 @@ pub(super) struct Turns {
     pub(super) session: Session,
     pub(super) messages: Vec<Message>,
     pub(super) model: Box<dyn ChatModel>,
+    /// How many messages of this context have run, here or (with a shared store) on any
+    /// replica: a saved state of a higher version replaces this one.
+    pub(super) version: u64,
 }
 
 impl Shared {
@@ -119,6 +122,7 @@ impl Shared {
                 session,
                 messages: Vec::new(),
                 model,
+                version: 0,
             }),
             last_used: Mutex::new(now),
             busy: AtomicUsize::new(1),

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use a2a_types::{Task, TaskState};
+use a2a_types::{StreamResponse, Task, TaskState};
 use chrono::{DateTime, Utc};
+use serde_json::Value;
 
 use crate::dispatch::BoxFuture;
 
@@ -15,7 +16,12 @@ use crate::dispatch::BoxFuture;
 ///
 /// What runs a task (the conversation, the model call, the events of a stream) stays in the
 /// process that runs it; the store holds what any process may read. [`MemoryStore`] is the
-/// default; a store shared by replicas (Redis, a database) implements this trait.
+/// default. A store shared by replicas ([`RedisStore`](super::RedisStore), feature
+/// `a2a-redis`) also implements the methods after [`TaskStore::list`], whose defaults do
+/// nothing: it says it is [shared](TaskStore::is_shared), carries a task's events and
+/// cancellation between processes, holds a lease on each running task (a task whose lease
+/// lapses is failed, naming the process that held it, when it is next read), and keeps each
+/// conversation's state so that its next message may run on any replica.
 pub trait TaskStore: Send + Sync + 'static {
     /// Saves `task`, replacing the one with its id. A new task beyond the store's capacity
     /// is [`StoreError::Full`].
@@ -26,6 +32,65 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// One page of the tasks that match `query`, the most recently updated first.
     fn list(&self, query: TaskQuery) -> BoxFuture<'_, Result<TaskPage, StoreError>>;
+
+    /// Whether other processes share this store: then the server calls the methods below.
+    /// Default `false`.
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// Takes or renews this process's lease on the task it runs (called before the task is
+    /// first saved, then about every second while it runs); `true` when another process
+    /// asked for the task to be canceled ([`TaskStore::request_cancel`]).
+    fn hold<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let _ = id;
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    /// Ends this process's lease on a task it no longer runs (its end is saved).
+    fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = id;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Asks the process running the task to cancel it.
+    fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = id;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Makes one event of a task this process runs readable by [`TaskStore::follow`]ers.
+    fn publish<'a>(&'a self, id: &'a str, event: &'a StreamResponse) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (id, event);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The events of a task another process runs, from now on (called before the task is
+    /// read, so no event falls between the two); `None` when the store carries no events.
+    fn follow<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn TaskEvents>>, StoreError>> {
+        let _ = id;
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Saves the state of conversation `context_id` (its session's skills and its
+    /// messages, as JSON) once a message of it has run.
+    fn save_conversation<'a>(&'a self, context_id: &'a str, state: Value) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (context_id, state);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The state of conversation `context_id` last saved by any process.
+    fn load_conversation<'a>(&'a self, context_id: &'a str) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
+        let _ = context_id;
+        Box::pin(std::future::ready(Ok(None)))
+    }
+}
+
+/// The events of a task that another process runs, as a shared [`TaskStore`] carries them.
+pub trait TaskEvents: Send {
+    /// The next event; `None` once the task has ended (its last event read, or the task as
+    /// it ended when its events were lost).
+    fn next(&mut self) -> BoxFuture<'_, Result<Option<StreamResponse>, StoreError>>;
 }
 
 /// Why a [`TaskStore`] failed.
@@ -152,40 +217,49 @@ impl MemoryStore {
     }
 
     fn list_now(&self, query: &TaskQuery) -> Result<TaskPage, StoreError> {
-        let after = match query.page_token.as_deref() {
-            Some(token) if !token.is_empty() => Some(Cursor::parse(token).ok_or(StoreError::BadPageToken)?),
-            _ => None,
-        };
         let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
-        let mut matching: Vec<(Cursor, &Task)> = tasks
-            .values()
-            .filter(|held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < self.ttl)
-            .map(|held| &held.task)
-            .filter(|task| query.context_id.as_ref().is_none_or(|c| *c == task.context_id))
-            .filter(|task| query.state.as_ref().is_none_or(|s| *s == task.status.state))
-            .filter(|task| {
-                query
-                    .updated_after
-                    .is_none_or(|after| task.status.timestamp.is_some_and(|t| t >= after))
-            })
-            .map(|task| (Cursor::of(task), task))
-            .collect();
-        // The most recent first; ties broken by id, so pages never overlap.
-        matching.sort_by(|(a, _), (b, _)| b.cmp(a));
-        let total_size = matching.len();
-        let start = after.map_or(0, |after| matching.partition_point(|(cursor, _)| *cursor >= after));
-        let page: Vec<&(Cursor, &Task)> = matching[start..].iter().take(query.page_size.max(1)).collect();
-        let next_page_token = match page.last() {
-            Some((cursor, _)) if start + page.len() < total_size => cursor.token(),
-            _ => String::new(),
-        };
-        Ok(TaskPage {
-            tasks: page.into_iter().map(|(_, task)| (*task).clone()).collect(),
-            next_page_token,
-            total_size,
-        })
+        page(
+            tasks
+                .values()
+                .filter(|held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < self.ttl)
+                .map(|held| &held.task),
+            query,
+        )
     }
+}
+
+/// The page of `tasks` that `query` asks for: filtered, the most recent first, from the
+/// query's page token on.
+pub(super) fn page<'a>(tasks: impl Iterator<Item = &'a Task>, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+    let after = match query.page_token.as_deref() {
+        Some(token) if !token.is_empty() => Some(Cursor::parse(token).ok_or(StoreError::BadPageToken)?),
+        _ => None,
+    };
+    let mut matching: Vec<(Cursor, &Task)> = tasks
+        .filter(|task| query.context_id.as_ref().is_none_or(|c| *c == task.context_id))
+        .filter(|task| query.state.as_ref().is_none_or(|s| *s == task.status.state))
+        .filter(|task| {
+            query
+                .updated_after
+                .is_none_or(|after| task.status.timestamp.is_some_and(|t| t >= after))
+        })
+        .map(|task| (Cursor::of(task), task))
+        .collect();
+    // The most recent first; ties broken by id, so pages never overlap.
+    matching.sort_by(|(a, _), (b, _)| b.cmp(a));
+    let total_size = matching.len();
+    let start = after.map_or(0, |after| matching.partition_point(|(cursor, _)| *cursor >= after));
+    let page: Vec<&(Cursor, &Task)> = matching[start..].iter().take(query.page_size.max(1)).collect();
+    let next_page_token = match page.last() {
+        Some((cursor, _)) if start + page.len() < total_size => cursor.token(),
+        _ => String::new(),
+    };
+    Ok(TaskPage {
+        tasks: page.into_iter().map(|(_, task)| (*task).clone()).collect(),
+        next_page_token,
+        total_size,
+    })
 }
 
 impl TaskStore for MemoryStore {

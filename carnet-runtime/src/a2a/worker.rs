@@ -4,21 +4,29 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use a2a_types::{
     Artifact, Message as WireMessage, Part, Role, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
 use serde_json::{Value, json};
+use tokio::sync::broadcast;
 
-use super::shared::{Conversation, Live, Shared};
+use super::shared::{Conversation, Live, Shared, Turns};
 use crate::cancel::unless;
-use crate::chat::{self, Message, Outcome, Step, Stop};
+use crate::chat::{self, Message, Outcome, Step, Stop, Transcript};
+use crate::telemetry::ConversationId;
 
 /// The key of carnet's own entries in the `metadata` of tasks and events.
 pub const METADATA_KEY: &str = "carnet";
 
-/// Runs `task` (saved as submitted) on `conversation`, then releases it.
+/// How often a running task's lease is renewed in a shared store (and a cancellation asked
+/// through another replica is read).
+const LEASE_RENEWAL: Duration = Duration::from_secs(1);
+
+/// Runs `task` (saved as submitted) on `conversation`, then releases it. With a shared
+/// store, its events are published there too, and its lease renewed while it runs.
 pub(super) async fn run_task(
     shared: Arc<Shared>,
     conversation: Arc<Conversation>,
@@ -26,9 +34,88 @@ pub(super) async fn run_task(
     text: String,
     live: Live,
 ) {
+    let task_id = task.id.clone();
+    let lease = shared.store.is_shared().then(|| {
+        tokio::spawn(publish(shared.clone(), task_id.clone(), live.events.subscribe()));
+        tokio::spawn(keep_lease(shared.clone(), task_id.clone(), live.clone()))
+    });
     let end = run(&shared, &conversation, task, text, &live).await;
+    if let Some(lease) = lease {
+        lease.abort();
+    }
     finish(&shared, end, &live).await;
+    if shared.store.is_shared() {
+        // Its end is saved: nobody needs to fail it. A lease left behind by an error lapses.
+        let _ = shared.store.release(&task_id).await;
+    }
     Shared::release(&conversation);
+}
+
+/// Renews the lease of a running task until the task ends (this task is then aborted),
+/// and cancels it when another replica asked.
+async fn keep_lease(shared: Arc<Shared>, task_id: String, live: Live) {
+    loop {
+        tokio::time::sleep(LEASE_RENEWAL).await;
+        // A store that fails now may let the lease lapse: other replicas then fail the task.
+        if let Ok(true) = shared.store.hold(&task_id).await {
+            live.cancel.cancel();
+        }
+    }
+}
+
+/// Publishes the events of a running task in the shared store, in order, until its last.
+async fn publish(shared: Arc<Shared>, task_id: String, mut events: broadcast::Receiver<StreamResponse>) {
+    loop {
+        let event = match events.recv().await {
+            Ok(event) => event,
+            // Redis slower than the task: the task as it is now says it all.
+            Err(broadcast::error::RecvError::Lagged(_)) => match shared.store.load(&task_id).await {
+                Ok(Some(task)) => StreamResponse::Task(task),
+                _ => continue,
+            },
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let last = ends_stream(&event);
+        let _ = shared.store.publish(&task_id, &event).await;
+        if last {
+            return;
+        }
+    }
+}
+
+/// With a shared store, the conversation as last saved by any replica, when it is newer
+/// than this one's: a context's messages may go to any replica.
+async fn catch_up(shared: &Shared, turns: &mut Turns, context_id: &str) {
+    let Ok(Some(saved)) = shared.store.load_conversation(context_id).await else {
+        return;
+    };
+    let version = saved.get("version").and_then(Value::as_u64).unwrap_or(0);
+    if version <= turns.version {
+        return;
+    }
+    let Some(Ok(transcript)) = saved
+        .get("transcript")
+        .map(|t| serde_json::from_value::<Transcript>(t.clone()))
+    else {
+        return;
+    };
+    // Content changed since it was saved: the conversation goes on from this replica's.
+    if let Ok((mut session, messages)) = transcript.resume(&shared.carnet) {
+        session.extensions_mut().insert(ConversationId(context_id.to_owned()));
+        turns.session = session;
+        turns.messages = messages;
+        turns.version = version;
+    }
+}
+
+/// With a shared store, saves the conversation for the replica its next message goes to.
+async fn save_conversation(shared: &Shared, turns: &mut Turns, context_id: &str) {
+    turns.version += 1;
+    let saved = json!({
+        "version": turns.version,
+        "transcript": {"messages": turns.messages, "state": turns.session.state()},
+    });
+    let _ = shared.store.save_conversation(context_id, saved).await;
 }
 
 /// How a message ended, and the task to save.
@@ -55,6 +142,9 @@ async fn run(shared: &Shared, conversation: &Conversation, mut task: Task, text:
         return end(task, TaskState::Canceled, "canceled before it started".to_owned());
     };
     let turns = &mut *turns;
+    if shared.store.is_shared() {
+        catch_up(shared, turns, &task.context_id).await;
+    }
     let max = shared.limits.max_context_messages;
     if turns.messages.len() >= max {
         let text = format!("this conversation holds {max} messages, the most this server keeps: start a new context");
@@ -143,6 +233,9 @@ async fn run(shared: &Shared, conversation: &Conversation, mut task: Task, text:
         // The conversation goes on as if this message had not been sent: no user turn
         // without its answer, no tool call without its result. Skills it loaded stay loaded.
         turns.messages.truncate(mark);
+    }
+    if shared.store.is_shared() {
+        save_conversation(shared, turns, &task.context_id).await;
     }
     let mut carnet = json!({"loadedSkills": loaded});
     if let Some(steps) = steps {

@@ -1,0 +1,751 @@
+//! [`RedisStore`]: tasks, their events, leases and conversations in Redis, shared by every
+//! replica that names the same Redis (feature `a2a-redis`).
+//!
+//! The client is the small RESP2 one in `resp.rs`, not the `redis` crate: measured on a
+//! 2-core machine (cold, `line-tables-only`, one job), `redis` 1.8 with only `tokio-comp`
+//! adds 24 s of CPU (38 s of wall time) over tokio, for `url` and its IDNA tables,
+//! `combine`, `futures-util`, `async-lock` and more; the dozen commands used here need a
+//! few hundred lines over tokio, which the server already builds, so `a2a-redis` adds no
+//! crate at all.
+//!
+//! Keys, under a prefix (`carnet:a2a:` by default):
+//!
+//! | key | holds |
+//! | --- | --- |
+//! | `task:{id}` | the task as JSON (A2A's), expiring `ttl` after it finishes (a day after its last change while unfinished) |
+//! | `tasks` | a sorted set of task ids by status time: what `ListTasks` reads (the newest `max_tasks`) |
+//! | `lease:{id}` | the replica running the task, expiring `lease` after its last renewal |
+//! | `runner:{id}` | the replica that last ran the task, to name it when its lease lapses |
+//! | `cancel:{id}` | a cancellation asked by another replica, read by the running one's next renewal |
+//! | `events:{id}` | a stream of the task's events (`StreamResponse` JSON), the last 256 |
+//! | `context:{id}` | a conversation: its session's state and messages, versioned |
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use a2a_types::{StreamResponse, Task, TaskState};
+
+use super::resp::{Connection, Reply, command};
+use super::store::{StoreError, TaskEvents, TaskPage, TaskQuery, TaskStore, page};
+use super::worker::{agent_message, ends, status};
+use crate::dispatch::BoxFuture;
+
+/// Idle connections kept for reuse.
+const POOL: usize = 8;
+/// Events kept per task for followers that fall behind.
+const EVENTS_KEPT: usize = 256;
+/// How long a follower waits for an event before it checks the task itself.
+const FOLLOW_BLOCK: Duration = Duration::from_secs(1);
+/// How long an unfinished task is kept after its last change.
+const UNFINISHED_TTL: Duration = Duration::from_hours(24);
+/// How long a cancellation asked by another replica waits to be read.
+const CANCEL_TTL: Duration = Duration::from_mins(1);
+/// Task ids read per `MGET`.
+const CHUNK: usize = 200;
+
+/// Compare-and-set: fails the task (ARGV 2) only while nobody holds its lease (KEYS 2) and
+/// it is still as read (ARGV 1).
+const FAIL_IF_LAPSED: &str = "if redis.call('EXISTS', KEYS[2]) == 0 and redis.call('GET', KEYS[1]) == ARGV[1] then \
+     redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5]) return 1 end return 0";
+
+/// A [`TaskStore`] in Redis, shared by the replicas of one agent behind a load balancer: a
+/// task started on one is read, listed, followed (`SubscribeToTask`) and canceled through any
+/// other, a conversation's next message runs on any replica with its loaded skills, and a
+/// task whose replica died is failed with a reason naming it once its lease lapses, never
+/// left `working`.
+///
+/// Every command is bounded in time ([`RedisStore::timeout`], 5 s by default) and every
+/// reply in size: a Redis that hangs, closes or answers garbage is a
+/// [`StoreError::Unavailable`] naming it, which the client gets as an internal error.
+///
+/// # Examples
+///
+/// ```no_run
+/// # async fn serve(carnet: carnet_runtime::Carnet, model: fn(&str) -> Result<Box<dyn carnet_runtime::chat::ChatModel>, carnet_runtime::chat::ModelError>) -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use carnet_runtime::a2a::{RedisStore, Server};
+///
+/// let store = RedisStore::connect("redis://127.0.0.1:6379").await?
+///     .replica("replica-1")
+///     .lease(Duration::from_secs(10));
+/// Server::new(&carnet, "researcher", model)?.store(store).bind("127.0.0.1:9001").await?.run().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Settings>,
+    idle: Arc<Mutex<Vec<Connection>>>,
+}
+
+#[derive(Clone)]
+struct Settings {
+    /// `host:port`, for connections and messages.
+    addr: String,
+    /// `AUTH` and `SELECT` arguments, sent on each new connection.
+    auth: Option<(Option<String>, String)>,
+    db: Option<u32>,
+    prefix: String,
+    replica: String,
+    lease: Duration,
+    ttl: Duration,
+    timeout: Duration,
+    max_tasks: usize,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("addr", &self.inner.addr)
+            .field("prefix", &self.inner.prefix)
+            .field("replica", &self.inner.replica)
+            .field("lease", &self.inner.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Connects to the Redis at `url`, `redis://[[USER]:PASSWORD@]HOST:PORT[/DB]`, and checks
+    /// that it answers (`PING`).
+    ///
+    /// # Errors
+    ///
+    /// When the URL is not one, or Redis cannot be reached or does not answer as Redis
+    /// within the [timeout](RedisStore::timeout).
+    pub async fn connect(url: &str) -> Result<RedisStore, StoreError> {
+        let (addr, auth, db) = parse_url(url).map_err(StoreError::Unavailable)?;
+        let pid = std::process::id();
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_owned());
+        let store = RedisStore {
+            idle: Arc::new(Mutex::new(Vec::new())),
+            inner: Arc::new(Settings {
+                addr,
+                auth,
+                db,
+                prefix: "carnet:a2a:".to_owned(),
+                replica: format!("{host}:{pid}"),
+                lease: Duration::from_secs(10),
+                ttl: Duration::from_hours(1),
+                timeout: Duration::from_secs(5),
+                max_tasks: 10_000,
+            }),
+        };
+        let pong = store.run(vec![command(&[&"PING"])]).await?;
+        match pong.into_iter().next() {
+            Some(Reply::Status(s)) if s == "PONG" => Ok(store),
+            _ => Err(store.unavailable("it does not answer PING with PONG")),
+        }
+    }
+
+    fn with(mut self, set: impl FnOnce(&mut Settings)) -> Self {
+        set(Arc::make_mut(&mut self.inner));
+        self
+    }
+
+    /// Names this process in leases and in the reason a task fails when its lease lapses
+    /// (default `HOSTNAME:PID`).
+    #[must_use]
+    pub fn replica(self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.with(|inner| inner.replica = name)
+    }
+
+    /// How long a running task's lease lasts without renewal (default 10 s, at least 2 s): a
+    /// replica renews it every second, so a task whose replica died fails this long after.
+    #[must_use]
+    pub fn lease(self, lease: Duration) -> Self {
+        self.with(|inner| inner.lease = lease.max(Duration::from_secs(2)))
+    }
+
+    /// How long a finished task stays readable (default 1 h).
+    #[must_use]
+    pub fn ttl(self, ttl: Duration) -> Self {
+        self.with(|inner| inner.ttl = ttl.max(Duration::from_secs(1)))
+    }
+
+    /// How long one exchange with Redis may take, connecting included (default 5 s).
+    #[must_use]
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.with(|inner| inner.timeout = timeout.max(FOLLOW_BLOCK + Duration::from_millis(500)))
+    }
+
+    /// The most tasks `ListTasks` sees, the most recently updated (default 10,000); older
+    /// ones stay readable by id until they expire.
+    #[must_use]
+    pub fn max_tasks(self, max_tasks: usize) -> Self {
+        self.with(|inner| inner.max_tasks = max_tasks.max(1))
+    }
+
+    /// The prefix of every key (default `carnet:a2a:`): agents sharing one Redis each have
+    /// their own.
+    #[must_use]
+    pub fn prefix(self, prefix: impl Into<String>) -> Self {
+        let prefix = prefix.into();
+        self.with(|inner| inner.prefix = prefix)
+    }
+
+    fn key(&self, kind: &str, id: &str) -> String {
+        format!("{}{kind}:{id}", self.inner.prefix)
+    }
+
+    fn unavailable(&self, what: impl std::fmt::Display) -> StoreError {
+        StoreError::Unavailable(format!("Redis at {}: {what}", self.inner.addr))
+    }
+
+    /// A connection, from the pool or new (authenticated, its database selected).
+    async fn connection(&self) -> Result<Connection, String> {
+        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        if let Some(connection) = idle {
+            return Ok(connection);
+        }
+        let mut connection = Connection::connect(&self.inner.addr)
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        let mut setup = Vec::new();
+        if let Some((user, password)) = &self.inner.auth {
+            setup.push(match user {
+                Some(user) => command(&[&"AUTH", user, password]),
+                None => command(&[&"AUTH", password]),
+            });
+        }
+        if let Some(db) = self.inner.db {
+            setup.push(command(&[&"SELECT", &db.to_string()]));
+        }
+        if !setup.is_empty() {
+            for reply in connection.run(&setup).await? {
+                reply.ok()?;
+            }
+        }
+        Ok(connection)
+    }
+
+    /// Runs `commands` pipelined on one connection, within the timeout; the replies, error
+    /// replies included.
+    async fn run(&self, commands: Vec<Vec<Vec<u8>>>) -> Result<Vec<Reply>, StoreError> {
+        let exchange = async {
+            let mut connection = self.connection().await?;
+            let replies = connection.run(&commands).await?;
+            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+            if idle.len() < POOL {
+                idle.push(connection);
+            }
+            Ok::<_, String>(replies)
+        };
+        // A connection whose exchange is cut short is dropped with it: its replies would
+        // answer the next command.
+        match tokio::time::timeout(self.inner.timeout, exchange).await {
+            Ok(Ok(replies)) => Ok(replies),
+            Ok(Err(e)) => Err(self.unavailable(e)),
+            Err(_) => Err(self.unavailable(format!("no answer within {} ms", self.inner.timeout.as_millis()))),
+        }
+    }
+
+    /// One command's reply, an error reply being an error.
+    async fn one(&self, command: Vec<Vec<u8>>) -> Result<Reply, StoreError> {
+        let reply = self.run(vec![command]).await?.pop().unwrap_or(Reply::Bulk(None));
+        reply.ok().map_err(|e| self.unavailable(e))
+    }
+
+    fn parse_task(&self, id: &str, json: &str) -> Result<Task, StoreError> {
+        serde_json::from_str(json).map_err(|e| self.unavailable(format!("the task `{id}` it holds is not a task: {e}")))
+    }
+
+    fn task_ttl(&self, task: &Task) -> Duration {
+        if task.status.state.is_terminal() {
+            self.inner.ttl
+        } else {
+            UNFINISHED_TTL
+        }
+    }
+
+    async fn save_task(&self, task: Task) -> Result<(), StoreError> {
+        let json = serde_json::to_string(&task).map_err(|e| self.unavailable(e))?;
+        let key = self.key("task", &task.id);
+        let ttl = millis(self.task_ttl(&task));
+        let index = self.key("tasks", "").trim_end_matches(':').to_owned();
+        let score = score(&task);
+        let keep = self.inner.max_tasks;
+        let replies = self
+            .run(vec![
+                command(&[&"SET", &key, &json, &"PX", &ttl]),
+                command(&[&"ZADD", &index, &score, &task.id]),
+                // The newest `max_tasks` stay listed.
+                command(&[&"ZREMRANGEBYRANK", &index, &"0", &format!("-{}", keep + 1)]),
+            ])
+            .await?;
+        for reply in replies {
+            reply.ok().map_err(|e| self.unavailable(e))?;
+        }
+        Ok(())
+    }
+
+    /// The task as stored, failed first when it is running with no lease held.
+    async fn load_task(&self, id: &str) -> Result<Option<Task>, StoreError> {
+        let json = self.one(command(&[&"GET", &self.key("task", id)])).await?;
+        let Some(json) = json.text().map_err(|e| self.unavailable(e))? else {
+            return Ok(None);
+        };
+        let task = self.parse_task(id, &json)?;
+        self.check_lease(task, json).await.map(Some)
+    }
+
+    /// A task submitted or working whose lease has lapsed: its replica is gone. It is failed
+    /// (unless it changed meanwhile), naming that replica.
+    async fn check_lease(&self, task: Task, json: String) -> Result<Task, StoreError> {
+        if ends(&task.status.state) {
+            return Ok(task);
+        }
+        let (lease, runner) = (self.key("lease", &task.id), self.key("runner", &task.id));
+        let mut replies = self
+            .run(vec![command(&[&"EXISTS", &lease]), command(&[&"GET", &runner])])
+            .await?
+            .into_iter();
+        let held = replies.next().map(Reply::integer);
+        let runner = replies.next().map(Reply::text);
+        if !matches!(held, Some(Ok(0))) {
+            return Ok(task);
+        }
+        let runner = match runner {
+            Some(Ok(Some(name))) => format!("replica `{name}`"),
+            _ => "the replica".to_owned(),
+        };
+        let mut failed = task.clone();
+        let reason = format!(
+            "{runner} running this task stopped answering (its lease of {} s lapsed); the task did not finish: send the message again",
+            self.inner.lease.as_secs()
+        );
+        let message = agent_message(&failed, reason);
+        failed.history.get_or_insert_with(Vec::new).push(message.clone());
+        failed.status = status(TaskState::Failed, Some(message));
+        let failed_json = serde_json::to_string(&failed).map_err(|e| self.unavailable(e))?;
+        let index = self.key("tasks", "").trim_end_matches(':').to_owned();
+        let swapped = self
+            .one(command(&[
+                &"EVAL",
+                &FAIL_IF_LAPSED,
+                &"3",
+                &self.key("task", &task.id),
+                &lease,
+                &index,
+                &json,
+                &failed_json,
+                &millis(self.inner.ttl),
+                &score(&failed),
+                &task.id,
+            ]))
+            .await?
+            .integer()
+            .map_err(|e| self.unavailable(e))?;
+        if swapped == 1 {
+            // Followers waiting on its events learn it too.
+            let _ = self
+                .publish_event(&task.id, &super::worker::status_event(&failed, None))
+                .await;
+            return Ok(failed);
+        }
+        // It changed meanwhile (it finished, or another replica failed it first).
+        let json = self.one(command(&[&"GET", &self.key("task", &task.id)])).await?;
+        match json.text().map_err(|e| self.unavailable(e))? {
+            Some(json) => self.parse_task(&task.id, &json),
+            None => Ok(failed),
+        }
+    }
+
+    async fn list_tasks(&self, query: TaskQuery) -> Result<TaskPage, StoreError> {
+        let index = self.key("tasks", "").trim_end_matches(':').to_owned();
+        let ids = self
+            .one(command(&[
+                &"ZREVRANGE",
+                &index,
+                &"0",
+                &(self.inner.max_tasks - 1).to_string(),
+            ]))
+            .await?
+            .array()
+            .map_err(|e| self.unavailable(e))?;
+        let ids: Vec<String> = ids.into_iter().filter_map(|id| id.text().ok().flatten()).collect();
+        let mut tasks = Vec::with_capacity(ids.len());
+        let mut gone = Vec::new();
+        for chunk in ids.chunks(CHUNK) {
+            let mut mget = vec![b"MGET".to_vec()];
+            mget.extend(chunk.iter().map(|id| self.key("task", id).into_bytes()));
+            let values = self.one(mget).await?.array().map_err(|e| self.unavailable(e))?;
+            for (id, value) in chunk.iter().zip(values) {
+                match value.text().map_err(|e| self.unavailable(e))? {
+                    Some(json) => {
+                        let task = self.parse_task(id, &json)?;
+                        tasks.push(self.check_lease(task, json).await?);
+                    }
+                    None => gone.push(id.clone()),
+                }
+            }
+        }
+        if !gone.is_empty() {
+            // Expired tasks leave the listing.
+            let mut zrem = vec![b"ZREM".to_vec(), index.into_bytes()];
+            zrem.extend(gone.into_iter().map(String::into_bytes));
+            let _ = self.one(zrem).await;
+        }
+        page(tasks.iter(), &query)
+    }
+
+    async fn publish_event(&self, id: &str, event: &StreamResponse) -> Result<(), StoreError> {
+        let json = serde_json::to_string(event).map_err(|e| self.unavailable(e))?;
+        let key = self.key("events", id);
+        let replies = self
+            .run(vec![
+                command(&[
+                    &"XADD",
+                    &key,
+                    &"MAXLEN",
+                    &"~",
+                    &EVENTS_KEPT.to_string(),
+                    &"*",
+                    &"e",
+                    &json,
+                ]),
+                command(&[&"PEXPIRE", &key, &millis(UNFINISHED_TTL)]),
+            ])
+            .await?;
+        for reply in replies {
+            reply.ok().map_err(|e| self.unavailable(e))?;
+        }
+        Ok(())
+    }
+
+    async fn hold_task(&self, id: &str) -> Result<bool, StoreError> {
+        let replica = &self.inner.replica;
+        let replies = self
+            .run(vec![
+                command(&[
+                    &"SET",
+                    &self.key("lease", id),
+                    replica,
+                    &"PX",
+                    &millis(self.inner.lease),
+                ]),
+                command(&[&"SET", &self.key("runner", id), replica, &"PX", &millis(UNFINISHED_TTL)]),
+                command(&[&"EXISTS", &self.key("cancel", id)]),
+            ])
+            .await?;
+        let mut asked = false;
+        for reply in replies {
+            if let Reply::Integer(n) = reply.ok().map_err(|e| self.unavailable(e))? {
+                asked = n > 0;
+            }
+        }
+        Ok(asked)
+    }
+
+    async fn follow_task(&self, id: &str) -> Result<Box<dyn TaskEvents>, StoreError> {
+        let key = self.key("events", id);
+        let last = self
+            .one(command(&[&"XREVRANGE", &key, &"+", &"-", &"COUNT", &"1"]))
+            .await?
+            .array()
+            .map_err(|e| self.unavailable(e))?;
+        let last = match last.into_iter().next() {
+            Some(entry) => entry
+                .array()
+                .ok()
+                .and_then(|e| e.into_iter().next())
+                .and_then(|id| id.text().ok().flatten())
+                .ok_or_else(|| self.unavailable("a stream entry without an id"))?,
+            None => "0-0".to_owned(),
+        };
+        Ok(Box::new(Follower {
+            store: self.clone(),
+            task_id: id.to_owned(),
+            key,
+            last,
+            connection: None,
+            buffered: VecDeque::new(),
+            ended: false,
+        }))
+    }
+}
+
+impl TaskStore for RedisStore {
+    fn save(&self, task: Task) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.save_task(task))
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
+        Box::pin(self.load_task(id))
+    }
+
+    fn list(&self, query: TaskQuery) -> BoxFuture<'_, Result<TaskPage, StoreError>> {
+        Box::pin(self.list_tasks(query))
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+
+    fn hold<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.hold_task(id))
+    }
+
+    fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.one(command(&[&"DEL", &self.key("lease", id), &self.key("cancel", id)]))
+                .await
+                .map(drop)
+        })
+    }
+
+    fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.one(command(&[
+                &"SET",
+                &self.key("cancel", id),
+                &"1",
+                &"PX",
+                &millis(CANCEL_TTL),
+            ]))
+            .await
+            .map(drop)
+        })
+    }
+
+    fn publish<'a>(&'a self, id: &'a str, event: &'a StreamResponse) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.publish_event(id, event))
+    }
+
+    fn follow<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn TaskEvents>>, StoreError>> {
+        Box::pin(async move { self.follow_task(id).await.map(Some) })
+    }
+
+    fn save_conversation<'a>(
+        &'a self,
+        context_id: &'a str,
+        state: serde_json::Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let json = state.to_string();
+            if json.len() > super::resp::MAX_BULK {
+                return Err(self.unavailable(format!(
+                    "the conversation `{context_id}` is larger than the {} bytes it reads back",
+                    super::resp::MAX_BULK
+                )));
+            }
+            self.one(command(&[
+                &"SET",
+                &self.key("context", context_id),
+                &json,
+                &"PX",
+                &millis(UNFINISHED_TTL),
+            ]))
+            .await
+            .map(drop)
+        })
+    }
+
+    fn load_conversation<'a>(
+        &'a self,
+        context_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<serde_json::Value>, StoreError>> {
+        Box::pin(async move {
+            let json = self.one(command(&[&"GET", &self.key("context", context_id)])).await?;
+            match json.text().map_err(|e| self.unavailable(e))? {
+                None => Ok(None),
+                Some(json) => serde_json::from_str(&json).map(Some).map_err(|e| {
+                    self.unavailable(format!("the conversation `{context_id}` it holds is not JSON: {e}"))
+                }),
+            }
+        })
+    }
+}
+
+/// The events of a task run elsewhere, read from its stream with `XREAD BLOCK` on a
+/// connection of its own; between events it checks the task, so a task whose replica died
+/// ends its followers' streams too.
+struct Follower {
+    store: RedisStore,
+    task_id: String,
+    key: String,
+    /// The id of the last entry read.
+    last: String,
+    /// `None` before the first read, and after an exchange cut short (dropped mid-read by
+    /// a caller's timeout: its reply would answer the next command).
+    connection: Option<Connection>,
+    buffered: VecDeque<StreamResponse>,
+    ended: bool,
+}
+
+impl Follower {
+    async fn read(&mut self) -> Result<Option<StreamResponse>, StoreError> {
+        loop {
+            if let Some(event) = self.buffered.pop_front() {
+                return Ok(Some(event));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            let entries = self.block().await?;
+            if entries.is_empty() {
+                // Nothing for a while: the task itself says whether it is over.
+                match self.store.load_task(&self.task_id).await? {
+                    Some(task) if ends(&task.status.state) => {
+                        self.ended = true;
+                        return Ok(Some(StreamResponse::Task(task)));
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.ended = true;
+                        return Ok(None);
+                    }
+                }
+            }
+            for (id, event) in entries {
+                self.last = id;
+                self.buffered.push_back(event);
+            }
+        }
+    }
+
+    /// The entries after `last`, waiting up to [`FOLLOW_BLOCK`] for one.
+    async fn block(&mut self) -> Result<Vec<(String, StreamResponse)>, StoreError> {
+        let store = self.store.clone();
+        let mut connection = match self.connection.take() {
+            Some(connection) => connection,
+            None => tokio::time::timeout(store.inner.timeout, store.connection())
+                .await
+                .map_err(|_| store.unavailable("cannot connect within the timeout"))?
+                .map_err(|e| store.unavailable(e))?,
+        };
+        let xread = command(&[
+            &"XREAD",
+            &"COUNT",
+            &"32",
+            &"BLOCK",
+            &FOLLOW_BLOCK.as_millis().to_string(),
+            &"STREAMS",
+            &self.key,
+            &self.last,
+        ]);
+        let reply = tokio::time::timeout(store.inner.timeout, connection.run(std::slice::from_ref(&xread)))
+            .await
+            .map_err(|_| store.unavailable("no answer to XREAD within the timeout"))?
+            .map_err(|e| store.unavailable(e))?;
+        self.connection = Some(connection);
+        let reply = reply.into_iter().next().unwrap_or(Reply::Array(None));
+        let streams = reply.ok().and_then(Reply::array).map_err(|e| store.unavailable(e))?;
+        let mut events = Vec::new();
+        for stream in streams {
+            let mut stream = stream.array().map_err(|e| store.unavailable(e))?.into_iter();
+            let entries = stream
+                .nth(1)
+                .map(Reply::array)
+                .transpose()
+                .map_err(|e| store.unavailable(e))?;
+            for entry in entries.unwrap_or_default() {
+                let mut entry = entry.array().map_err(|e| store.unavailable(e))?.into_iter();
+                let (Some(id), Some(fields)) = (entry.next(), entry.next()) else {
+                    return Err(store.unavailable("a stream entry without an id or fields"));
+                };
+                let id = id
+                    .text()
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| store.unavailable("a stream entry id that is not text"))?;
+                let fields = fields.array().map_err(|e| store.unavailable(e))?;
+                let json = fields
+                    .into_iter()
+                    .nth(1)
+                    .and_then(|v| v.text().ok().flatten())
+                    .ok_or_else(|| store.unavailable("a stream entry without its event"))?;
+                let event: StreamResponse = serde_json::from_str(&json).map_err(|e| {
+                    store.unavailable(format!("an event of task `{}` that is not one: {e}", self.task_id))
+                })?;
+                events.push((id, event));
+            }
+        }
+        Ok(events)
+    }
+}
+
+impl TaskEvents for Follower {
+    fn next(&mut self) -> BoxFuture<'_, Result<Option<StreamResponse>, StoreError>> {
+        Box::pin(self.read())
+    }
+}
+
+/// `redis://[[USER]:PASSWORD@]HOST:PORT[/DB]` as `host:port`, credentials and database.
+type Parsed = (String, Option<(Option<String>, String)>, Option<u32>);
+
+fn parse_url(url: &str) -> Result<Parsed, String> {
+    let rest = url
+        .strip_prefix("redis://")
+        .ok_or_else(|| format!("`{url}` is not a redis:// URL (redis://HOST:PORT[/DB])"))?;
+    let (authority, db) = match rest.split_once('/') {
+        Some((authority, "")) => (authority, None),
+        Some((authority, db)) => (
+            authority,
+            Some(
+                db.parse::<u32>()
+                    .map_err(|_| format!("`{url}`: the database `{db}` is not a number"))?,
+            ),
+        ),
+        None => (rest, None),
+    };
+    let (credentials, host) = match authority.rsplit_once('@') {
+        Some((credentials, host)) => (Some(credentials), host),
+        None => (None, authority),
+    };
+    let auth = credentials.map(|c| match c.split_once(':') {
+        Some(("", password)) => (None, password.to_owned()),
+        Some((user, password)) => (Some(user.to_owned()), password.to_owned()),
+        None => (None, c.to_owned()),
+    });
+    if host.is_empty() {
+        return Err(format!("`{url}` names no host"));
+    }
+    let addr = if host
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| port.parse::<u16>().is_ok())
+    {
+        host.to_owned()
+    } else {
+        format!("{host}:6379")
+    };
+    Ok((addr, auth, db))
+}
+
+fn millis(duration: Duration) -> String {
+    duration.as_millis().to_string()
+}
+
+/// A task's place in the listing: its status time in microseconds (exact in a double until
+/// the year 2255).
+fn score(task: &Task) -> String {
+    task.status.timestamp.map_or(0, |t| t.timestamp_micros()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            parse_url("redis://127.0.0.1:6380").unwrap(),
+            ("127.0.0.1:6380".into(), None, None)
+        );
+        assert_eq!(
+            parse_url("redis://cache/2").unwrap(),
+            ("cache:6379".into(), None, Some(2))
+        );
+        assert_eq!(
+            parse_url("redis://:s3cret@h:1/").unwrap(),
+            ("h:1".into(), Some((None, "s3cret".into())), None)
+        );
+        assert_eq!(
+            parse_url("redis://u:p@h:1").unwrap().1,
+            Some((Some("u".into()), "p".into()))
+        );
+        assert!(parse_url("http://h:1").is_err());
+        assert!(parse_url("redis://h:1/x").is_err());
+        assert!(parse_url("redis://").is_err());
+    }
+}
