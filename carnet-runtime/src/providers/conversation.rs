@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::common::{Aliases, ProviderError, wire_name};
-use super::gemini;
+use super::gemini::tools as gemini;
 use super::history::{History, Spliced};
 use super::openai::tools as openai;
 use super::response::{anthropic_hosted, gemini_part, openai_hosted};

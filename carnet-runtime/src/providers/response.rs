@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::anthropic::tools as anthropic;
 use super::common::{Aliases, BadArguments, ProviderError, array_field};
-use super::gemini;
+use super::gemini::tools as gemini;
 use super::openai::tools as openai;
 use crate::chat::{ChatResponse, Usage};
 
