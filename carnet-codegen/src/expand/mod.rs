@@ -50,7 +50,8 @@ pub fn toolset_with_manifest(attr: TokenStream, item: TokenStream, manifest: Opt
         Ok(tokens) => tokens,
         Err(error) => {
             let mut out = error.to_compile_error();
-            out.extend(fallback(item, name.as_ref()));
+            let ty = name.map(|name| fallback_type(&name.value(), manifest));
+            out.extend(fallback(item, ty));
             out
         }
     };
@@ -77,21 +78,36 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     out
 }
 
-/// The item with its `#[carnet::tool]` attributes removed and a `toolset()` of the right
-/// type, so code using it still type-checks while the error is reported.
-fn fallback(item: TokenStream, name: Option<&LitStr>) -> TokenStream {
+/// The generics and the return type of the fallback's `toolset()`, chosen so that the code
+/// using it type-checks and the attribute's error is the only one: the named toolset's type;
+/// for a name the manifest does not declare, a type that any field of `Toolsets` infers to
+/// its own, inline or written out.
+fn fallback_type(name: &str, manifest: Option<&Path>) -> (TokenStream, TokenStream) {
+    let known = load(Span::call_site(), manifest).map_or(true, |loaded| loaded.toolset(name).is_some());
+    if known {
+        (TokenStream::new(), toolset_type(name))
+    } else {
+        (
+            quote!(<__CarnetName>),
+            quote!(::carnet::__private::BoundToolset<__CarnetName>),
+        )
+    }
+}
+
+/// The item with its `#[carnet::tool]` attributes removed and a `toolset()` of type `ty`
+/// (see [`fallback_type`]), so code using it still type-checks while the error is reported.
+fn fallback(item: TokenStream, ty: Option<(TokenStream, TokenStream)>) -> TokenStream {
     let Ok(mut parsed) = syn::parse2::<Item>(item.clone()) else {
         return item;
     };
-    let ty = name.map(|n| toolset_type(&n.value()));
     let in_impl = matches!(parsed, Item::Impl(_));
-    let stub = ty.map(|ty| {
+    let stub = ty.map(|(generics, ty)| {
         let receiver = in_impl.then(|| quote!(self));
         quote! {
             #[doc(hidden)]
             #[must_use]
             #[allow(dead_code, clippy::must_use_candidate, clippy::unused_self)]
-            pub fn toolset(#receiver) -> #ty {
+            pub fn toolset #generics (#receiver) -> #ty {
                 ::core::unreachable!("the toolset did not compile")
             }
         }
