@@ -166,6 +166,20 @@ fn carnet() -> Carnet {
         .expect("every toolset is bound")
 }
 
+/// A rig agent on rig's OpenAI provider (Chat Completions) at `server`, adopting `chat` as a
+/// rig user does: its registry and its hook.
+fn rig_agent_for(server: &Recorder, chat: &carnet_rig::Conversation, max_turns: usize) -> rig_agent::Agent {
+    let model = OpenAIConfig::new("test-key")
+        .with_base_url(&server.base_url)
+        .client()
+        .chat("scripted");
+    AgentBuilder::new(model)
+        .tool_server_handle(chat.tool_server())
+        .add_hook(chat.hook())
+        .default_max_turns(max_turns)
+        .build()
+}
+
 #[tokio::test]
 async fn a_skills_tools_reach_the_wire_only_after_its_load() {
     let server = Recorder::start(vec![
@@ -183,17 +197,9 @@ async fn a_skills_tools_reach_the_wire_only_after_its_load() {
         answer("Units average 1,225 a month."),
     ])
     .await;
-    let model = OpenAIConfig::new("test-key")
-        .with_base_url(&server.base_url)
-        .client()
-        .chat("scripted");
     let carnet = carnet();
     let chat = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).unwrap();
-    let agent = AgentBuilder::new(model)
-        .tool_server_handle(chat.tool_server())
-        .add_hook(chat.hook())
-        .default_max_turns(8)
-        .build();
+    let agent = rig_agent_for(&server, &chat, 8);
 
     let response = agent.prompt("How many units a month?").await.unwrap();
     assert_eq!(response.output(), "Units average 1,225 a month.");
@@ -266,26 +272,15 @@ async fn a_conversation_keeps_its_loads_across_messages_and_another_starts_fresh
         answer("Hello."),
     ])
     .await;
-    let model = OpenAIConfig::new("test-key")
-        .with_base_url(&server.base_url)
-        .client()
-        .chat("scripted");
     let carnet = carnet();
     let chat = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).unwrap();
-    let agent = AgentBuilder::new(model.clone())
-        .tool_server_handle(chat.tool_server())
-        .add_hook(chat.hook())
-        .default_max_turns(4)
-        .build();
+    let agent = rig_agent_for(&server, &chat, 4);
     agent.prompt("Get ready to convert units.").await.unwrap();
     let second = agent.prompt("10 km in m?").await.unwrap();
     assert_eq!(second.output(), "10 km is 10,000 m.");
 
     let other = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).unwrap();
-    let fresh = AgentBuilder::new(model)
-        .tool_server_handle(other.tool_server())
-        .add_hook(other.hook())
-        .build();
+    let fresh = rig_agent_for(&server, &other, 1);
     fresh.prompt("Hi").await.unwrap();
 
     let bodies = server.bodies();
@@ -303,17 +298,10 @@ async fn a_conversation_keeps_its_loads_across_messages_and_another_starts_fresh
 #[tokio::test]
 async fn the_program_can_load_a_skill_between_messages() {
     let server = Recorder::start(vec![answer("Ready.")]).await;
-    let model = OpenAIConfig::new("test-key")
-        .with_base_url(&server.base_url)
-        .client()
-        .chat("scripted");
     let carnet = carnet();
     let chat = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).unwrap();
     chat.session().await.load_skill("reportWriting").unwrap();
-    let agent = AgentBuilder::new(model)
-        .tool_server_handle(chat.tool_server())
-        .add_hook(chat.hook())
-        .build();
+    let agent = rig_agent_for(&server, &chat, 1);
     agent.prompt("Write it up.").await.unwrap();
     let offered = tool_names(&server.bodies()[0]);
     let writing = carnet
@@ -348,17 +336,9 @@ async fn a_skills_tool_called_beside_its_load_is_refused_with_the_reason() {
         answer("1 kg is 1000 g."),
     ])
     .await;
-    let model = OpenAIConfig::new("test-key")
-        .with_base_url(&server.base_url)
-        .client()
-        .chat("scripted");
     let carnet = carnet();
     let chat = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).unwrap();
-    let agent = AgentBuilder::new(model)
-        .tool_server_handle(chat.tool_server())
-        .add_hook(chat.hook())
-        .default_max_turns(6)
-        .build();
+    let agent = rig_agent_for(&server, &chat, 6);
     agent.prompt("1 kg in g?").await.unwrap();
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 4);
