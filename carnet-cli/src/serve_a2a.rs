@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use carnet_runtime::a2a::{Limits, Server};
+use carnet_runtime::a2a::{Limits, RedisStore, Server};
 use carnet_runtime::chat::{ChatModel, ChatRequest, ChatResponse, Message, ModelError};
 use carnet_runtime::models::{Anthropic, Gemini, OpenAi, OpenAiApi};
 use carnet_runtime::{BoxFuture, Carnet, ExposureMode, Manifest, ToolCall};
@@ -53,6 +53,20 @@ pub(crate) struct A2aOptions {
     /// Seconds one message may run before its task fails.
     #[arg(long, value_name = "SECS", default_value_t = Limits::default().task_timeout.as_secs())]
     task_timeout: u64,
+    /// Keep tasks, their events and the conversations in the Redis at this URL
+    /// (`redis://[[USER]:PASSWORD@]HOST:PORT[/DB]`), shared by every replica that names it:
+    /// a task started on one is read, followed and canceled through any other (default: in
+    /// this process's memory).
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// This replica's name in the shared store: a task it was running when it died fails
+    /// naming it (default: the `--http` address, or `HOSTNAME:PID` for port 0).
+    #[arg(long, value_name = "NAME", requires = "store")]
+    replica: Option<String>,
+    /// Seconds a running task's lease lasts without renewal (renewed every second): a task
+    /// whose replica died fails this long after.
+    #[arg(long, value_name = "SECS", default_value_t = 10, requires = "store")]
+    lease: u64,
 }
 
 /// How `scripted:FILE` models answer, for `--help`.
@@ -121,6 +135,26 @@ pub(crate) fn serve_on(carnet: &Carnet, agent: &str, options: &A2aOptions, note:
         .enable_all()
         .build()
         .map_err(|e| Failure::content(format!("error: cannot start the async runtime: {e}")))?;
+    let server = match &options.store {
+        None => server,
+        Some(url) => {
+            let store = runtime
+                .block_on(RedisStore::connect(url))
+                .map_err(|e| Failure::usage(format!("error: --store `{url}`: {e}")))?;
+            let replica = options.replica.clone().or_else(|| {
+                // A fixed address names the replica; port 0 leaves the store's default.
+                (!options.http.ends_with(":0")).then(|| options.http.clone())
+            });
+            let store = store
+                .lease(Duration::from_secs(options.lease))
+                .ttl(Limits::default().task_ttl)
+                .max_tasks(options.max_tasks);
+            server.store(match replica {
+                Some(name) => store.replica(name),
+                None => store,
+            })
+        }
+    };
     let outcome = runtime.block_on(async {
         let mut http = server.bind(options.http.as_str()).await?;
         if let Some(url) = &options.public_url {
@@ -128,11 +162,12 @@ pub(crate) fn serve_on(carnet: &Carnet, agent: &str, options: &A2aOptions, note:
         }
         outln!("{}", http.url());
         eprintln!(
-            "carnet: serving agent `{agent}` over A2A 1.0 at {} (card at {}{}); model {}; {note}",
+            "carnet: serving agent `{agent}` over A2A 1.0 at {} (card at {}{}); model {}; tasks {}; {note}",
             http.url(),
             http.url(),
             carnet_runtime::a2a::AGENT_CARD_PATH,
             options.model,
+            options.store.as_deref().map_or("in memory", |_| "in the shared store"),
         );
         http.run_until(async {
             let _ = tokio::signal::ctrl_c().await;

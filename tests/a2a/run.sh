@@ -2,7 +2,8 @@
 # `carnet serve-a2a` judged by the official A2A SDKs: Python (a2a-sdk 1.3.0: card, send,
 # stream, get, list, subscribe, cancel, errors, over both bindings, raw answers parsed
 # strictly; tests/a2a/e2e.py), then JavaScript (@a2a-js/sdk 1.3.0 on Node 22, the same
-# operations over both bindings; tests/a2a/e2e.mjs).
+# operations over both bindings; tests/a2a/e2e.mjs), then two replicas sharing Redis behind
+# haproxy (tests/a2a/replicas.sh).
 #
 #   tests/a2a/run.sh
 #
@@ -85,4 +86,7 @@ kill -TERM "$server" 2>/dev/null || true
 if [ "$status" -eq 124 ]; then
     echo "FAIL: the JavaScript A2A end-to-end tests did not finish within ${E2E_TIMEOUT:-300} s" >&2
 fi
-exit "$status"
+[ "$status" -eq 0 ] || exit "$status"
+
+# Two replicas sharing Redis behind haproxy (installs both from Debian when missing).
+bash "$ROOT/tests/a2a/replicas.sh"
