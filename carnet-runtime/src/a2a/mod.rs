@@ -59,6 +59,37 @@
 //! - **Tasks are kept** in a [`TaskStore`]: [`MemoryStore`] by default; what runs a task
 //!   (its conversation, model call and events) stays in the process that runs it.
 //!
+//! # Several replicas
+//!
+//! Replicas behind a load balancer share a `RedisStore` (feature `a2a-redis`, whose docs
+//! have the example; `carnet serve-a2a --store redis://HOST:PORT`), and then any replica
+//! answers any request of any task or context:
+//!
+//! - **Tasks**, their history and artifacts are in Redis: `GetTask` and `ListTasks` (its
+//!   filters and pages as in one process) read them through any replica.
+//! - **Events** of a running task go through a Redis stream: `SubscribeToTask` on another
+//!   replica sends the task, then every status and artifact update of the run, then its end.
+//! - **`CancelTask`** through another replica is read by the running one within a second
+//!   (at its lease renewal): it stops the model call and tools as a local cancel does, and
+//!   the answer is the canceled task.
+//! - **A replica that dies** mid-task stops renewing its lease on the task (10 s by
+//!   default, renewed every second); the first read after the lease lapses (`GetTask`,
+//!   `ListTasks`, a subscriber's check) makes the task `TASK_STATE_FAILED`, its message naming
+//!   the lost replica, atomically (a Lua compare-and-set), so a task is never left `working`.
+//!   The client sends the message again.
+//! - **Conversations** follow their context: after each message the session's state and
+//!   the chat messages ([`Transcript`](crate::chat::Transcript)) are saved, versioned, and
+//!   the replica that gets the context's next message resumes them when its own copy is
+//!   older, so skills loaded on one replica are loaded on the next. Two messages of one
+//!   context sent at the same moment to two replicas run side by side, the later end
+//!   winning; send a context's messages one after the other (as A2A clients do) or pin
+//!   contexts to replicas in the balancer.
+//!
+//! Redis is reached with a RESP2 client written here (no new crate: the `redis` crate with
+//! only `tokio-comp` costs 24 s of CPU to build, `url` and its IDNA tables included), every
+//! exchange bounded in time (5 s) and every reply in size; a Redis that hangs, closes or
+//! answers garbage is an internal error naming it, never a hang.
+//!
 //! # Why the A2A project's `a2a-lf` types
 //!
 //! The wire types ([`types`]: `Task`, `Message`, `Part`, `StreamResponse`, `A2AError`, the
