@@ -43,6 +43,40 @@ fn ui() {
     }
 }
 
+/// One mistake, one error (issue 54): each case's `.stderr` (which `ui` checks is what rustc
+/// prints) holds one error per mistake in the case and, where the error is about a name, not
+/// the type-level spelling of toolset names (`Letter<..>`, `ToolsetOf<..>`).
+#[test]
+fn one_mistake_one_error() {
+    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    // (case, its mistakes, whether its text is free of the type-level names)
+    let cases = [
+        ("unknown-toolset", 1, true),
+        ("misspelled-toolset-with-toolset-used", 1, true),
+        ("unknown-toolset-with-toolset-used", 1, true),
+        ("generic-tool-with-toolset-used", 1, true),
+        ("missing-toolset-field", 1, true),
+        // Two misplaced implementations, each a mismatch at it; rustc's note under each
+        // spells both toolsets' names as types (`BoundToolset<(Letter<'m'>, ..)>`).
+        ("swapped-toolsets-in-struct", 2, false),
+        ("wrong-toolset-in-field", 2, false),
+    ];
+    for (case, mistakes, plain) in cases {
+        let path = ui.join(format!("{case}.stderr"));
+        let stderr = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let errors = stderr.lines().filter(|line| line.starts_with("error")).count();
+        assert_eq!(
+            errors, mistakes,
+            "{case}: {errors} errors for {mistakes} mistakes:\n{stderr}"
+        );
+        if plain {
+            for internal in ["Letter<", "ToolsetOf<"] {
+                assert!(!stderr.contains(internal), "{case} names `{internal}..>`:\n{stderr}");
+            }
+        }
+    }
+}
+
 /// The Rust code blocks of a markdown file, written to `dir` as programs the way rustdoc
 /// would compile them: `# ` lines shown to the compiler, an empty `main` added where the
 /// block has none. rustdoc cannot run these (they are marked `ignore`): the attributes need

@@ -26,7 +26,7 @@ fn any<T>() -> T {
 }
 
 fn main() {
-    // Inline, where the error is a sentence.
+    // Inline: a mismatch at the field, once (`Carnet::new` does not fail again).
     let _builder = carnet::Carnet::new(
         &manifest::MANIFEST,
         manifest::Toolsets {
@@ -39,8 +39,8 @@ fn main() {
     );
 }
 
-// Where the type is written out, the default type parameters make it a mismatch that
-// spells both names.
+// Where the type is written out: the same mismatch, at the field; its note spells both
+// toolsets' names.
 fn _toolsets() -> manifest::Toolsets {
     manifest::Toolsets {
         search_tools: any(),

@@ -11,9 +11,12 @@ use crate::typed_id;
 
 /// `Toolsets`: one field per toolset that declares tools, each bound to the toolset's
 /// identity, so forgetting a toolset is a missing field and swapping two is a type error.
-/// Each field's type is a parameter defaulting to the toolset's `BoundToolset` and bounded by
-/// `ToolsetOf<Name>`: a value built inline with another toolset's `toolset()` fails that
-/// bound, whose message is a sentence (`#[diagnostic::on_unimplemented]`).
+/// Each field's type names its toolset (`BoundToolset<Name, Needs>`); only the states its
+/// tools take (`Needs`) are a type parameter, inferred from the value. A value of another
+/// toolset is then a mismatch on that field alone: rustc reports it there, once, and goes on
+/// with the field's own type, so nothing that uses the struct (`Carnet::new`) fails again.
+/// (A bound on a generic field type, `ToolsetOf<Name>`, was checked again by every use of the
+/// struct: one misplaced toolset gave an error at the field and another at `Carnet::new`.)
 pub(super) fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
@@ -34,42 +37,26 @@ use rt::Letter as L;
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset(\"name\")]` generates (`toolset()`). A missing field is a toolset
 /// without implementation; a field only accepts its own toolset's. (The type parameters
-/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+/// are the states each toolset's tools take, inferred from the values: leave them to their
+/// defaults.)
 pub struct Toolsets",
     );
     // Each name is spelled once, in `toolset_names` (written after the impl): rustc checks
-    // every character of a spelled name as a constant, and the struct and its impl name each
-    // toolset five times, which at a thousand toolsets tripled the crate's type-checking.
-    let name_of = |param: &str| format!("toolset_names::{param}");
+    // every character of a spelled name as a constant, and naming each toolset more than
+    // once, at a thousand toolsets, tripled the crate's type-checking.
     if !params.is_empty() {
-        let defaults: Vec<String> = params
-            .iter()
-            .map(|param| format!("{param} = rt::BoundToolset<{}>", name_of(param)))
-            .collect();
+        let defaults: Vec<String> = params.iter().map(|param| format!("{param} = ()")).collect();
         let _ = write!(out, "<\n    {},\n>", defaults.join(",\n    "));
-        out.push_str("\nwhere\n");
-        for param in &params {
-            let _ = writeln!(out, "    {param}: rt::ToolsetOf<{}>,", name_of(param));
-        }
     }
-    out.push_str("{\n");
+    out.push_str(" {\n");
     for ((name, ident), param) in bound.iter().zip(&params) {
         let _ = writeln!(
             out,
-            "    /// `#[carnet::toolset(\"{name}\")]`\n    pub {ident}: {param},"
+            "    /// `#[carnet::toolset(\"{name}\")]`\n    pub {ident}: rt::BoundToolset<toolset_names::{param}, {param}>,"
         );
     }
     out.push_str("}\n\n");
     let generics = if params.is_empty() {
-        String::new()
-    } else {
-        let bounds: Vec<String> = params
-            .iter()
-            .map(|param| format!("{param}: rt::ToolsetOf<{}>", name_of(param)))
-            .collect();
-        format!("<{}>", bounds.join(", "))
-    };
-    let args = if params.is_empty() {
         String::new()
     } else {
         format!("<{}>", params.join(", "))
@@ -77,14 +64,10 @@ pub struct Toolsets",
     // What the tools take as `State<T>`, every toolset's list in one, as a balanced tree of
     // pairs (a chain as deep as the toolsets are many would pass the trait solver's
     // recursion limit at a few hundred toolsets).
-    let leaves: Vec<String> = params
-        .iter()
-        .map(|param| format!("<{param} as rt::ToolsetOf<{}>>::Needs", name_of(param)))
-        .collect();
-    let needs = balanced(&leaves);
+    let needs = balanced(&params);
     let _ = write!(
         out,
-        "impl{generics} rt::CompiledToolsets for Toolsets{args} {{
+        "impl{generics} rt::CompiledToolsets for Toolsets{generics} {{
     type Canonical = Toolsets;
     type Needs = {needs};
 
@@ -93,13 +76,7 @@ pub struct Toolsets",
     );
     let values: Vec<String> = bound
         .iter()
-        .zip(&params)
-        .map(|((_, ident), param)| {
-            format!(
-                "<{param} as rt::ToolsetOf<{}>>::__into_impl(self.{ident})",
-                name_of(param)
-            )
-        })
+        .map(|(_, ident)| format!("rt::BoundToolset::into_impl(self.{ident})"))
         .collect();
     if !values.is_empty() {
         let _ = write!(out, "\n            {},\n        ", values.join(",\n            "));

@@ -156,8 +156,9 @@ use rt::Letter as L;
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
 /// without implementation; a field only accepts its own toolset's. (The type parameters
-/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
-pub struct Toolsets{
+/// are the states each toolset's tools take, inferred from the values: leave them to their
+/// defaults.)
+pub struct Toolsets {
 }
 
 impl rt::CompiledToolsets for Toolsets {

@@ -199,24 +199,22 @@ use rt::Letter as L;
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
 /// without implementation; a field only accepts its own toolset's. (The type parameters
-/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+/// are the states each toolset's tools take, inferred from the values: leave them to their
+/// defaults.)
 pub struct Toolsets<
-    Notes = rt::BoundToolset<toolset_names::Notes>,
->
-where
-    Notes: rt::ToolsetOf<toolset_names::Notes>,
-{
+    Notes = (),
+> {
     /// `#[carnet::toolset("notes")]`
-    pub notes: Notes,
+    pub notes: rt::BoundToolset<toolset_names::Notes, Notes>,
 }
 
-impl<Notes: rt::ToolsetOf<toolset_names::Notes>> rt::CompiledToolsets for Toolsets<Notes> {
+impl<Notes> rt::CompiledToolsets for Toolsets<Notes> {
     type Canonical = Toolsets;
-    type Needs = <Notes as rt::ToolsetOf<toolset_names::Notes>>::Needs;
+    type Needs = Notes;
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            <Notes as rt::ToolsetOf<toolset_names::Notes>>::__into_impl(self.notes),
+            rt::BoundToolset::into_impl(self.notes),
         ])
     }
 }

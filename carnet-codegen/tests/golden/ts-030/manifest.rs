@@ -175,24 +175,22 @@ use rt::Letter as L;
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
 /// without implementation; a field only accepts its own toolset's. (The type parameters
-/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+/// are the states each toolset's tools take, inferred from the values: leave them to their
+/// defaults.)
 pub struct Toolsets<
-    Foo = rt::BoundToolset<toolset_names::Foo>,
->
-where
-    Foo: rt::ToolsetOf<toolset_names::Foo>,
-{
+    Foo = (),
+> {
     /// `#[carnet::toolset("foo")]`
-    pub foo: Foo,
+    pub foo: rt::BoundToolset<toolset_names::Foo, Foo>,
 }
 
-impl<Foo: rt::ToolsetOf<toolset_names::Foo>> rt::CompiledToolsets for Toolsets<Foo> {
+impl<Foo> rt::CompiledToolsets for Toolsets<Foo> {
     type Canonical = Toolsets;
-    type Needs = <Foo as rt::ToolsetOf<toolset_names::Foo>>::Needs;
+    type Needs = Foo;
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            <Foo as rt::ToolsetOf<toolset_names::Foo>>::__into_impl(self.foo),
+            rt::BoundToolset::into_impl(self.foo),
         ])
     }
 }

@@ -381,49 +381,42 @@ use rt::Letter as L;
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
 /// `#[carnet::toolset("name")]` generates (`toolset()`). A missing field is a toolset
 /// without implementation; a field only accepts its own toolset's. (The type parameters
-/// only make a misplaced toolset's error a sentence: leave them to their defaults.)
+/// are the states each toolset's tools take, inferred from the values: leave them to their
+/// defaults.)
 pub struct Toolsets<
-    FilterTools = rt::BoundToolset<toolset_names::FilterTools>,
-    SearchTools = rt::BoundToolset<toolset_names::SearchTools>,
-    StatisticalAnalysis = rt::BoundToolset<toolset_names::StatisticalAnalysis>,
-    Units = rt::BoundToolset<toolset_names::Units>,
-    Visualization = rt::BoundToolset<toolset_names::Visualization>,
-    WritingTools = rt::BoundToolset<toolset_names::WritingTools>,
->
-where
-    FilterTools: rt::ToolsetOf<toolset_names::FilterTools>,
-    SearchTools: rt::ToolsetOf<toolset_names::SearchTools>,
-    StatisticalAnalysis: rt::ToolsetOf<toolset_names::StatisticalAnalysis>,
-    Units: rt::ToolsetOf<toolset_names::Units>,
-    Visualization: rt::ToolsetOf<toolset_names::Visualization>,
-    WritingTools: rt::ToolsetOf<toolset_names::WritingTools>,
-{
+    FilterTools = (),
+    SearchTools = (),
+    StatisticalAnalysis = (),
+    Units = (),
+    Visualization = (),
+    WritingTools = (),
+> {
     /// `#[carnet::toolset("filter-tools")]`
-    pub filter_tools: FilterTools,
+    pub filter_tools: rt::BoundToolset<toolset_names::FilterTools, FilterTools>,
     /// `#[carnet::toolset("search-tools")]`
-    pub search_tools: SearchTools,
+    pub search_tools: rt::BoundToolset<toolset_names::SearchTools, SearchTools>,
     /// `#[carnet::toolset("statistical-analysis")]`
-    pub statistical_analysis: StatisticalAnalysis,
+    pub statistical_analysis: rt::BoundToolset<toolset_names::StatisticalAnalysis, StatisticalAnalysis>,
     /// `#[carnet::toolset("units")]`
-    pub units: Units,
+    pub units: rt::BoundToolset<toolset_names::Units, Units>,
     /// `#[carnet::toolset("visualization")]`
-    pub visualization: Visualization,
+    pub visualization: rt::BoundToolset<toolset_names::Visualization, Visualization>,
     /// `#[carnet::toolset("writing-tools")]`
-    pub writing_tools: WritingTools,
+    pub writing_tools: rt::BoundToolset<toolset_names::WritingTools, WritingTools>,
 }
 
-impl<FilterTools: rt::ToolsetOf<toolset_names::FilterTools>, SearchTools: rt::ToolsetOf<toolset_names::SearchTools>, StatisticalAnalysis: rt::ToolsetOf<toolset_names::StatisticalAnalysis>, Units: rt::ToolsetOf<toolset_names::Units>, Visualization: rt::ToolsetOf<toolset_names::Visualization>, WritingTools: rt::ToolsetOf<toolset_names::WritingTools>> rt::CompiledToolsets for Toolsets<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, WritingTools> {
+impl<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, WritingTools> rt::CompiledToolsets for Toolsets<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, WritingTools> {
     type Canonical = Toolsets;
-    type Needs = ((<FilterTools as rt::ToolsetOf<toolset_names::FilterTools>>::Needs, (<SearchTools as rt::ToolsetOf<toolset_names::SearchTools>>::Needs, <StatisticalAnalysis as rt::ToolsetOf<toolset_names::StatisticalAnalysis>>::Needs)), (<Units as rt::ToolsetOf<toolset_names::Units>>::Needs, (<Visualization as rt::ToolsetOf<toolset_names::Visualization>>::Needs, <WritingTools as rt::ToolsetOf<toolset_names::WritingTools>>::Needs)));
+    type Needs = ((FilterTools, (SearchTools, StatisticalAnalysis)), (Units, (Visualization, WritingTools)));
 
     fn __into_impls(self) -> ::std::vec::Vec<rt::ToolsetImpl> {
         ::std::vec::Vec::from([
-            <FilterTools as rt::ToolsetOf<toolset_names::FilterTools>>::__into_impl(self.filter_tools),
-            <SearchTools as rt::ToolsetOf<toolset_names::SearchTools>>::__into_impl(self.search_tools),
-            <StatisticalAnalysis as rt::ToolsetOf<toolset_names::StatisticalAnalysis>>::__into_impl(self.statistical_analysis),
-            <Units as rt::ToolsetOf<toolset_names::Units>>::__into_impl(self.units),
-            <Visualization as rt::ToolsetOf<toolset_names::Visualization>>::__into_impl(self.visualization),
-            <WritingTools as rt::ToolsetOf<toolset_names::WritingTools>>::__into_impl(self.writing_tools),
+            rt::BoundToolset::into_impl(self.filter_tools),
+            rt::BoundToolset::into_impl(self.search_tools),
+            rt::BoundToolset::into_impl(self.statistical_analysis),
+            rt::BoundToolset::into_impl(self.units),
+            rt::BoundToolset::into_impl(self.visualization),
+            rt::BoundToolset::into_impl(self.writing_tools),
         ])
     }
 }
