@@ -152,6 +152,23 @@ fn errors_strip_the_tools_parameter_docs() {
 }
 
 #[test]
+fn an_unknown_toolset_gets_a_stub_any_field_takes() {
+    // Generic in the name: the field of `Toolsets` it is put in infers it, so the unknown
+    // name is the only error.
+    let out = expand(
+        r#""serch-tools""#,
+        r"
+        mod search {
+            #[carnet::tool]
+            fn basic_search(query: String) -> String { query }
+        }
+        ",
+        Some(MANIFEST),
+    );
+    check("unknown-toolset", &out);
+}
+
+#[test]
 fn no_manifest() {
     let out = expand(r#""search-tools""#, "mod search {}", None);
     check("no-manifest", &out);
