@@ -209,9 +209,36 @@ async fn http(addr: SocketAddr, body: &Value) -> String {
         .expect("the server answers in time")
         .unwrap();
     let text = String::from_utf8_lossy(&response).into_owned();
-    text.split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default()
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_default();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = &rest[size + 2..];
+    }
+    out
+}
+
+/// The state an SSE stream of events ends with: its last status update's, or its last
+/// task's (a follower that found the task ended between two events sends it whole).
+fn last_state(events: &[Value]) -> &Value {
+    let last = &events.last().expect("events")["result"];
+    if last["statusUpdate"].is_object() {
+        &last["statusUpdate"]["status"]["state"]
+    } else {
+        &last["task"]["status"]["state"]
+    }
 }
 
 async fn rpc(addr: SocketAddr, method: &str, params: Value) -> Value {
@@ -250,24 +277,29 @@ async fn replicas_share_tasks_events_cancellation_and_conversations() {
     let a = replica(&redis.url, "a").await;
     let b = replica(&redis.url, "b").await;
 
-    // Sent to a, read and listed through b; the context goes on on b with its skill.
-    let sent = rpc(
+    // A context moves between replicas: its first message on a, the second (which loads a
+    // skill) on b, the third back on a, whose own copy of the conversation is older.
+    let first = rpc(
         a.addr,
+        "SendMessage",
+        json!({"message": message("first", Some("ctx-1"))}),
+    )
+    .await;
+    assert_eq!(
+        first["result"]["task"]["metadata"]["carnet"]["loadedSkills"],
+        json!([]),
+        "{first}"
+    );
+    let sent = rpc(
+        b.addr,
         "SendMessage",
         json!({"message": message("hello", Some("ctx-1"))}),
     )
     .await;
     let task = &sent["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{sent}");
-    let id = task["id"].as_str().unwrap();
-    let got = rpc(b.addr, "GetTask", json!({"id": id})).await;
-    assert_eq!(got["result"]["status"]["state"], "TASK_STATE_COMPLETED", "{got}");
-    assert_eq!(got["result"]["artifacts"][0]["parts"][0]["text"], "Hello, Ada!");
-    assert_eq!(got["result"]["history"].as_array().unwrap().len(), 2);
-    let listed = rpc(b.addr, "ListTasks", json!({"contextId": "ctx-1"})).await;
-    assert_eq!(listed["result"]["totalSize"], 1, "{listed}");
     let again = rpc(
-        b.addr,
+        a.addr,
         "SendMessage",
         json!({"message": message("again", Some("ctx-1"))}),
     )
@@ -277,6 +309,30 @@ async fn replicas_share_tasks_events_cancellation_and_conversations() {
         json!(["greet"]),
         "{again}"
     );
+
+    // Run on b, read and listed (filters, pages) through a.
+    let id = task["id"].as_str().unwrap();
+    let got = rpc(a.addr, "GetTask", json!({"id": id})).await;
+    assert_eq!(got["result"]["status"]["state"], "TASK_STATE_COMPLETED", "{got}");
+    assert_eq!(got["result"]["artifacts"][0]["parts"][0]["text"], "Hello, Ada!");
+    assert_eq!(got["result"]["history"].as_array().unwrap().len(), 2);
+    let listed = rpc(a.addr, "ListTasks", json!({"contextId": "ctx-1", "pageSize": 2})).await;
+    assert_eq!(listed["result"]["totalSize"], 3, "{listed}");
+    assert_eq!(listed["result"]["tasks"].as_array().unwrap().len(), 2, "{listed}");
+    let token = listed["result"]["nextPageToken"].as_str().unwrap();
+    let rest = rpc(
+        b.addr,
+        "ListTasks",
+        json!({"contextId": "ctx-1", "pageSize": 2, "pageToken": token}),
+    )
+    .await;
+    assert_eq!(
+        rest["result"]["tasks"][0]["id"], first["result"]["task"]["id"],
+        "{rest}"
+    );
+    assert_eq!(rest["result"]["nextPageToken"], "", "{rest}");
+    let none = rpc(b.addr, "ListTasks", json!({"contextId": "ctx-2"})).await;
+    assert_eq!(none["result"]["totalSize"], 0, "{none}");
 
     // Started on a, followed and canceled through b: the tool on a sees its cancellation.
     let sent = rpc(
@@ -296,6 +352,10 @@ async fn replicas_share_tasks_events_cancellation_and_conversations() {
         canceled["result"]["status"]["state"], "TASK_STATE_CANCELED",
         "{canceled}"
     );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !a.fired.load(Ordering::SeqCst) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert!(a.fired.load(Ordering::SeqCst), "the tool on a saw its cancellation");
     let events = stream.await.unwrap();
     let data: Vec<Value> = events
@@ -304,11 +364,7 @@ async fn replicas_share_tasks_events_cancellation_and_conversations() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert!(data[0]["result"]["task"]["id"] == id.as_str(), "{events}");
-    assert_eq!(
-        data.last().unwrap()["result"]["statusUpdate"]["status"]["state"],
-        "TASK_STATE_CANCELED",
-        "{events}"
-    );
+    assert_eq!(last_state(&data), "TASK_STATE_CANCELED", "{events}");
     drop((a, b));
 }
 
@@ -343,7 +399,12 @@ async fn a_replica_that_dies_mid_task_leaves_it_failed_naming_it() {
         .await
         .unwrap()
         .unwrap();
-    assert!(events.contains("TASK_STATE_FAILED"), "{events}");
+    let data: Vec<Value> = events
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(last_state(&data), "TASK_STATE_FAILED", "{events}");
     let listed = rpc(b.addr, "ListTasks", json!({"status": "TASK_STATE_WORKING"})).await;
     assert_eq!(listed["result"]["totalSize"], 0, "{listed}");
     drop(b);
