@@ -83,13 +83,17 @@ def spawn(args, **kwargs):
     return process
 
 
-def wait_port(port, what, timeout=15):
+def wait_port(port, what, timeout=15, process=None):
+    """Whether `what` listens on `port` in time; False when `process` exits first."""
     end = min(time.monotonic() + timeout, DEADLINE)
     while time.monotonic() < end:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
+                return True
         except OSError:
+            if process is not None and process.poll() is not None:
+                print(f"note: {what} exited ({process.returncode}) before listening on {port}", flush=True)
+                return False
             time.sleep(0.05)
     raise SystemExit(f"FAIL: {what} did not listen on {port} in time")
 
@@ -215,18 +219,25 @@ async def main(tmp):
            "--dir", tmp], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(redis_port, "redis-server")
     redis_url = f"redis://127.0.0.1:{redis_port}"
-    lb = free_port()
-    lb_url = f"http://127.0.0.1:{lb}"
-    replicas = [Replica("r1", redis_url, lb_url), Replica("r2", redis_url, lb_url)]
-    by_name = {r.name: r for r in replicas}
-
+    # haproxy on a free port; picked again if another process took it first.
     cfg = Path(tmp) / "haproxy.cfg"
     log = Path(tmp) / "haproxy.log"
-    servers = "\n".join(f"    server {r.name} 127.0.0.1:{r.port} check" for r in replicas)
-    cfg.write_text(HAPROXY.format(lb=lb, servers=servers))
-    with open(log, "w") as log_file:
-        spawn(["haproxy", "-f", str(cfg)], stdout=log_file, stderr=subprocess.STDOUT)
-    wait_port(lb, "haproxy")
+    for _ in range(3):
+        lb = free_port()
+        lb_url = f"http://127.0.0.1:{lb}"
+        # Their cards name the balancer.
+        replicas = [Replica("r1", redis_url, lb_url), Replica("r2", redis_url, lb_url)]
+        servers = "\n".join(f"    server {r.name} 127.0.0.1:{r.port} check" for r in replicas)
+        cfg.write_text(HAPROXY.format(lb=lb, servers=servers))
+        with open(log, "w") as log_file:
+            haproxy = spawn(["haproxy", "-f", str(cfg)], stdout=log_file, stderr=subprocess.STDOUT)
+        if wait_port(lb, "haproxy", process=haproxy):
+            break
+        for replica in replicas:
+            replica.kill()
+    else:
+        raise SystemExit("FAIL: haproxy did not start three times")
+    by_name = {r.name: r for r in replicas}
     await asyncio.sleep(0.6)  # two health checks: both replicas up
 
     async with httpx.AsyncClient(timeout=10) as http:
