@@ -373,6 +373,8 @@ impl Builder {
 #[derive(Debug, Default)]
 pub(crate) struct Diagnostics {
     items: Vec<Builder>,
+    /// Files that gave no entity ([`Diagnostics::mark_cause`]).
+    causes: Vec<FileId>,
     finished: bool,
 }
 
@@ -384,7 +386,19 @@ impl Diagnostics {
     /// Moves `other`'s diagnostics into these.
     pub(crate) fn append(&mut self, mut other: Diagnostics) {
         self.items.append(&mut other.items);
+        for file in other.causes.drain(..) {
+            self.mark_cause(file);
+        }
         other.finished = true;
+    }
+
+    /// Marks `file` as one that gave no entity (its frontmatter or its `name` could not be
+    /// read): its diagnostics are printed before all others, being the cause of what is
+    /// reported about the entity it would have given.
+    pub(crate) fn mark_cause(&mut self, file: FileId) {
+        if !self.causes.contains(&file) {
+            self.causes.push(file);
+        }
     }
 
     /// Drops diagnostics on purpose (about content that is not used).
@@ -425,7 +439,8 @@ impl Diagnostics {
     }
 
     /// Resolves spans to locations; sorted by file, position, then code, so the output is
-    /// deterministic whatever order the rules ran in.
+    /// deterministic whatever order the rules ran in, the files that gave no entity first
+    /// (the causes, before what refers to their entities).
     pub(crate) fn finish(mut self, sources: &Sources, allowed: &[Code]) -> Vec<Diagnostic> {
         self.finished = true;
         let mut out: Vec<Diagnostic> = std::mem::take(&mut self.items)
@@ -454,6 +469,7 @@ impl Diagnostics {
         carnet_manifest::order::sort_by(&mut out, |a, b| {
             let key = |d: &Diagnostic| {
                 (
+                    !d.file.is_some_and(|file| self.causes.contains(&file)),
                     d.location.as_ref().map(|l| (l.path.clone(), l.range.start)),
                     d.code,
                     d.message.clone(),

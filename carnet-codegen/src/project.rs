@@ -440,7 +440,10 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                 diags.append(local);
                 match result {
                     Some(Parsed::Agent(agent)) => project.agents.push(agent),
-                    _ => project.broken_agents += 1,
+                    _ => {
+                        project.broken_agents += 1;
+                        diags.mark_cause(files[index]);
+                    }
                 }
             }
             Job::Skill(_) => {
@@ -454,7 +457,10 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                         listed_files: Vec::new(),
                         files: Vec::new(),
                     }),
-                    _ => project.broken_skills.extend(broken(&project.sources)),
+                    _ => {
+                        project.broken_skills.extend(broken(&project.sources));
+                        diags.mark_cause(files[index]);
+                    }
                 }
             }
             Job::Toolset => {
@@ -468,7 +474,10 @@ pub(crate) fn load(root: &Path, limits: &Limits, diags: &mut Diagnostics) -> Pro
                         }
                         current = Some((toolset, dir));
                     }
-                    _ => project.broken_toolsets.extend(broken(&project.sources)),
+                    _ => {
+                        project.broken_toolsets.extend(broken(&project.sources));
+                        diags.mark_cause(files[index]);
+                    }
                 }
             }
             Job::Tool => match &mut current {

@@ -100,6 +100,21 @@ fn missing_directory_is_reported_without_a_location() {
     assert!(report.render(false).contains("[E0026]"), "{}", report.render(false));
 }
 
+/// A file that gave no entity is reported before what refers to that entity: here the
+/// skill's unreadable frontmatter (its `name:` line holds a comment, so the name is not
+/// guessed) before the agent's unknown skill, though `agents/` sorts before `skills/`.
+#[test]
+fn the_cause_is_printed_first() {
+    let dir = Path::new(FIXTURES).join("skill-with-yaml-error-and-a-name-not-plain/carnet");
+    let report = Config::new().dir(&dir).check();
+    let codes: Vec<&str> = report.diagnostics().iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["E0001", "E0006"], "{:#?}", report.diagnostics());
+    let rendered = report.render(false);
+    let cause = rendered.find("[E0001]").expect("the cause is rendered");
+    let consequence = rendered.find("[E0006]").expect("the consequence is rendered");
+    assert!(cause < consequence, "{rendered}");
+}
+
 /// Every case folder, sorted.
 fn cases(root: &Path) -> Vec<PathBuf> {
     let mut cases: Vec<PathBuf> = fs::read_dir(root)
