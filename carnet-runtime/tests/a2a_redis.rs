@@ -2,7 +2,8 @@
 //! port; the tests are skipped with a note when it is not installed, unless `CI` is set): a
 //! task started on one is read, listed, followed and canceled through the other, a context
 //! goes on with its skills on the other, a replica that dies mid-task leaves its task failed
-//! with a reason naming it; and a Redis that hangs or answers garbage is an error naming it.
+//! with a reason naming it (when read, or by another replica's sweeper when nobody reads
+//! it); and a Redis that hangs or answers garbage is an error naming it.
 
 use std::net::{SocketAddr, TcpListener};
 use std::process::{Child, Command, Stdio};
@@ -454,4 +455,64 @@ async fn a_redis_that_hangs_or_answers_garbage_is_an_error_naming_it() {
     }
     let error = RedisStore::connect("http://localhost").await.unwrap_err();
     assert!(error.to_string().contains("redis://"), "{error}");
+}
+
+/// What Redis holds at `key`, read with a raw `GET` (past the store, which would check the
+/// task's lease itself).
+async fn raw_get(url: &str, key: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(&url["redis://".len()..]).await.unwrap();
+    let command = format!("*2\r\n$3\r\nGET\r\n${}\r\n{key}\r\n", key.len());
+    stream.write_all(command.as_bytes()).await.unwrap();
+    let mut reply = Vec::new();
+    let mut buffer = vec![0u8; 65536];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .unwrap()
+            .unwrap();
+        reply.extend_from_slice(&buffer[..n]);
+        let text = String::from_utf8_lossy(&reply).into_owned();
+        if let Some((head, rest)) = text.split_once("\r\n") {
+            let len: i64 = head[1..].parse().unwrap();
+            if len < 0 {
+                return String::new();
+            }
+            if rest.len() >= usize::try_from(len).unwrap() + 2 {
+                return rest[..usize::try_from(len).unwrap()].to_owned();
+            }
+        }
+        assert!(n > 0, "Redis closed: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_survivors_sweeper_fails_a_dead_replicas_task_that_nobody_reads() {
+    let Some(redis) = redis() else { return };
+    let mut a = replica(&redis.url, "gone").await;
+    let _b = replica(&redis.url, "sweeper").await;
+    let sent = rpc(
+        a.addr,
+        "SendMessage",
+        json!({"message": message("wait", None), "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    let id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let key = format!("carnet:a2a:task:{id}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !raw_get(&redis.url, &key).await.contains("TASK_STATE_WORKING") {
+        assert!(Instant::now() < deadline, "the task never worked");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    a.kill();
+    // The lease (2 s) lapses, then b's sweeper (every 5 s) fails the task in Redis itself.
+    let deadline = Instant::now() + Duration::from_secs(12);
+    loop {
+        let stored = raw_get(&redis.url, &key).await;
+        if stored.contains("TASK_STATE_FAILED") {
+            assert!(stored.contains("replica `gone`"), "{stored}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "not swept: {stored}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }

@@ -73,10 +73,11 @@
 //!   (at its lease renewal): it stops the model call and tools as a local cancel does, and
 //!   the answer is the canceled task.
 //! - **A replica that dies** mid-task stops renewing its lease on the task (10 s by
-//!   default, renewed every second); the first read after the lease lapses (`GetTask`,
-//!   `ListTasks`, a subscriber's check) makes the task `TASK_STATE_FAILED`, its message naming
-//!   the lost replica, atomically (a Lua compare-and-set), so a task is never left `working`.
-//!   The client sends the message again.
+//!   default, renewed every second); once the lease lapses, the first read (`GetTask`,
+//!   `ListTasks`, a subscriber's check) or the sweeper every other replica runs every 5 s,
+//!   whichever comes first, makes the task `TASK_STATE_FAILED`, its message naming the lost
+//!   replica, atomically (a Lua compare-and-set: a task that finished meanwhile stays
+//!   finished), so a task is never left `working`. The client sends the message again.
 //! - **Conversations** follow their context: after each message the session's state and
 //!   the chat messages ([`Transcript`](crate::chat::Transcript)) are saved, versioned, and
 //!   the replica that gets the context's next message resumes them when its own copy is

@@ -15,6 +15,7 @@
 //! | `task:{id}` | the task as JSON (A2A's), expiring `ttl` after it finishes (a day after its last change while unfinished) |
 //! | `tasks` | a sorted set of task ids by status time: what `ListTasks` reads (the newest `max_tasks`) |
 //! | `lease:{id}` | the replica running the task, expiring `lease` after its last renewal |
+//! | `running` | a set of the ids of tasks under lease, which the sweeper checks |
 //! | `runner:{id}` | the replica that last ran the task, to name it when its lease lapses |
 //! | `cancel:{id}` | a cancellation asked by another replica, read by the running one's next renewal |
 //! | `events:{id}` | a stream of the task's events (`StreamResponse` JSON), the last 256 |
@@ -425,16 +426,53 @@ impl RedisStore {
                     &millis(self.inner.lease),
                 ]),
                 command(&[&"SET", &self.key("runner", id), replica, &"PX", &millis(UNFINISHED_TTL)]),
+                command(&[&"SADD", &self.running(), &id]),
                 command(&[&"EXISTS", &self.key("cancel", id)]),
             ])
             .await?;
         let mut asked = false;
         for reply in replies {
+            // The last integer is EXISTS's.
             if let Reply::Integer(n) = reply.ok().map_err(|e| self.unavailable(e))? {
                 asked = n > 0;
             }
         }
         Ok(asked)
+    }
+
+    fn running(&self) -> String {
+        format!("{}running", self.inner.prefix)
+    }
+
+    /// The tasks under lease whose lease lapsed, failed; those that ended, out of the set.
+    async fn sweep_lapsed(&self) -> Result<usize, StoreError> {
+        let ids = self
+            .one(command(&[&"SMEMBERS", &self.running()]))
+            .await?
+            .array()
+            .map_err(|e| self.unavailable(e))?;
+        let ids: Vec<String> = ids.into_iter().filter_map(|id| id.text().ok().flatten()).collect();
+        let mut failed = 0;
+        for chunk in ids.chunks(CHUNK) {
+            let exists = chunk
+                .iter()
+                .map(|id| command(&[&"EXISTS", &self.key("lease", id)]))
+                .collect();
+            let held = self.run(exists).await?;
+            for (id, held) in chunk.iter().zip(held) {
+                if held.ok().and_then(Reply::integer).is_ok_and(|n| n > 0) {
+                    continue;
+                }
+                let task = self.load_task(id).await?;
+                if task.as_ref().is_none_or(|t| ends(&t.status.state)) {
+                    if task.is_some_and(|t| t.status.state == TaskState::Failed) {
+                        failed += 1;
+                    }
+                    self.one(command(&[&"SREM", &self.running(), id])).await?;
+                }
+            }
+        }
+        Ok(failed)
     }
 
     async fn follow_task(&self, id: &str) -> Result<Box<dyn TaskEvents>, StoreError> {
@@ -488,10 +526,21 @@ impl TaskStore for RedisStore {
 
     fn release<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            self.one(command(&[&"DEL", &self.key("lease", id), &self.key("cancel", id)]))
-                .await
-                .map(drop)
+            let replies = self
+                .run(vec![
+                    command(&[&"DEL", &self.key("lease", id), &self.key("cancel", id)]),
+                    command(&[&"SREM", &self.running(), &id]),
+                ])
+                .await?;
+            for reply in replies {
+                reply.ok().map_err(|e| self.unavailable(e))?;
+            }
+            Ok(())
         })
+    }
+
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(self.sweep_lapsed())
     }
 
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {

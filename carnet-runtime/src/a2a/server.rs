@@ -10,6 +10,7 @@ use super::http::HttpServer;
 use super::limits::Limits;
 use super::shared::{ModelFactory, Shared};
 use super::store::{MemoryStore, TaskStore};
+use super::worker;
 use crate::chat::{ChatModel, ModelError};
 use crate::engine::Carnet;
 use crate::session::SessionError;
@@ -95,7 +96,17 @@ impl Server {
         let store = self
             .store
             .unwrap_or_else(|| Arc::new(MemoryStore::new(self.limits.max_tasks, self.limits.task_ttl)));
-        let shared = Shared::new(self.carnet, self.agent, self.version, self.models, self.limits, store);
-        HttpServer::bind(Arc::new(shared), addr).await
+        let shared = Arc::new(Shared::new(
+            self.carnet,
+            self.agent,
+            self.version,
+            self.models,
+            self.limits,
+            store,
+        ));
+        if shared.store.is_shared() {
+            worker::sweep(&shared);
+        }
+        HttpServer::bind(shared, addr).await
     }
 }

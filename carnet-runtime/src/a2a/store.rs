@@ -53,6 +53,12 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(())))
     }
 
+    /// Fails the tasks whose lease lapsed (their process died) even when nobody reads them;
+    /// how many. Called about every five seconds by each server on a shared store.
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(std::future::ready(Ok(0)))
+    }
+
     /// Asks the process running the task to cancel it.
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         let _ = id;

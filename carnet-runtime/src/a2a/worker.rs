@@ -51,6 +51,24 @@ pub(super) async fn run_task(
     Shared::release(&conversation);
 }
 
+/// How often a server on a shared store fails the tasks whose replica died, when nobody
+/// reads them first.
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// With a shared store, fails the tasks of dead replicas every [`SWEEP_EVERY`], until the
+/// server is dropped.
+pub(super) fn sweep(shared: &Arc<Shared>) {
+    let shared = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(SWEEP_EVERY).await;
+            let Some(shared) = shared.upgrade() else { return };
+            // A store that fails now is tried again next time; reads fail lapsed tasks too.
+            let _ = shared.store.sweep().await;
+        }
+    });
+}
+
 /// Renews the lease of a running task until the task ends (this task is then aborted),
 /// and cancels it when another replica asked.
 async fn keep_lease(shared: Arc<Shared>, task_id: String, live: Live) {
