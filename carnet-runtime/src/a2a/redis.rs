@@ -263,7 +263,7 @@ impl RedisStore {
         let json = serde_json::to_string(&task).map_err(|e| self.unavailable(e))?;
         let key = self.key("task", &task.id);
         let ttl = millis(self.task_ttl(&task));
-        let index = self.key("tasks", "").trim_end_matches(':').to_owned();
+        let index = self.index();
         let score = score(&task);
         let keep = self.inner.max_tasks;
         let replies = self
@@ -319,7 +319,7 @@ impl RedisStore {
         failed.history.get_or_insert_with(Vec::new).push(message.clone());
         failed.status = status(TaskState::Failed, Some(message));
         let failed_json = serde_json::to_string(&failed).map_err(|e| self.unavailable(e))?;
-        let index = self.key("tasks", "").trim_end_matches(':').to_owned();
+        let index = self.index();
         let swapped = self
             .one(command(&[
                 &"EVAL",
@@ -353,7 +353,7 @@ impl RedisStore {
     }
 
     async fn list_tasks(&self, query: TaskQuery) -> Result<TaskPage, StoreError> {
-        let index = self.key("tasks", "").trim_end_matches(':').to_owned();
+        let index = self.index();
         let ids = self
             .one(command(&[
                 &"ZREVRANGE",
@@ -438,6 +438,11 @@ impl RedisStore {
             }
         }
         Ok(asked)
+    }
+
+    /// The sorted set `ListTasks` reads.
+    fn index(&self) -> String {
+        format!("{}tasks", self.inner.prefix)
     }
 
     fn running(&self) -> String {
