@@ -516,3 +516,43 @@ async fn the_survivors_sweeper_fails_a_dead_replicas_task_that_nobody_reads() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_that_stops_answering_mid_run_is_an_internal_error_in_bounded_time() {
+    let Some(redis) = redis() else { return };
+    let fired = Arc::new(AtomicBool::new(false));
+    let store = RedisStore::connect(&redis.url)
+        .await
+        .unwrap()
+        .timeout(Duration::from_millis(1_500));
+    let server = Server::new(&carnet(&fired), "helper", |context| Ok::<_, ModelError>(model(context)))
+        .unwrap()
+        .store(store);
+    let http_server = server.bind("127.0.0.1:0").await.unwrap();
+    let addr = http_server.local_addr().unwrap();
+    tokio::spawn(http_server.run());
+    let sent = rpc(addr, "SendMessage", json!({"message": message("hi", None)})).await;
+    let id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+
+    // Every client of Redis paused for 6 s: it accepts commands and answers none.
+    let mut admin = tokio::net::TcpStream::connect(&redis.url["redis://".len()..])
+        .await
+        .unwrap();
+    admin
+        .write_all(b"*3\r\n$6\r\nCLIENT\r\n$5\r\nPAUSE\r\n$4\r\n6000\r\n")
+        .await
+        .unwrap();
+    let mut ok = [0u8; 5];
+    admin.read_exact(&mut ok).await.unwrap();
+    assert_eq!(&ok, b"+OK\r\n");
+
+    let started = Instant::now();
+    let got = rpc(addr, "GetTask", json!({"id": id})).await;
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert_eq!(got["error"]["code"], -32603, "{got}");
+    let text = got["error"]["message"].as_str().unwrap();
+    assert!(
+        text.contains("Redis at 127.0.0.1:") && text.contains("no answer within 1500 ms"),
+        "{text}"
+    );
+}
