@@ -19,7 +19,8 @@
 //! | `runner:{id}` | the replica that last ran the task, to name it when its lease lapses |
 //! | `cancel:{id}` | a cancellation asked by another replica, read by the running one's next renewal |
 //! | `events:{id}` | a stream of the task's events (`StreamResponse` JSON), the last 256 |
-//! | `context:{id}` | a conversation: its session's state and messages, versioned |
+//! | `context:{id}` | a conversation: its session's state and messages |
+//! | `context-version:{id}` | how many messages of the context have run, on any replica |
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -49,6 +50,10 @@ const CHUNK: usize = 200;
 /// it is still as read (ARGV 1).
 const FAIL_IF_LAPSED: &str = "if redis.call('EXISTS', KEYS[2]) == 0 and redis.call('GET', KEYS[1]) == ARGV[1] then \
      redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5]) return 1 end return 0";
+
+/// The conversation (KEYS 2) and its version (KEYS 1) when that is above ARGV 1; nil else.
+const LOAD_IF_NEWER: &str = "local v = tonumber(redis.call('GET', KEYS[1]) or '0') \
+     if v == nil or v <= tonumber(ARGV[1]) then return false end return {v, redis.call('GET', KEYS[2])}";
 
 /// A [`TaskStore`] in Redis, shared by the replicas of one agent behind a load balancer: a
 /// task started on one is read, listed, followed (`SubscribeToTask`) and canceled through any
@@ -573,6 +578,7 @@ impl TaskStore for RedisStore {
     fn save_conversation<'a>(
         &'a self,
         context_id: &'a str,
+        version: u64,
         state: serde_json::Value,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
@@ -583,30 +589,53 @@ impl TaskStore for RedisStore {
                     super::resp::MAX_BULK
                 )));
             }
-            self.one(command(&[
-                &"SET",
-                &self.key("context", context_id),
-                &json,
-                &"PX",
-                &millis(UNFINISHED_TTL),
-            ]))
-            .await
-            .map(drop)
+            let ttl = millis(UNFINISHED_TTL);
+            let version = version.to_string();
+            // The state and its version change together.
+            let replies = self
+                .run(vec![
+                    command(&[&"MULTI"]),
+                    command(&[&"SET", &self.key("context", context_id), &json, &"PX", &ttl]),
+                    command(&[&"SET", &self.key("context-version", context_id), &version, &"PX", &ttl]),
+                    command(&[&"EXEC"]),
+                ])
+                .await?;
+            for reply in replies {
+                reply.ok().map_err(|e| self.unavailable(e))?;
+            }
+            Ok(())
         })
     }
 
     fn load_conversation<'a>(
         &'a self,
         context_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<serde_json::Value>, StoreError>> {
+        newer_than: u64,
+    ) -> BoxFuture<'a, Result<Option<(u64, serde_json::Value)>, StoreError>> {
         Box::pin(async move {
-            let json = self.one(command(&[&"GET", &self.key("context", context_id)])).await?;
-            match json.text().map_err(|e| self.unavailable(e))? {
-                None => Ok(None),
-                Some(json) => serde_json::from_str(&json).map(Some).map_err(|e| {
-                    self.unavailable(format!("the conversation `{context_id}` it holds is not JSON: {e}"))
-                }),
-            }
+            // Read whole only when newer: a replica that ran the context's last message
+            // reads one number.
+            let reply = self
+                .one(command(&[
+                    &"EVAL",
+                    &LOAD_IF_NEWER,
+                    &"2",
+                    &self.key("context-version", context_id),
+                    &self.key("context", context_id),
+                    &newer_than.to_string(),
+                ]))
+                .await?;
+            let mut items = reply.array().map_err(|e| self.unavailable(e))?.into_iter();
+            let (Some(version), Some(json)) = (items.next(), items.next()) else {
+                return Ok(None);
+            };
+            let version = version.integer().map_err(|e| self.unavailable(e))?;
+            let Some(json) = json.text().map_err(|e| self.unavailable(e))? else {
+                return Ok(None);
+            };
+            let state = serde_json::from_str(&json)
+                .map_err(|e| self.unavailable(format!("the conversation `{context_id}` it holds is not JSON: {e}")))?;
+            Ok(Some((u64::try_from(version).unwrap_or(0), state)))
         })
     }
 }

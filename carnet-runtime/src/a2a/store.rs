@@ -79,15 +79,26 @@ pub trait TaskStore: Send + Sync + 'static {
     }
 
     /// Saves the state of conversation `context_id` (its session's skills and its
-    /// messages, as JSON) once a message of it has run.
-    fn save_conversation<'a>(&'a self, context_id: &'a str, state: Value) -> BoxFuture<'a, Result<(), StoreError>> {
-        let _ = (context_id, state);
+    /// messages, as JSON) once a message of it has run: its `version`th, counting the
+    /// messages run in this context on any replica.
+    fn save_conversation<'a>(
+        &'a self,
+        context_id: &'a str,
+        version: u64,
+        state: Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (context_id, version, state);
         Box::pin(std::future::ready(Ok(())))
     }
 
-    /// The state of conversation `context_id` last saved by any process.
-    fn load_conversation<'a>(&'a self, context_id: &'a str) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
-        let _ = context_id;
+    /// The state of conversation `context_id` last saved by any process, with its version,
+    /// when that version is above `newer_than` (the one this process has).
+    fn load_conversation<'a>(
+        &'a self,
+        context_id: &'a str,
+        newer_than: u64,
+    ) -> BoxFuture<'a, Result<Option<(u64, Value)>, StoreError>> {
+        let _ = (context_id, newer_than);
         Box::pin(std::future::ready(Ok(None)))
     }
 }

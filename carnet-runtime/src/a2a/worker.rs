@@ -104,17 +104,10 @@ async fn publish(shared: Arc<Shared>, task_id: String, mut events: broadcast::Re
 /// With a shared store, the conversation as last saved by any replica, when it is newer
 /// than this one's: a context's messages may go to any replica.
 async fn catch_up(shared: &Shared, turns: &mut Turns, context_id: &str) {
-    let Ok(Some(saved)) = shared.store.load_conversation(context_id).await else {
+    let Ok(Some((version, saved))) = shared.store.load_conversation(context_id, turns.version).await else {
         return;
     };
-    let version = saved.get("version").and_then(Value::as_u64).unwrap_or(0);
-    if version <= turns.version {
-        return;
-    }
-    let Some(Ok(transcript)) = saved
-        .get("transcript")
-        .map(|t| serde_json::from_value::<Transcript>(t.clone()))
-    else {
+    let Ok(transcript) = serde_json::from_value::<Transcript>(saved) else {
         return;
     };
     // Content changed since it was saved: the conversation goes on from this replica's.
@@ -129,11 +122,8 @@ async fn catch_up(shared: &Shared, turns: &mut Turns, context_id: &str) {
 /// With a shared store, saves the conversation for the replica its next message goes to.
 async fn save_conversation(shared: &Shared, turns: &mut Turns, context_id: &str) {
     turns.version += 1;
-    let saved = json!({
-        "version": turns.version,
-        "transcript": {"messages": turns.messages, "state": turns.session.state()},
-    });
-    let _ = shared.store.save_conversation(context_id, saved).await;
+    let saved = json!({"messages": turns.messages, "state": turns.session.state()});
+    let _ = shared.store.save_conversation(context_id, turns.version, saved).await;
 }
 
 /// How a message ended, and the task to save.
