@@ -285,6 +285,12 @@ pub(crate) enum Command {
         #[arg(long)]
         a2a: bool,
     },
+    /// Explain a diagnostic code (`E0006` or `unknown-skill`): what it means, an example
+    /// that produces it and the example fixed; without a code, list every code.
+    Explain {
+        /// The code or its name.
+        code: Option<String>,
+    },
     /// Print one agent, skill, toolset or tool.
     Show {
         /// The kind of entity.

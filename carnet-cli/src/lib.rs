@@ -34,6 +34,7 @@ macro_rules! out {
 mod args;
 mod call;
 mod chart;
+mod explain;
 mod import;
 mod init;
 mod list;
@@ -455,6 +456,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         } => {
             let (_, manifest) = checked(cli)?;
             serve_a2a::run(&manifest, agent, *mode, *preset, vars, options)
+        }
+        Command::Explain { code } => {
+            explain::run(code.as_deref(), cli.format == Format::Json).map_err(Failure::usage)
         }
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;

@@ -61,6 +61,7 @@ mod diagnostic;
 mod discover;
 #[doc(hidden)]
 pub mod expand;
+pub mod explain;
 mod frontmatter;
 mod generate;
 mod limits;
