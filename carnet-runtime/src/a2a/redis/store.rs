@@ -1,44 +1,21 @@
-//! [`RedisStore`]: tasks, their events, leases and conversations in Redis, shared by every
-//! replica that names the same Redis (feature `a2a-redis`).
-//!
-//! The client is the small RESP2 one in `resp.rs`, not the `redis` crate: measured on a
-//! 2-core machine (cold, `line-tables-only`, one job), `redis` 1.8 with only `tokio-comp`
-//! adds 24 s of CPU (38 s of wall time) over tokio, for `url` and its IDNA tables,
-//! `combine`, `futures-util`, `async-lock` and more; the dozen commands used here need a
-//! few hundred lines over tokio, which the server already builds, so `a2a-redis` adds no
-//! crate at all.
-//!
-//! Keys, under a prefix (`carnet:a2a:` by default):
-//!
-//! | key | holds |
-//! | --- | --- |
-//! | `task:{id}` | the task as JSON (A2A's), expiring `ttl` after it finishes (a day after its last change while unfinished) |
-//! | `tasks` | a sorted set of task ids by status time: what `ListTasks` reads (the newest `max_tasks`) |
-//! | `lease:{id}` | the replica running the task, expiring `lease` after its last renewal |
-//! | `running` | a set of the ids of tasks under lease, which the sweeper checks |
-//! | `runner:{id}` | the replica that last ran the task, to name it when its lease lapses |
-//! | `cancel:{id}` | a cancellation asked by another replica, read by the running one's next renewal |
-//! | `events:{id}` | a stream of the task's events (`StreamResponse` JSON), the last 256 |
-//! | `context:{id}` | a conversation: its session's state and messages |
-//! | `context-version:{id}` | how many messages of the context have run, on any replica |
+//! [`RedisStore`]: the connections, tasks, listing, leases, events and conversations.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use a2a_types::{StreamResponse, Task, TaskState};
 
-use super::resp::{Connection, Reply, command};
-use super::store::{StoreError, TaskEvents, TaskPage, TaskQuery, TaskStore, page};
-use super::worker::{agent_message, ends, status};
+use super::follow::{FOLLOW_BLOCK, Follower};
+use super::url::parse_url;
+use crate::a2a::resp::{Connection, MAX_BULK, Reply, command};
+use crate::a2a::store::{StoreError, TaskEvents, TaskPage, TaskQuery, TaskStore, page};
+use crate::a2a::worker::{agent_message, ends, status, status_event};
 use crate::dispatch::BoxFuture;
 
 /// Idle connections kept for reuse.
 const POOL: usize = 8;
 /// Events kept per task for followers that fall behind.
 const EVENTS_KEPT: usize = 256;
-/// How long a follower waits for an event before it checks the task itself.
-const FOLLOW_BLOCK: Duration = Duration::from_secs(1);
 /// How long an unfinished task is kept after its last change.
 const UNFINISHED_TTL: Duration = Duration::from_hours(24);
 /// How long a cancellation asked by another replica waits to be read.
@@ -190,16 +167,21 @@ impl RedisStore {
         self.with(|inner| inner.prefix = prefix)
     }
 
-    fn key(&self, kind: &str, id: &str) -> String {
+    pub(super) fn key(&self, kind: &str, id: &str) -> String {
         format!("{}{kind}:{id}", self.inner.prefix)
     }
 
-    fn unavailable(&self, what: impl std::fmt::Display) -> StoreError {
+    pub(super) fn unavailable(&self, what: impl std::fmt::Display) -> StoreError {
         StoreError::Unavailable(format!("Redis at {}: {what}", self.inner.addr))
     }
 
+    /// How long one exchange with Redis may take.
+    pub(super) fn exchange_timeout(&self) -> Duration {
+        self.inner.timeout
+    }
+
     /// A connection, from the pool or new (authenticated, its database selected).
-    async fn connection(&self) -> Result<Connection, String> {
+    pub(super) async fn connection(&self) -> Result<Connection, String> {
         let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         if let Some(connection) = idle {
             return Ok(connection);
@@ -247,7 +229,7 @@ impl RedisStore {
     }
 
     /// One command's reply, an error reply being an error.
-    async fn one(&self, command: Vec<Vec<u8>>) -> Result<Reply, StoreError> {
+    pub(super) async fn one(&self, command: Vec<Vec<u8>>) -> Result<Reply, StoreError> {
         let reply = self.run(vec![command]).await?.pop().unwrap_or(Reply::Bulk(None));
         reply.ok().map_err(|e| self.unavailable(e))
     }
@@ -286,7 +268,7 @@ impl RedisStore {
     }
 
     /// The task as stored, failed first when it is running with no lease held.
-    async fn load_task(&self, id: &str) -> Result<Option<Task>, StoreError> {
+    pub(super) async fn load_task(&self, id: &str) -> Result<Option<Task>, StoreError> {
         let json = self.one(command(&[&"GET", &self.key("task", id)])).await?;
         let Some(json) = json.text().map_err(|e| self.unavailable(e))? else {
             return Ok(None);
@@ -344,9 +326,7 @@ impl RedisStore {
             .map_err(|e| self.unavailable(e))?;
         if swapped == 1 {
             // Followers waiting on its events learn it too.
-            let _ = self
-                .publish_event(&task.id, &super::worker::status_event(&failed, None))
-                .await;
+            let _ = self.publish_event(&task.id, &status_event(&failed, None)).await;
             return Ok(failed);
         }
         // It changed meanwhile (it finished, or another replica failed it first).
@@ -484,33 +464,6 @@ impl RedisStore {
         }
         Ok(failed)
     }
-
-    async fn follow_task(&self, id: &str) -> Result<Box<dyn TaskEvents>, StoreError> {
-        let key = self.key("events", id);
-        let last = self
-            .one(command(&[&"XREVRANGE", &key, &"+", &"-", &"COUNT", &"1"]))
-            .await?
-            .array()
-            .map_err(|e| self.unavailable(e))?;
-        let last = match last.into_iter().next() {
-            Some(entry) => entry
-                .array()
-                .ok()
-                .and_then(|e| e.into_iter().next())
-                .and_then(|id| id.text().ok().flatten())
-                .ok_or_else(|| self.unavailable("a stream entry without an id"))?,
-            None => "0-0".to_owned(),
-        };
-        Ok(Box::new(Follower {
-            store: self.clone(),
-            task_id: id.to_owned(),
-            key,
-            last,
-            connection: None,
-            buffered: VecDeque::new(),
-            ended: false,
-        }))
-    }
 }
 
 impl TaskStore for RedisStore {
@@ -572,7 +525,10 @@ impl TaskStore for RedisStore {
     }
 
     fn follow<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn TaskEvents>>, StoreError>> {
-        Box::pin(async move { self.follow_task(id).await.map(Some) })
+        Box::pin(async move {
+            let follower = Follower::start(self, id).await?;
+            Ok(Some(Box::new(follower) as Box<dyn TaskEvents>))
+        })
     }
 
     fn save_conversation<'a>(
@@ -583,10 +539,9 @@ impl TaskStore for RedisStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let json = state.to_string();
-            if json.len() > super::resp::MAX_BULK {
+            if json.len() > MAX_BULK {
                 return Err(self.unavailable(format!(
-                    "the conversation `{context_id}` is larger than the {} bytes it reads back",
-                    super::resp::MAX_BULK
+                    "the conversation `{context_id}` is larger than the {MAX_BULK} bytes it reads back"
                 )));
             }
             let ttl = millis(UNFINISHED_TTL);
@@ -640,161 +595,6 @@ impl TaskStore for RedisStore {
     }
 }
 
-/// The events of a task run elsewhere, read from its stream with `XREAD BLOCK` on a
-/// connection of its own; between events it checks the task, so a task whose replica died
-/// ends its followers' streams too.
-struct Follower {
-    store: RedisStore,
-    task_id: String,
-    key: String,
-    /// The id of the last entry read.
-    last: String,
-    /// `None` before the first read, and after an exchange cut short (dropped mid-read by
-    /// a caller's timeout: its reply would answer the next command).
-    connection: Option<Connection>,
-    buffered: VecDeque<StreamResponse>,
-    ended: bool,
-}
-
-impl Follower {
-    async fn read(&mut self) -> Result<Option<StreamResponse>, StoreError> {
-        loop {
-            if let Some(event) = self.buffered.pop_front() {
-                return Ok(Some(event));
-            }
-            if self.ended {
-                return Ok(None);
-            }
-            let entries = self.block().await?;
-            if entries.is_empty() {
-                // Nothing for a while: the task itself says whether it is over.
-                match self.store.load_task(&self.task_id).await? {
-                    Some(task) if ends(&task.status.state) => {
-                        self.ended = true;
-                        return Ok(Some(StreamResponse::Task(task)));
-                    }
-                    Some(_) => {}
-                    None => {
-                        self.ended = true;
-                        return Ok(None);
-                    }
-                }
-            }
-            for (id, event) in entries {
-                self.last = id;
-                self.buffered.push_back(event);
-            }
-        }
-    }
-
-    /// The entries after `last`, waiting up to [`FOLLOW_BLOCK`] for one.
-    async fn block(&mut self) -> Result<Vec<(String, StreamResponse)>, StoreError> {
-        let store = self.store.clone();
-        let mut connection = match self.connection.take() {
-            Some(connection) => connection,
-            None => tokio::time::timeout(store.inner.timeout, store.connection())
-                .await
-                .map_err(|_| store.unavailable("cannot connect within the timeout"))?
-                .map_err(|e| store.unavailable(e))?,
-        };
-        let xread = command(&[
-            &"XREAD",
-            &"COUNT",
-            &"32",
-            &"BLOCK",
-            &FOLLOW_BLOCK.as_millis().to_string(),
-            &"STREAMS",
-            &self.key,
-            &self.last,
-        ]);
-        let reply = tokio::time::timeout(store.inner.timeout, connection.run(std::slice::from_ref(&xread)))
-            .await
-            .map_err(|_| store.unavailable("no answer to XREAD within the timeout"))?
-            .map_err(|e| store.unavailable(e))?;
-        self.connection = Some(connection);
-        let reply = reply.into_iter().next().unwrap_or(Reply::Array(None));
-        let streams = reply.ok().and_then(Reply::array).map_err(|e| store.unavailable(e))?;
-        let mut events = Vec::new();
-        for stream in streams {
-            let mut stream = stream.array().map_err(|e| store.unavailable(e))?.into_iter();
-            let entries = stream
-                .nth(1)
-                .map(Reply::array)
-                .transpose()
-                .map_err(|e| store.unavailable(e))?;
-            for entry in entries.unwrap_or_default() {
-                let mut entry = entry.array().map_err(|e| store.unavailable(e))?.into_iter();
-                let (Some(id), Some(fields)) = (entry.next(), entry.next()) else {
-                    return Err(store.unavailable("a stream entry without an id or fields"));
-                };
-                let id = id
-                    .text()
-                    .ok()
-                    .flatten()
-                    .ok_or_else(|| store.unavailable("a stream entry id that is not text"))?;
-                let fields = fields.array().map_err(|e| store.unavailable(e))?;
-                let json = fields
-                    .into_iter()
-                    .nth(1)
-                    .and_then(|v| v.text().ok().flatten())
-                    .ok_or_else(|| store.unavailable("a stream entry without its event"))?;
-                let event: StreamResponse = serde_json::from_str(&json).map_err(|e| {
-                    store.unavailable(format!("an event of task `{}` that is not one: {e}", self.task_id))
-                })?;
-                events.push((id, event));
-            }
-        }
-        Ok(events)
-    }
-}
-
-impl TaskEvents for Follower {
-    fn next(&mut self) -> BoxFuture<'_, Result<Option<StreamResponse>, StoreError>> {
-        Box::pin(self.read())
-    }
-}
-
-/// `redis://[[USER]:PASSWORD@]HOST:PORT[/DB]` as `host:port`, credentials and database.
-type Parsed = (String, Option<(Option<String>, String)>, Option<u32>);
-
-fn parse_url(url: &str) -> Result<Parsed, String> {
-    let rest = url
-        .strip_prefix("redis://")
-        .ok_or_else(|| format!("`{url}` is not a redis:// URL (redis://HOST:PORT[/DB])"))?;
-    let (authority, db) = match rest.split_once('/') {
-        Some((authority, "")) => (authority, None),
-        Some((authority, db)) => (
-            authority,
-            Some(
-                db.parse::<u32>()
-                    .map_err(|_| format!("`{url}`: the database `{db}` is not a number"))?,
-            ),
-        ),
-        None => (rest, None),
-    };
-    let (credentials, host) = match authority.rsplit_once('@') {
-        Some((credentials, host)) => (Some(credentials), host),
-        None => (None, authority),
-    };
-    let auth = credentials.map(|c| match c.split_once(':') {
-        Some(("", password)) => (None, password.to_owned()),
-        Some((user, password)) => (Some(user.to_owned()), password.to_owned()),
-        None => (None, c.to_owned()),
-    });
-    if host.is_empty() {
-        return Err(format!("`{url}` names no host"));
-    }
-    let addr = if host
-        .rsplit_once(':')
-        .is_some_and(|(_, port)| port.parse::<u16>().is_ok())
-    {
-        host.to_owned()
-    } else {
-        format!("{host}:6379")
-    };
-    Ok((addr, auth, db))
-}
-
 fn millis(duration: Duration) -> String {
     duration.as_millis().to_string()
 }
@@ -803,32 +603,4 @@ fn millis(duration: Duration) -> String {
 /// the year 2255).
 fn score(task: &Task) -> String {
     task.status.timestamp.map_or(0, |t| t.timestamp_micros()).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls() {
-        assert_eq!(
-            parse_url("redis://127.0.0.1:6380").unwrap(),
-            ("127.0.0.1:6380".into(), None, None)
-        );
-        assert_eq!(
-            parse_url("redis://cache/2").unwrap(),
-            ("cache:6379".into(), None, Some(2))
-        );
-        assert_eq!(
-            parse_url("redis://:s3cret@h:1/").unwrap(),
-            ("h:1".into(), Some((None, "s3cret".into())), None)
-        );
-        assert_eq!(
-            parse_url("redis://u:p@h:1").unwrap().1,
-            Some((Some("u".into()), "p".into()))
-        );
-        assert!(parse_url("http://h:1").is_err());
-        assert!(parse_url("redis://h:1/x").is_err());
-        assert!(parse_url("redis://").is_err());
-    }
 }
