@@ -272,6 +272,9 @@ pub(crate) enum Command {
     /// Bring content made elsewhere into the carnet directory.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Remote agents: the A2A agents behind toolsets with an `a2a:` block.
+    #[command(subcommand)]
+    A2a(A2aCommand),
     /// Print the A2A 1.0 agent card of AGENT (what `serve-mcp --http` serves at
     /// `/.well-known/agent-card.json`; with `--a2a`, what `serve-a2a` serves).
     Card {
@@ -322,6 +325,24 @@ pub(crate) enum McpCommand {
 #[derive(Debug, Subcommand)]
 pub(crate) enum ImportCommand {
     /// Turn the `mcpServers` JSON of Claude Desktop, Cursor, VS Code (`servers`) and others
+#[derive(Debug, Subcommand)]
+pub(crate) enum A2aCommand {
+    /// Read each remote agent's card and write its pin (`a2a.lock.json` beside its
+    /// TOOLSET.md: its skills as tools; deterministic, commit it). The build checks the
+    /// content against the pins and never connects.
+    Pin {
+        /// Only these toolsets (default: every toolset with an `a2a:` block).
+        toolsets: Vec<String>,
+        /// Compare each agent's card with its pin instead of writing it; exit 1 with a diff
+        /// when one no longer matches (for CI, as `cargo fmt --check`).
+        #[arg(long)]
+        check: bool,
+        /// Seconds an agent may take to serve its card.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        timeout: u64,
+    },
+}
+
     /// into one remote toolset and one skill per server, then pin each server. Never
     /// overwrites a file: a server whose files exist is skipped.
     #[command(name = "mcp-config")]

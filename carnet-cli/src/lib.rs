@@ -56,7 +56,7 @@ use carnet_codegen::{Config, Report};
 use carnet_runtime::Manifest;
 use clap::Parser as _;
 
-use args::{Cli, Color, Command, Format, ImportCommand, McpCommand};
+use args::{A2aCommand, Cli, Color, Command, Format, ImportCommand, McpCommand};
 
 /// An error to report and the status to exit with.
 struct Failure {
@@ -432,7 +432,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }) => {
             let report = Config::new().dir(&cli.dir).check();
             let timeout = std::time::Duration::from_secs(*timeout);
-            mcp::run(&report, color(cli), toolsets, *check, timeout)
+            mcp::run(&report, color(cli), toolsets, *check, timeout, carnet_codegen::RemoteProtocol::Mcp)
+        }
+        Command::A2a(A2aCommand::Pin {
+            toolsets,
+            check,
+            timeout,
+        }) => {
+            let report = Config::new().dir(&cli.dir).check();
+            let timeout = std::time::Duration::from_secs(*timeout);
+            mcp::run(&report, color(cli), toolsets, *check, timeout, carnet_codegen::RemoteProtocol::A2a)
         }
         Command::Import(ImportCommand::McpConfig { file, timeout }) => {
             let report = import::mcp_config(file, &cli.dir, std::time::Duration::from_secs(*timeout))?;

@@ -1,9 +1,10 @@
 //! `carnet mcp pin`: starts each remote toolset's server, lists its tools and writes (or, with
-//! `--check`, compares) its pin, `mcp.lock.json` beside the toolset's `TOOLSET.md`.
+//! `--check`, compares) its pin, `mcp.lock.json` beside the toolset's `TOOLSET.md`; and
+//! `carnet a2a pin`, the same for A2A agents: reads each agent's card into `a2a.lock.json`.
 
 use std::time::Duration;
 
-use carnet_codegen::{Code, RemoteToolset, Report};
+use carnet_codegen::{Code, RemoteProtocol, RemoteToolset, Report};
 use carnet_runtime::remote::{Pin, Server};
 
 use crate::{Failure, printable};
@@ -11,16 +12,22 @@ use crate::{Failure, printable};
 /// The largest message read from a server while pinning (a tool list of 50 MB is refused).
 const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
-/// `carnet mcp pin`: the content's errors other than stale or missing pins are shown first
-/// (an `mcp:` block with an error makes no remote toolset), then the toolsets are pinned.
+/// `carnet mcp pin` (`carnet a2a pin` for `protocol` A2A): the content's errors other than
+/// stale or missing pins are shown first (an `mcp:` or `a2a:` block with an error makes no
+/// remote toolset), then the toolsets are pinned.
 pub(crate) fn run(
     report: &Report,
     color: bool,
     only: &[String],
     check: bool,
     timeout: Duration,
+    protocol: RemoteProtocol,
 ) -> Result<(), Failure> {
-    let remote = report.remote_toolsets();
+    let remote: Vec<RemoteToolset> = report
+        .remote_toolsets()
+        .into_iter()
+        .filter(|t| t.protocol == protocol)
+        .collect();
     let blocking = report.errors().any(|d| {
         !matches!(
             d.code,
@@ -33,11 +40,17 @@ pub(crate) fn run(
             return Err(Failure::content(""));
         }
     }
-    pin(&remote, only, check, timeout)
+    pin(&remote, only, check, timeout, protocol)
 }
 
 /// Pins the remote toolsets named in `only` (all of them when it is empty).
-fn pin(remote: &[RemoteToolset], only: &[String], check: bool, timeout: Duration) -> Result<(), Failure> {
+fn pin(
+    remote: &[RemoteToolset],
+    only: &[String],
+    check: bool,
+    timeout: Duration,
+    protocol: RemoteProtocol,
+) -> Result<(), Failure> {
     for name in only {
         if !remote.iter().any(|t| &t.name == name) {
             return Err(crate::unknown("remote toolset", name, remote.iter().map(|t| &t.name)));
@@ -48,7 +61,10 @@ fn pin(remote: &[RemoteToolset], only: &[String], check: bool, timeout: Duration
         .filter(|t| only.is_empty() || only.contains(&t.name))
         .collect();
     if chosen.is_empty() {
-        outln!("no remote toolsets (a TOOLSET.md with an `mcp:` block) to pin");
+        match protocol {
+            RemoteProtocol::A2a => outln!("no remote agents (a TOOLSET.md with an `a2a:` block) to pin"),
+            _ => outln!("no remote toolsets (a TOOLSET.md with an `mcp:` block) to pin"),
+        }
         return Ok(());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -79,10 +95,16 @@ fn pin(remote: &[RemoteToolset], only: &[String], check: bool, timeout: Duration
 async fn pin_one(toolset: &RemoteToolset, check: bool, timeout: Duration) -> Result<String, String> {
     let name = &toolset.name;
     let path = &toolset.pin_path;
+    let command = toolset.protocol.pin_command();
     let server = Server::from_json(&toolset.server).map_err(|e| format!("error: toolset `{name}`: {e}"))?;
-    let live = Pin::fetch(&server, timeout, MAX_MESSAGE_BYTES)
-        .await
-        .map_err(|e| format!("error: toolset `{name}`: the server `{server}` could not be pinned: {e}"))?;
+    let live = match toolset.protocol {
+        RemoteProtocol::A2a => carnet_runtime::remote::a2a::fetch(&server, timeout, MAX_MESSAGE_BYTES)
+            .await
+            .map_err(|e| format!("error: toolset `{name}`: the agent `{server}` could not be pinned: {e}"))?,
+        _ => Pin::fetch(&server, timeout, MAX_MESSAGE_BYTES)
+            .await
+            .map_err(|e| format!("error: toolset `{name}`: the server `{server}` could not be pinned: {e}"))?,
+    };
     let old = match std::fs::read_to_string(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -93,7 +115,7 @@ async fn pin_one(toolset: &RemoteToolset, check: bool, timeout: Duration) -> Res
     if check {
         let Some(old) = old else {
             return Err(format!(
-                "error: toolset `{name}` has no pin at `{}`: run `carnet mcp pin {name}`",
+                "error: toolset `{name}` has no pin at `{}`: run `{command} {name}`",
                 path.display()
             ));
         };
@@ -106,12 +128,12 @@ async fn pin_one(toolset: &RemoteToolset, check: bool, timeout: Duration) -> Res
             Err(e) => format!("  the pin does not parse: {e}\n"),
         };
         let diff = if diff.is_empty() {
-            "  the pin's bytes differ from what `carnet mcp pin` writes (edited by hand?)\n".to_owned()
+            format!("  the pin's bytes differ from what `{command}` writes (edited by hand?)\n")
         } else {
             diff
         };
         return Err(format!(
-            "error: toolset `{name}`: the server no longer matches `{}`:\n{diff}help: run `carnet mcp pin {name}` to accept the server as it is now, then review and commit the pin",
+            "error: toolset `{name}`: the server no longer matches `{}`:\n{diff}help: run `{command} {name}` to accept the server as it is now, then review and commit the pin",
             path.display()
         ));
     }

@@ -75,9 +75,9 @@ A script (`--model scripted:FILE`) is a JSON object {\"replies\": [REPLY, ...]}.
 call, the first REPLY whose `when` occurs in the user's last message (or that has no `when`)
 answers with its `steps[i]`, i being the number of model calls already made for that message
 (the last step repeats). A step is {\"text\": \"...\", \"calls\": [{\"name\": \"loadSkill\",
-\"arguments\": {...}}], \"delayMs\": N}: text (`{input}` is the user's message), tool calls, and
-a delay before answering. Conversations, skills, tools and tasks are real; only the model is
-replaced.";
+\"arguments\": {...}}], \"delayMs\": N}: text (`{input}` is the user's message, also in the
+calls' arguments; `{result}` the text of its last tool result), tool calls, and a delay before
+answering. Conversations, skills, tools and tasks are real; only the model is replaced.";
 
 impl A2aOptions {
     fn limits(&self) -> Limits {
@@ -310,17 +310,46 @@ impl Script {
                 carnet_runtime::chat::call(
                     made * 100 + i + 1,
                     &call.name,
-                    call.arguments.clone().unwrap_or_else(|| serde_json::json!({})),
+                    call.arguments
+                        .as_ref()
+                        .map_or_else(|| serde_json::json!({}), |a| with_input(a, user)),
                 )
             })
             .collect();
-        let text = step.text.as_ref().map(|t| t.replace("{input}", user));
+        // `{result}`: what the last tool call of this message gave (its text, else its JSON).
+        let result = request
+            .messages
+            .iter()
+            .rev()
+            .take_while(|m| !matches!(m, Message::User(_)))
+            .find_map(|m| match m {
+                Message::Tool { output, .. } => Some(match &output.value {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                }),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let text = step
+            .text
+            .as_ref()
+            .map(|t| t.replace("{input}", user).replace("{result}", &result));
         let response = if calls.is_empty() {
             ChatResponse::answer(text.unwrap_or_default())
         } else {
             ChatResponse::tool_calls(text, calls)
         };
         Ok((response, Duration::from_millis(step.delay_ms)))
+    }
+}
+
+/// `arguments` with `{input}` in its strings replaced by the user's message.
+fn with_input(arguments: &serde_json::Value, user: &str) -> serde_json::Value {
+    match arguments {
+        serde_json::Value::String(s) => serde_json::Value::String(s.replace("{input}", user)),
+        serde_json::Value::Array(items) => items.iter().map(|v| with_input(v, user)).collect(),
+        serde_json::Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), with_input(v, user))).collect(),
+        other => other.clone(),
     }
 }
 

@@ -88,6 +88,7 @@ pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
 pub use generate::Generated;
 pub use limits::Limits;
 pub use report::{Error, RemoteToolset, Report};
+pub use remote::RemoteProtocol;
 
 use crate::diagnostic::Diagnostics;
 

@@ -11,7 +11,8 @@ use crate::diagnostic::{self, Diagnostic};
 use crate::project::Project;
 use crate::remote;
 
-/// A toolset whose tools an MCP server serves (an `mcp:` block in its `TOOLSET.md`).
+/// A toolset whose tools an MCP server serves (an `mcp:` block in its `TOOLSET.md`), or an
+/// A2A agent (an `a2a:` block).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct RemoteToolset {
@@ -22,6 +23,8 @@ pub struct RemoteToolset {
     /// Its server: `{"command", "args"?, "env"?}` or `{"url", "headers"?}`, with `${VAR}`
     /// references as written.
     pub server: serde_json::Value,
+    /// MCP (`mcp:`) or A2A (`a2a:`).
+    pub protocol: remote::RemoteProtocol,
 }
 
 /// The outcome of checking a carnet directory: every diagnostic, and the manifest when
@@ -143,8 +146,9 @@ impl Report {
                 let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
                 Some(RemoteToolset {
                     name: t.name.value.clone(),
-                    pin_path: folder.join(remote::PIN_FILE),
+                    pin_path: folder.join(mcp.protocol.pin_file()),
                     server: mcp.server.clone(),
+                    protocol: mcp.protocol,
                 })
             })
             .collect()

@@ -10,7 +10,7 @@
 //! | --- | --- | --- |
 //! | `invoke_agent {agent}` | one per [`chat::run`](crate::chat::run) (a user turn) | `gen_ai.operation.name` = `invoke_agent`, `gen_ai.agent.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.conversation.id` (from a [`ConversationId`] in the session), the turn's summed `gen_ai.usage.*`, `error.type` on a model failure |
 //! | `chat {model}` | one per model call of the loop | `gen_ai.operation.name` = `chat`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `gen_ai.response.finish_reasons`, `error.type` |
-//! | `execute_tool {tool}` | one per tool call through a [`Session`](crate::Session), meta-tools included | `gen_ai.operation.name` = `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.type` = `function`, `gen_ai.tool.call.id`, `carnet.tool.kind` (`meta`, `domain`, `task`), `carnet.toolset.name`, `carnet.via` = `callTool` (a call through the dispatcher, named after the tool it reaches), `carnet.mcp.server` (a remote toolset's server, as its pin names it), `error.type`, and for loads `carnet.skill.name`, `carnet.skill.file.path`, `carnet.toolset.name`, `carnet.tools.exposed` |
+//! | `execute_tool {tool}` | one per tool call through a [`Session`](crate::Session), meta-tools included | `gen_ai.operation.name` = `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.type` = `function`, `gen_ai.tool.call.id`, `carnet.tool.kind` (`meta`, `domain`, `task`), `carnet.toolset.name`, `carnet.via` = `callTool` (a call through the dispatcher, named after the tool it reaches), `carnet.mcp.server` (a remote toolset's server, as its pin names it), `carnet.a2a.agent` and `carnet.a2a.task_id` (a remote A2A agent, as its pin names it, and the task a call made), `error.type`, and for loads `carnet.skill.name`, `carnet.skill.file.path`, `carnet.toolset.name`, `carnet.tools.exposed` |
 //!
 //! Model-call spans are of kind client, the others internal. Tool and model spans are
 //! children of the turn's span, so one turn is one trace; the turns
@@ -218,6 +218,8 @@ pub(crate) fn execute_tool(name: &str, call_id: Option<&str>, kind: ToolKind) ->
         carnet.tools.exposed = Empty,
         carnet.via = Empty,
         carnet.mcp.server = Empty,
+        carnet.a2a.agent = Empty,
+        carnet.a2a.task_id = Empty,
         carnet.incident = Empty,
         error.type = Empty,
     )

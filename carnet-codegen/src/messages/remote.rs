@@ -21,21 +21,39 @@ pub(crate) const MCP_SERVER_HERE: &str = "its server is declared here";
 
 pub(crate) const NOT_IN_THE_PIN: &str = "not a tool of the pinned server";
 
-pub(crate) fn mcp_url_scheme(url: &str) -> String {
-    format!("`mcp.url` `{url}` is not an HTTP URL")
+pub(crate) const A2A_BLOCK_FORM: &str =
+    "write `a2a: {url: https://host/agent}` (where its agent card is served, under `/.well-known/agent-card.json`)";
+
+pub(crate) const A2A_KEYS: &str = "`a2a` takes `url` and `headers`";
+
+pub(crate) const A2A_NO_URL: &str = "`a2a` names no `url`";
+
+pub(crate) const A2A_AGENT_HERE: &str = "its agent is declared here";
+
+pub(crate) const MCP_AND_A2A: &str = "a toolset has an `mcp` server or an `a2a` agent, not both";
+
+pub(crate) fn url_scheme(block: &str, url: &str) -> String {
+    format!("`{block}.url` `{url}` is not an HTTP URL")
 }
 
-pub(crate) fn unknown_mcp_key(key: &str) -> String {
-    format!("unknown key `{key}` in `mcp`")
+pub(crate) fn unknown_block_key(block: &str, key: &str) -> String {
+    format!("unknown key `{key}` in `{block}`")
 }
 
 pub(crate) fn missing_pin(toolset: &str) -> String {
     format!("remote toolset `{toolset}` has no pin")
 }
 
-pub(crate) fn run_mcp_pin(toolset: &str, folder: &str) -> String {
+/// The help naming the command that writes the pin (`carnet mcp pin`, `carnet a2a pin`).
+pub(crate) fn run_pin(protocol: crate::remote::RemoteProtocol, toolset: &str, folder: &str) -> String {
+    let what = match protocol {
+        crate::remote::RemoteProtocol::Mcp => "it starts the server, lists its tools",
+        crate::remote::RemoteProtocol::A2a => "it reads the agent's card",
+    };
     format!(
-        "run `carnet mcp pin {toolset}`: it starts the server, lists its tools and writes `{folder}/mcp.lock.json` (commit it)"
+        "run `{} {toolset}`: {what} and writes `{folder}/{}` (commit it)",
+        protocol.pin_command(),
+        protocol.pin_file()
     )
 }
 
@@ -43,8 +61,8 @@ pub(crate) fn pin_not_json(error: &str) -> String {
     format!("the pin is not valid JSON: {error}")
 }
 
-pub(crate) fn pin_shape(problem: &str) -> String {
-    format!("the pin is not one `carnet mcp pin` writes: {problem}")
+pub(crate) fn pin_shape(protocol: crate::remote::RemoteProtocol, problem: &str) -> String {
+    format!("the pin is not one `{}` writes: {problem}", protocol.pin_command())
 }
 
 pub(crate) fn pin_digest_mismatch(toolset: &str) -> String {

@@ -20,9 +20,19 @@ pub(crate) fn parse_toolset(
     let description = doc.string("toolset", "description", diags);
     let tools_listed = doc.has("tools");
     let tools = parse_tool_decls(&mut doc, diags);
-    let mut mcp = doc
-        .raw("mcp")
-        .and_then(|(key, value)| crate::remote::parse_server(&key, &value, file, diags));
+    let mcp = doc.raw("mcp");
+    let a2a = doc.raw("a2a");
+    if let (Some(_), Some((key, _))) = (&mcp, &a2a) {
+        let span = Span::new(file, key.start, key.end);
+        diags.push(Builder::new(Code::InvalidMcpServer, messages::MCP_AND_A2A).at(span));
+    }
+    let remote = match (mcp, a2a) {
+        (Some((key, value)), None) => Some((key, value, crate::remote::RemoteProtocol::Mcp)),
+        (None, Some((key, value))) => Some((key, value, crate::remote::RemoteProtocol::A2a)),
+        _ => None,
+    };
+    let mut mcp =
+        remote.and_then(|(key, value, protocol)| crate::remote::parse_server(&key, &value, file, protocol, diags));
     if let Some(mcp) = &mut mcp {
         mcp.skills = doc.string_list("skills", diags);
         mcp.tools_listed = tools_listed;

@@ -10,7 +10,7 @@ use crate::model::{self, SkillDef, ToolsetDef};
 use crate::read::Budget;
 use crate::remote;
 
-/// Reads a remote toolset's pin (`mcp.lock.json` beside its `TOOLSET.md`) and makes the
+/// Reads a remote toolset's pin (`mcp.lock.json` or `a2a.lock.json` beside its `TOOLSET.md`) and makes the
 /// pinned tools its declared tools, before its tool files are attached to them.
 pub(super) fn read_pin(
     project: &mut Project,
@@ -20,12 +20,13 @@ pub(super) fn read_pin(
     diags: &mut Diagnostics,
 ) {
     let folder = parent_folder(&dir.manifest.relative);
+    let file = toolset.mcp.as_ref().map_or("mcp.lock.json", |m| m.protocol.pin_file());
     let path = dir
         .manifest
         .path
         .parent()
-        .map_or_else(|| PathBuf::from(remote::PIN_FILE), |p| p.join(remote::PIN_FILE));
-    let relative = format!("{folder}/{}", remote::PIN_FILE);
+        .map_or_else(|| PathBuf::from(file), |p| p.join(file));
+    let relative = format!("{folder}/{file}");
     let pin = if fs::symlink_metadata(&path).is_ok() {
         // Unreadable: reported by `read_source`, and the toolset has no tools.
         match read_source(project, budget, &path, &relative, diags) {

@@ -33,8 +33,43 @@ use crate::messages;
 use crate::model::{Spanned, ToolsetDef};
 use crate::source::{FileId, Sources, Span};
 
-/// The pin file's name, beside `TOOLSET.md`.
-pub(crate) const PIN_FILE: &str = "mcp.lock.json";
+/// What a remote toolset speaks: MCP (an `mcp:` block) or A2A (an `a2a:` block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemoteProtocol {
+    /// An MCP server's tools (`mcp:`, pinned in `mcp.lock.json`).
+    Mcp,
+    /// An A2A agent's skills (`a2a:`, pinned in `a2a.lock.json`).
+    A2a,
+}
+
+impl RemoteProtocol {
+    /// The pin file's name, beside `TOOLSET.md`.
+    #[must_use]
+    pub fn pin_file(self) -> &'static str {
+        match self {
+            RemoteProtocol::Mcp => "mcp.lock.json",
+            RemoteProtocol::A2a => "a2a.lock.json",
+        }
+    }
+
+    /// The command that writes the pin.
+    #[must_use]
+    pub fn pin_command(self) -> &'static str {
+        match self {
+            RemoteProtocol::Mcp => "carnet mcp pin",
+            RemoteProtocol::A2a => "carnet a2a pin",
+        }
+    }
+
+    /// The block of `TOOLSET.md` naming the remote.
+    pub(crate) fn block(self) -> &'static str {
+        match self {
+            RemoteProtocol::Mcp => "mcp",
+            RemoteProtocol::A2a => "a2a",
+        }
+    }
+}
 
 /// The pin format this crate reads and `carnet mcp pin` writes.
 pub(crate) const PIN_VERSION: u64 = 1;
@@ -53,6 +88,8 @@ pub(crate) struct McpDef {
     /// Whether `tools:` was written: `tools: []` offers none of the server's tools (a server
     /// used for its skills), no `tools:` all of them.
     pub(crate) tools_listed: bool,
+    /// MCP, or an A2A agent (`a2a:`: its skills are the tools).
+    pub(crate) protocol: RemoteProtocol,
 }
 
 impl McpDef {
@@ -62,6 +99,9 @@ impl McpDef {
         object.insert("server".into(), self.server.clone());
         if let Some(pin) = &self.pin {
             object.insert("pin".into(), pin.clone());
+        }
+        if self.protocol == RemoteProtocol::A2a {
+            object.insert("protocol".into(), Value::String("a2a".into()));
         }
         Value::Object(object).to_string()
     }
@@ -86,18 +126,23 @@ pub(crate) fn apply_pin(
     let Some(mcp) = &mut toolset.mcp else {
         return Vec::new();
     };
+    let protocol = mcp.protocol;
     let Some(file) = pin else {
+        let here = match protocol {
+            RemoteProtocol::Mcp => messages::MCP_SERVER_HERE,
+            RemoteProtocol::A2a => messages::A2A_AGENT_HERE,
+        };
         diags.push(
             Builder::new(Code::MissingPin, messages::missing_pin(&toolset.name.value))
                 .at(mcp.span)
-                .label(messages::MCP_SERVER_HERE)
-                .help(messages::run_mcp_pin(&toolset.name.value, folder)),
+                .label(here)
+                .help(messages::run_pin(protocol, &toolset.name.value, folder)),
         );
         toolset.tools.clear();
         return Vec::new();
     };
     let name = toolset.name.value.clone();
-    let Some(mut pinned) = read_pin(file, sources, &name, folder, diags) else {
+    let Some(mut pinned) = read_pin(file, sources, (&name, protocol), folder, diags) else {
         toolset.tools.clear();
         return Vec::new();
     };

@@ -4,7 +4,7 @@ use carnet_manifest::Annotations;
 use carnet_manifest::order;
 use serde_json::{Map, Value, json};
 
-use super::PIN_VERSION;
+use super::{PIN_VERSION, RemoteProtocol};
 use crate::diagnostic::{Builder, Code, Diagnostics};
 use crate::messages;
 use crate::model::{Spanned, ToolDecl};
@@ -79,7 +79,7 @@ impl PinnedTool {
 pub(super) fn read_pin(
     file: FileId,
     sources: &Sources,
-    toolset: &str,
+    (toolset, protocol): (&str, RemoteProtocol),
     folder: &str,
     diags: &mut Diagnostics,
 ) -> Option<Pinned> {
@@ -88,7 +88,7 @@ pub(super) fn read_pin(
     let invalid = |message: String| {
         Builder::new(Code::InvalidPin, message)
             .at(whole)
-            .help(messages::run_mcp_pin(toolset, folder))
+            .help(messages::run_pin(protocol, toolset, folder))
     };
     let root: Value = match serde_json::from_str(text) {
         Ok(root) => root,
@@ -97,23 +97,24 @@ pub(super) fn read_pin(
             diags.push(
                 Builder::new(Code::InvalidPin, messages::pin_not_json(&e.to_string()))
                     .at(Span::new(file, offset, (offset + 1).min(text.len())))
-                    .help(messages::run_mcp_pin(toolset, folder)),
+                    .help(messages::run_pin(protocol, toolset, folder)),
             );
             return None;
         }
     };
     let Some(root) = root.as_object() else {
-        diags.push(invalid(messages::pin_shape("the pin is not a JSON object")));
+        diags.push(invalid(messages::pin_shape(protocol, "the pin is not a JSON object")));
         return None;
     };
     if root.get("pin").and_then(Value::as_u64) != Some(PIN_VERSION) {
         diags.push(invalid(messages::pin_shape(
+            protocol,
             "`pin` is not 1 (a pin from another version of carnet?)",
         )));
         return None;
     }
     let Some(tools) = root.get("tools").and_then(Value::as_array) else {
-        diags.push(invalid(messages::pin_shape("`tools` is not a list")));
+        diags.push(invalid(messages::pin_shape(protocol, "`tools` is not a list")));
         return None;
     };
     let digest = root.get("digest").and_then(Value::as_str).unwrap_or_default();
@@ -128,7 +129,10 @@ pub(super) fn read_pin(
     for (i, tool) in tools.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
         if !name.is_empty() && !seen.insert(name.to_owned()) {
-            diags.push(invalid(messages::pin_shape(&format!("tool `{name}` is listed twice"))));
+            diags.push(invalid(messages::pin_shape(
+                protocol,
+                &format!("tool `{name}` is listed twice"),
+            )));
             continue;
         }
         match pinned_tool(tool) {
@@ -137,7 +141,10 @@ pub(super) fn read_pin(
                 unusable.insert(name.to_owned(), why);
             }
             Err(Problem::Invalid(problem)) => {
-                diags.push(invalid(messages::pin_shape(&format!("`tools[{i}]`: {problem}"))));
+                diags.push(invalid(messages::pin_shape(
+                    protocol,
+                    &format!("`tools[{i}]`: {problem}"),
+                )));
             }
         }
     }
@@ -163,14 +170,17 @@ pub(super) fn read_pin(
                         unusable.insert(name.to_owned(), why);
                     }
                     Err(Problem::Invalid(problem)) => {
-                        diags.push(invalid(messages::pin_shape(&format!("`skills[{i}]`: {problem}"))));
+                        diags.push(invalid(messages::pin_shape(
+                            protocol,
+                            &format!("`skills[{i}]`: {problem}"),
+                        )));
                     }
                 }
             }
             (offered, unusable)
         }
         Some(_) => {
-            diags.push(invalid(messages::pin_shape("`skills` is not a list")));
+            diags.push(invalid(messages::pin_shape(protocol, "`skills` is not a list")));
             return None;
         }
     };
@@ -288,6 +298,11 @@ fn pinned_tool(tool: &Value) -> Result<PinnedTool, Problem> {
     };
     let description = text("description")?;
     let title = text("title")?;
+    // An A2A agent's skill: its id and modes, or why no model could use it.
+    let a2a = object.get("a2a").filter(|a| a.is_object());
+    if let Some(why) = a2a.and_then(|a| a["unusable"].as_str()) {
+        return Err(Problem::Unusable(why.to_owned()));
+    }
     let input = object
         .get("inputSchema")
         .filter(|s| s.get("type").and_then(Value::as_str) == Some("object"))
@@ -307,6 +322,9 @@ fn pinned_tool(tool: &Value) -> Result<PinnedTool, Problem> {
     }
     if let Some(title) = title {
         remote.insert("title".into(), json!(title));
+    }
+    if let Some(a2a) = a2a {
+        remote.insert("a2a".into(), a2a.clone());
     }
     if depth(tool) > MAX_SCHEMA_DEPTH {
         return Err(Problem::Unusable(format!(

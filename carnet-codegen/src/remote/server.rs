@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::McpDef;
+use super::{McpDef, RemoteProtocol};
 use crate::diagnostic::{Builder, Code, Diagnostics, did_you_mean};
 use crate::frontmatter::{Node, Value as Yaml};
 use crate::messages;
@@ -12,34 +12,61 @@ const STDIO_KEYS: [&str; 3] = ["command", "args", "env"];
 const HTTP_KEYS: [&str; 2] = ["url", "headers"];
 
 /// Checks an `mcp:` block: a mapping with `command` (and `args`, `env`) or `url` (and
-/// `headers`), strings everywhere. Every problem is reported; `None` when there was one.
-pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut Diagnostics) -> Option<McpDef> {
+/// `headers`), strings everywhere; or an `a2a:` block (`protocol`): `url` and `headers`.
+/// Every problem is reported; `None` when there was one.
+pub(crate) fn parse_server(
+    key: &Node,
+    value: &Node,
+    file: FileId,
+    protocol: RemoteProtocol,
+    diags: &mut Diagnostics,
+) -> Option<McpDef> {
     let span = |node: &Node| Span::new(file, node.start, node.end);
+    let block = protocol.block();
+    let form = match protocol {
+        RemoteProtocol::Mcp => messages::MCP_BLOCK_FORM,
+        RemoteProtocol::A2a => messages::A2A_BLOCK_FORM,
+    };
     let key_span = span(key);
     let Yaml::Map(entries) = &value.value else {
         diags.push(
             Builder::new(
                 Code::InvalidMcpServer,
-                messages::wrong_type("mcp", messages::A_MAPPING, value.value.kind()),
+                messages::wrong_type(block, messages::A_MAPPING, value.value.kind()),
             )
             .at(span(value))
-            .help(messages::MCP_BLOCK_FORM),
+            .help(form),
         );
         return None;
     };
     let errors = diags.error_count();
     let mut server = Map::new();
+    let unknown_key = |name: &str, k: &Node| {
+        let (known, keys): (Vec<&str>, &str) = match protocol {
+            RemoteProtocol::Mcp => (
+                STDIO_KEYS.iter().chain(&HTTP_KEYS).copied().collect(),
+                messages::MCP_KEYS,
+            ),
+            RemoteProtocol::A2a => (HTTP_KEYS.to_vec(), messages::A2A_KEYS),
+        };
+        Builder::new(Code::InvalidMcpServer, messages::unknown_block_key(block, name))
+            .at(span(k))
+            .help_opt(did_you_mean(name, known).map(messages::did_you_mean))
+            .note(keys)
+    };
     for (k, v) in entries {
         let name = match &k.value {
             Yaml::String(s) => s.as_str(),
             _ => "",
         };
+        let stdio_key = STDIO_KEYS.contains(&name);
         match name {
+            _ if stdio_key && protocol == RemoteProtocol::A2a => diags.push(unknown_key(name, k)),
             "command" | "url" => match &v.value {
                 Yaml::String(s) if !s.trim().is_empty() => {
                     if name == "url" && !is_http_url(s) {
                         diags.push(
-                            Builder::new(Code::InvalidMcpServer, messages::mcp_url_scheme(s))
+                            Builder::new(Code::InvalidMcpServer, messages::url_scheme(block, s))
                                 .at(span(v))
                                 .label(messages::MCP_URL_LABEL),
                         );
@@ -50,7 +77,7 @@ pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut D
                     diags.push(
                         Builder::new(
                             Code::InvalidMcpServer,
-                            messages::wrong_type(&format!("mcp.{name}"), "a non-empty string", other.kind()),
+                            messages::wrong_type(&format!("{block}.{name}"), "a non-empty string", other.kind()),
                         )
                         .at(span(v).max_with(span(k))),
                     );
@@ -98,7 +125,7 @@ pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut D
                                     Builder::new(
                                         Code::InvalidMcpServer,
                                         messages::wrong_type(
-                                            &format!("a key of mcp.{name}"),
+                                            &format!("a key of {block}.{name}"),
                                             messages::A_STRING,
                                             pk.value.kind(),
                                         ),
@@ -116,7 +143,7 @@ pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut D
                                 Builder::new(
                                     Code::InvalidMcpServer,
                                     messages::wrong_type(
-                                        &format!("mcp.{name}.{pname}"),
+                                        &format!("{block}.{name}.{pname}"),
                                         messages::A_STRING,
                                         other.kind(),
                                     ),
@@ -132,25 +159,25 @@ pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut D
                 other => diags.push(
                     Builder::new(
                         Code::InvalidMcpServer,
-                        messages::wrong_type(&format!("mcp.{name}"), messages::A_MAPPING, other.kind()),
+                        messages::wrong_type(&format!("{block}.{name}"), messages::A_MAPPING, other.kind()),
                     )
                     .at(span(v)),
                 ),
             },
-            _ => {
-                let known = STDIO_KEYS.iter().chain(&HTTP_KEYS).copied();
-                diags.push(
-                    Builder::new(Code::InvalidMcpServer, messages::unknown_mcp_key(name))
-                        .at(span(k))
-                        .help_opt(did_you_mean(name, known).map(messages::did_you_mean))
-                        .note(messages::MCP_KEYS),
-                );
-            }
+            _ => diags.push(unknown_key(name, k)),
         }
     }
     let stdio = STDIO_KEYS.iter().any(|k| server.contains_key(*k));
     let http = HTTP_KEYS.iter().any(|k| server.contains_key(*k));
-    if stdio && http {
+    if protocol == RemoteProtocol::A2a {
+        if !server.contains_key("url") {
+            diags.push(
+                Builder::new(Code::InvalidMcpServer, messages::A2A_NO_URL)
+                    .at(key_span)
+                    .help(form),
+            );
+        }
+    } else if stdio && http {
         diags.push(
             Builder::new(Code::InvalidMcpServer, messages::MCP_BOTH_TRANSPORTS)
                 .at(key_span)
@@ -172,6 +199,7 @@ pub(crate) fn parse_server(key: &Node, value: &Node, file: FileId, diags: &mut D
         pin: None,
         skills: Vec::new(),
         tools_listed: false,
+        protocol,
     })
 }
 

@@ -38,6 +38,8 @@
 //! else the blocks. An error result (`isError`) is an error output whose message is the
 //! server's text.
 
+#[cfg(feature = "remote-a2a")]
+pub mod a2a;
 mod pin;
 mod server;
 mod upstream;
@@ -160,11 +162,22 @@ fn describe(toolset: &Toolset) -> Result<(Server, String), BuildError> {
 }
 
 /// The implementations of a remote toolset: one handler per pinned tool, all calling one
-/// [`Upstream`] (returned too, for the engine to start on load).
+/// [`Upstream`] (returned too, for the engine to start on load); an A2A agent's (`"protocol":
+/// "a2a"`) call the agent.
 pub(crate) fn toolset_impl(
     toolset: &Toolset,
     options: &RemoteOptions,
 ) -> Result<(ToolsetImpl, Arc<dyn RemoteServer>), BuildError> {
+    let remote: Value = toolset.mcp.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default();
+    if remote["protocol"] == "a2a" {
+        #[cfg(feature = "remote-a2a")]
+        return a2a::toolset_impl(toolset, &remote, options);
+        #[cfg(not(feature = "remote-a2a"))]
+        return Err(BuildError::RemoteToolset {
+            toolset: toolset.name.to_string(),
+            reason: "calling its A2A agent needs carnet's feature `remote-a2a`".into(),
+        });
+    }
     let (server, server_name) = describe(toolset)?;
     let mut pinned = HashMap::new();
     let mut tools = Vec::with_capacity(toolset.tools.len());
