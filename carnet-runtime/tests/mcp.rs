@@ -202,7 +202,11 @@ async fn initialize_negotiates_a_revision_with_sessions_and_sends_the_prompt_as_
     let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
     let (_, init) = Client::initialized(&server).await;
     assert_eq!(init["protocolVersion"], "2025-11-25");
-    assert_eq!(init["serverInfo"]["name"], "carnet");
+    // Named after the agent; without a `version` in its frontmatter, the content's fingerprint.
+    let fingerprint = format!("{:016x}", Manifest::from_json(MANIFEST).unwrap().fingerprint);
+    assert_eq!(init["serverInfo"]["name"], "researcher");
+    assert_eq!(init["serverInfo"]["version"], fingerprint.as_str());
+    assert_eq!(init["capabilities"]["completions"], json!({}));
     assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
     assert!(init["capabilities"]["extensions"]["io.modelcontextprotocol/skills"].is_object());
     let instructions = init["instructions"].as_str().unwrap();
@@ -1095,4 +1099,179 @@ async fn requests_running_at_once_are_bounded_and_ids_unique() {
     // Nothing answers the cancelled calls; a ping still comes back at once.
     let pong = client.call("ping", json!({})).await;
     assert_eq!(pong["result"], json!({}), "{pong}");
+}
+
+/// The `_meta` of a stateless (`2026-07-28`) request.
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[tokio::test]
+async fn the_server_is_named_after_its_agent_and_the_version_its_frontmatter_gives() {
+    let mut manifest: Value = serde_json::from_str(MANIFEST).unwrap();
+    manifest["agents"]["researcher"]["extra"] = json!({ "version": "2.4.1" });
+    let manifest = Manifest::from_json(&manifest.to_string()).unwrap();
+    let carnet = Carnet::builder(&manifest).allow_unimplemented().build().unwrap();
+    let (_, init) = Client::initialized(&Server::new(&carnet, "researcher").unwrap()).await;
+    assert_eq!(init["serverInfo"]["name"], "researcher");
+    assert_eq!(init["serverInfo"]["version"], "2.4.1");
+    // `named` still names it otherwise.
+    let named = Server::new(&carnet, "analyst").unwrap().named("desk", "9");
+    let (_, init) = Client::initialized(&named).await;
+    assert_eq!(
+        init["serverInfo"],
+        json!({ "name": "desk", "title": "carnet agent `analyst`", "version": "9" })
+    );
+}
+
+#[tokio::test]
+async fn meta_tools_ask_hosts_to_load_them_and_domain_tools_carry_their_skills_search_hint() {
+    let mut manifest: Value = serde_json::from_str(MANIFEST).unwrap();
+    manifest["skills"]["dataAnalysis"]["description"] = json!("Analyse data. Means, medians and the like.");
+    manifest["skills"]["dataAnalysis"]["extra"] = json!({ "tags": ["statistics", "csv"] });
+    let manifest = Manifest::from_json(&manifest.to_string()).unwrap();
+    for mode in [ExposureMode::Dynamic, ExposureMode::Dispatcher] {
+        let carnet = Carnet::builder(&manifest)
+            .allow_unimplemented()
+            .mode(mode)
+            .build()
+            .unwrap();
+        let (mut client, _) = Client::initialized(&Server::new(&carnet, "researcher").unwrap()).await;
+        client
+            .call_tool("loadSkill", json!({ "skillName": "dataAnalysis" }))
+            .await;
+        let listed = client.request("tools/list", json!({})).await;
+        let mut domain = 0;
+        for tool in listed["tools"].as_array().unwrap() {
+            let name = tool["name"].as_str().unwrap();
+            if META.contains(&name) || name == "callTool" {
+                assert_eq!(
+                    tool["_meta"],
+                    json!({ "anthropic/alwaysLoad": true }),
+                    "{mode:?}: {tool}"
+                );
+                continue;
+            }
+            domain += 1;
+            let hint = tool["_meta"]["anthropic/searchHint"].as_str().unwrap_or_default();
+            if name == "basicSearch" {
+                assert_eq!(hint, "webSearch: Search the web", "{tool}");
+            } else {
+                assert_eq!(hint, "dataAnalysis: Analyse data. (statistics, csv)", "{tool}");
+            }
+            assert!(tool["_meta"].get("anthropic/alwaysLoad").is_none(), "{tool}");
+        }
+        let expected = if mode == ExposureMode::Dynamic { 3 } else { 0 };
+        assert_eq!(domain, expected, "{mode:?}: {listed}");
+    }
+}
+
+#[tokio::test]
+async fn completion_completes_the_prompts_arguments_and_is_declared() {
+    let server = Server::new(&carnet(ExposureMode::Dynamic), "researcher").unwrap();
+    let (mut client, init) = Client::initialized(&server).await;
+    assert!(init["capabilities"]["completions"].is_object(), "{init}");
+    let complete = |name: &str, argument: &str, value: &str| json!({ "ref": { "type": "ref/prompt", "name": name }, "argument": { "name": argument, "value": value } });
+    let found = client
+        .request("completion/complete", complete("researcher", "ORG", "Car"))
+        .await;
+    assert_eq!(
+        found,
+        json!({ "completion": { "values": ["Carnet Labs"], "total": 1, "hasMore": false } })
+    );
+    let none = client
+        .request("completion/complete", complete("researcher", "ORG", "Acme"))
+        .await;
+    assert_eq!(none["completion"]["values"], json!([]));
+    let resource = json!({ "ref": { "type": "ref/resource", "uri": "skill://dataAnalysis/SKILL.md" },
+                           "argument": { "name": "x", "value": "" } });
+    assert_eq!(
+        client.request("completion/complete", resource).await["completion"]["values"],
+        json!([])
+    );
+    for (params, says) in [
+        (complete("nobody", "ORG", ""), "no prompt named `nobody`"),
+        (
+            complete("researcher", "TEAM", ""),
+            "no argument `TEAM`; its arguments: `ORG`",
+        ),
+        (
+            json!({ "ref": { "type": "ref/prompt" } }),
+            "invalid params for `completion/complete`",
+        ),
+    ] {
+        let refused = client.call("completion/complete", params).await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn a_cursor_this_server_never_gave_is_invalid_params() {
+    let server = Server::new(&carnet(ExposureMode::Dispatcher), "researcher").unwrap();
+    let (mut client, _) = Client::initialized(&server).await;
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "skills/list",
+    ] {
+        let whole = client.call(method, json!({})).await;
+        assert!(whole.get("result").is_some(), "{whole}");
+        assert!(whole["result"].get("nextCursor").is_none(), "{whole}");
+        for cursor in [json!("page-2"), json!(2)] {
+            let refused = client.call(method, json!({ "cursor": cursor })).await;
+            assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        }
+        let mut params = json!({ "cursor": "x", "_meta": modern_meta() });
+        let refused = client.call(method, params.take()).await;
+        assert_eq!(refused["error"]["code"], -32602, "{method}, stateless: {refused}");
+    }
+}
+
+#[tokio::test]
+async fn initialize_under_the_stateless_revision_is_an_unknown_method() {
+    let server = Server::new(&carnet(ExposureMode::Dispatcher), "researcher").unwrap();
+    let mut client = Client::start(&server);
+    let refused = client
+        .call(
+            "initialize",
+            json!({ "protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" },
+                    "_meta": modern_meta() }),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("2025-11-25"),
+        "names the revisions with `initialize`: {message}"
+    );
+    // The connection goes on, statelessly; every result says it is complete.
+    for method in [
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "skills/list",
+        "tools/list",
+    ] {
+        let listed = client.request(method, json!({ "_meta": modern_meta() })).await;
+        assert_eq!(listed["resultType"], "complete", "{method}: {listed}");
+    }
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({ "_meta": modern_meta(), "ref": { "type": "ref/prompt", "name": "researcher" },
+                    "argument": { "name": "ORG", "value": "" } }),
+        )
+        .await;
+    assert_eq!(completed["resultType"], "complete", "{completed}");
+    // Without the stateless `_meta`, `initialize` opens a session as before.
+    let (_, init) = Client::initialized(&server).await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
 }

@@ -739,7 +739,6 @@ async fn stateless_lists_and_calls_are_answered_directly_with_rmcps_bytes() {
     let served_directly = [
         modern_request(&json!(1), "tools/list", json!({})),
         modern_request(&json!("list-\u{e9}\"1"), "tools/list", json!({})),
-        modern_request(&json!(-7), "tools/list", json!({ "cursor": "x" })),
         modern_request(
             &json!(2),
             "tools/call",
@@ -985,4 +984,124 @@ async fn a_stateless_call_whose_client_hangs_up_is_cancelled_on_either_path() {
             .await
             .unwrap_or_else(|_| panic!("rmcp only: {rmcp_only}: the client hanging up fires the tool's signal"));
     }
+}
+
+/// A replica of the agent whose prompt takes the variable `ORG` (default `Carnet Labs`).
+fn replica_with_a_variable(rmcp_only: bool) -> Server {
+    let manifest = MANIFEST.replacen('{', r#"{ "variables": { "ORG": "Carnet Labs" },"#, 1);
+    let server = Server::new(&carnet_of(&manifest, ExposureMode::Dispatcher), "researcher")
+        .unwrap()
+        .session_keys(SessionKeys::new(KEY).unwrap());
+    if rmcp_only { server.through_rmcp_only() } else { server }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stateless_revision_over_http_types_every_result_and_refuses_initialize_and_cursors() {
+    let direct = serve(replica_with_a_variable(false)).await;
+    let rmcp = serve(replica_with_a_variable(true)).await;
+    for addr in [direct, rmcp] {
+        for method in [
+            "prompts/list",
+            "resources/list",
+            "resources/templates/list",
+            "skills/list",
+            "tools/list",
+        ] {
+            let listed = modern(addr, method, json!({})).await;
+            assert_eq!(listed["result"]["resultType"], "complete", "{method}: {listed}");
+            assert_eq!(listed["result"]["ttlMs"], 0, "{method}: {listed}");
+            // This server lists everything on one page: a cursor is none of its own.
+            let (headers, body) = modern_request(&json!(3), method, json!({ "cursor": "page-2" }));
+            let (status, _, refused, _) = answer(addr, &headers, &body).await;
+            let refused = message(&refused);
+            assert_eq!(
+                (status, &refused["error"]["code"]),
+                (200, &json!(-32602)),
+                "{method}: {refused}"
+            );
+        }
+        let completed = modern(
+            addr,
+            "completion/complete",
+            json!({ "ref": { "type": "ref/prompt", "name": "researcher" }, "argument": { "name": "ORG", "value": "" } }),
+        )
+        .await;
+        assert_eq!(completed["result"]["resultType"], "complete", "{completed}");
+        // `initialize` does not exist at this revision: 404 and -32601, as for any unknown method.
+        let (headers, body) = modern_request(&json!(9), "initialize", json!({}));
+        let (status, _, refused, _) = answer(addr, &headers, &body).await;
+        let refused = message(&refused);
+        assert_eq!(status, 404, "{refused}");
+        assert_eq!(
+            (&refused["id"], &refused["error"]["code"]),
+            (&json!(9), &json!(-32601)),
+            "{refused}"
+        );
+        assert!(
+            refused["error"]["message"].as_str().unwrap().contains("2025-11-25"),
+            "{refused}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_of_2025_gets_untyped_results_and_completions() {
+    let addr = serve(replica_with_a_variable(false)).await;
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } });
+    let (status, head, body) = exchange(addr, "POST", "/mcp", &[], init.to_string().as_bytes()).await;
+    assert_eq!(status, 200, "{body}");
+    let init = message(&body);
+    assert_eq!(init["result"]["serverInfo"]["name"], "researcher", "{init}");
+    assert_eq!(init["result"]["capabilities"]["completions"], json!({}), "{init}");
+    let session = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .unwrap()
+        .to_owned();
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    exchange(addr, "POST", "/mcp", &headers, initialized.to_string().as_bytes()).await;
+    let request = |id: u64, method: &str, params: Value| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string()
+    };
+    let (_, _, body) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &headers,
+        request(2, "prompts/list", json!({})).as_bytes(),
+    )
+    .await;
+    let listed = message(&body);
+    assert!(listed["result"]["prompts"].is_array(), "{listed}");
+    assert!(listed["result"].get("resultType").is_none(), "{listed}");
+    let completion =
+        json!({ "ref": { "type": "ref/prompt", "name": "researcher" }, "argument": { "name": "ORG", "value": "Car" } });
+    let (_, _, body) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &headers,
+        request(3, "completion/complete", completion).as_bytes(),
+    )
+    .await;
+    let completed = message(&body);
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["Carnet Labs"]),
+        "{completed}"
+    );
+    let (_, _, body) = exchange(
+        addr,
+        "POST",
+        "/mcp",
+        &headers,
+        request(4, "resources/list", json!({ "cursor": "x" })).as_bytes(),
+    )
+    .await;
+    assert_eq!(message(&body)["error"]["code"], -32602, "{body}");
 }

@@ -78,15 +78,27 @@ pub(crate) fn card_with(
     }))
 }
 
-fn card_skill(skill: &Skill) -> Value {
+/// `key` of a skill's frontmatter, else of its `metadata`.
+fn skill_field(skill: &Skill, key: &str) -> Option<Value> {
     let object = |json: &str| match serde_json::from_str(json) {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let extra = object(&skill.extra);
-    let metadata = object(&skill.metadata);
-    let field = |key: &str| extra.get(key).or_else(|| metadata.get(key));
-    let mut tags = field("tags").map(|v| strings(v, true)).unwrap_or_default();
+    object(&skill.extra)
+        .remove(key)
+        .or_else(|| object(&skill.metadata).remove(key))
+}
+
+/// A skill's `tags` (frontmatter, else `metadata`; a list, or one string split at commas or
+/// whitespace).
+pub(crate) fn skill_tags(skill: &Skill) -> Vec<String> {
+    skill_field(skill, "tags")
+        .map(|v| strings(&v, true))
+        .unwrap_or_default()
+}
+
+fn card_skill(skill: &Skill) -> Value {
+    let mut tags = skill_tags(skill);
     for toolset in skill.toolsets.iter() {
         if !tags.iter().any(|t| t == &**toolset) {
             tags.push(toolset.to_string());
@@ -98,7 +110,9 @@ fn card_skill(skill: &Skill) -> Value {
         "description": &*skill.description,
         "tags": tags,
     });
-    let examples = field("examples").map(|v| strings(v, false)).unwrap_or_default();
+    let examples = skill_field(skill, "examples")
+        .map(|v| strings(&v, false))
+        .unwrap_or_default();
     if !examples.is_empty() {
         card["examples"] = json!(examples);
     }

@@ -5,15 +5,17 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
+use super::completion::{self, CompleteParams};
 use super::messages;
 use super::methods::{self, CallParams, PromptParams, UriParams};
 use super::shared::Shared;
@@ -49,9 +51,20 @@ impl Connection {
     }
 }
 
-/// `value` as the rmcp type `T`.
-fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+/// `value` as the rmcp type `T`, saying it is complete (`resultType`, which the stateless
+/// revision requires on every result and rmcp strips for older peers).
+fn typed<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, ErrorData> {
+    if let Value::Object(fields) = &mut value {
+        fields
+            .entry("resultType")
+            .or_insert_with(|| Value::String("complete".to_owned()));
+    }
     serde_json::from_value(value).map_err(|e| messages::unencodable("the result", e).into())
+}
+
+/// A list request's page: refused, as this server gives no cursor.
+fn first_page(method: &str, request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
+    methods::check_cursor(method, request.and_then(|r| r.cursor.as_deref())).map_err(Into::into)
 }
 
 /// `value` (an object) as rmcp params, which carnet reads as its own `T`.
@@ -105,14 +118,15 @@ impl ServerHandler for Connection {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        first_page("tools/list", request.as_ref())?;
         let session = self.session.lock().await;
         let tools = if is_stateless(&context) {
-            methods::stateless_tools(&session)?
+            methods::stateless_tools(&self.shared, &session)?
         } else {
-            methods::list_tools(&session)?
+            methods::list_tools(&self.shared, &session)?
         };
         Ok(ListToolsResult::with_all_items(typed(Value::Array(tools))?))
     }
@@ -156,9 +170,10 @@ impl ServerHandler for Connection {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        first_page("prompts/list", request.as_ref())?;
         typed(methods::list_prompts(&self.shared))
     }
 
@@ -174,9 +189,10 @@ impl ServerHandler for Connection {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        first_page("resources/list", request.as_ref())?;
         typed(methods::list_resources(&self.shared))
     }
 
@@ -190,11 +206,30 @@ impl ServerHandler for Connection {
         typed::<rmcp::model::ReadResourceResult>(result).map(Into::into)
     }
 
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        first_page("resources/templates/list", request.as_ref())?;
+        typed(serde_json::json!({ "resourceTemplates": [] }))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let request: CompleteParams = ours("completion/complete", request)?;
+        typed(completion::complete(&self.shared, &request)?)
+    }
+
     async fn list_skills(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
+        first_page("skills/list", request.as_ref())?;
         typed(methods::list_skills(&self.shared))
     }
 

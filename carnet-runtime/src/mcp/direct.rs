@@ -67,9 +67,11 @@ impl Direct {
             meta,
             name,
             arguments,
-            _cursor: _,
+            cursor,
         } = request.params;
-        if request.jsonrpc != "2.0"
+        // A cursor is refused, by rmcp's path (this server gives none).
+        if cursor.is_some()
+            || request.jsonrpc != "2.0"
             || request.method != headers.method
             || meta.version != ProtocolVersion::V_2026_07_28.as_str()
             || name.as_deref() != headers.name
@@ -177,9 +179,10 @@ struct Params<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(default)]
     arguments: Option<JsonObject>,
-    /// `tools/list`'s page: the list is whole, as rmcp's path answers it too.
-    #[serde(default, borrow, rename = "cursor")]
-    _cursor: Option<Cow<'a, str>>,
+    /// `tools/list`'s page: the list is whole, and a request naming a page is rmcp's path's
+    /// to refuse.
+    #[serde(default, borrow)]
+    cursor: Option<Cow<'a, str>>,
 }
 
 /// The keys of `_meta` the revision requires (`missing_required_keys`); others are ignored.
@@ -221,7 +224,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// hints that revision requires); `None` when the list cannot be encoded (rmcp's path then
 /// answers with the error).
 fn list_result(shared: &Shared) -> Option<Vec<u8>> {
-    let tools = stateless_tools(&shared.session()).ok()?;
+    let tools = stateless_tools(shared, &shared.session()).ok()?;
     let tools = serde_json::from_value(Value::Array(tools)).ok()?;
     let mut result = ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools));
     result.fill_missing_cache_hints();

@@ -380,6 +380,9 @@ mod tests {
             skills: vec!["webSearch".to_owned(), "dataAnalysis".to_owned()],
             toolsets: vec![],
             tools: vec![],
+            loaded_toolsets: vec![],
+            history: vec![],
+            history_dropped: 0,
             fingerprint: "00112233aabbccdd".to_owned(),
         }
     }

@@ -25,6 +25,7 @@ use super::connection::Connection;
 use super::direct::Direct;
 use super::limits::HttpLimits;
 use super::messages;
+use super::methods;
 use super::server::Server;
 use super::shared::Shared;
 
@@ -349,6 +350,14 @@ async fn handle_mcp(context: &Context, request: Request<Incoming>) -> Result<Res
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
         return Ok(error(StatusCode::BAD_REQUEST, &messages::not_json(e)));
     }
+    if let Some(id) = modern_initialize(&bytes) {
+        // The stateless revision has no `initialize`: a request carrying its `_meta` is of
+        // that revision, so the method is unknown (404, as it answers unknown methods).
+        let mode = context.shared.carnet.mode();
+        let (supported, sessions) = (methods::supported_versions(mode), methods::session_versions(mode));
+        let refused = messages::initialize_removed(supported, sessions);
+        return Ok(error_for(StatusCode::NOT_FOUND, &refused, &id));
+    }
     if session_id.is_none() && is_initialize(&bytes) {
         let max = context.limits.max_sessions;
         if context.sessions.sessions.read().await.len() >= max {
@@ -403,8 +412,33 @@ fn is_initialize(body: &[u8]) -> bool {
     serde_json::from_slice::<Peek<'_>>(body).is_ok_and(|p| p.method.as_deref() == Some("initialize"))
 }
 
+/// The id of `body` when it is an `initialize` request carrying the stateless revision's
+/// `_meta` (its protocol version `2026-07-28` or later).
+fn modern_initialize(body: &[u8]) -> Option<serde_json::Value> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        id: Option<serde_json::Value>,
+        method: Option<String>,
+        params: Option<serde_json::Value>,
+    }
+    let peek = serde_json::from_slice::<Peek>(body).ok()?;
+    let version = peek
+        .params
+        .as_ref()?
+        .get("_meta")?
+        .get(methods::META_PROTOCOL_VERSION)?
+        .as_str()?;
+    (peek.method.as_deref() == Some("initialize") && methods::is_stateless(version))
+        .then(|| peek.id.unwrap_or(serde_json::Value::Null))
+}
+
 fn error(status: StatusCode, error: &super::rpc::RpcError) -> Response<Body> {
-    let body = messages::response(error, &serde_json::Value::Null);
+    error_for(status, error, &serde_json::Value::Null)
+}
+
+/// An error response to the request with this `id`.
+fn error_for(status: StatusCode, error: &super::rpc::RpcError, id: &serde_json::Value) -> Response<Body> {
+    let body = messages::response(error, id);
     let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
     response

@@ -58,6 +58,39 @@ pub(super) fn unknown_prompt(name: &str, agent: &str) -> ErrorData {
     ErrorData::invalid_params(format!("no prompt named `{name}`; this server has `{agent}`"), None)
 }
 
+pub(super) fn unknown_prompt_argument(prompt: &str, argument: &str, known: &[&str]) -> ErrorData {
+    let known = if known.is_empty() {
+        "none".to_owned()
+    } else {
+        known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+    };
+    ErrorData::invalid_params(
+        format!("the prompt `{prompt}` has no argument `{argument}`; its arguments: {known}"),
+        None,
+    )
+}
+
+pub(super) fn invalid_cursor(method: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("invalid cursor for `{method}`: this server lists everything on one page and gives no cursor"),
+        None,
+    )
+}
+
+/// `initialize` at the stateless revision; `supported` are the revisions served, `sessions`
+/// those of them with `initialize`.
+pub(super) fn initialize_removed(supported: &[&str], sessions: &[&str]) -> ErrorData {
+    ErrorData::new(
+        code::METHOD_NOT_FOUND,
+        format!(
+            "`initialize` is not a method of the revision this request names (2026-07-28 has no handshake); \
+             send requests with their `_meta`, or `initialize` without it at {}",
+            sessions.join(", ")
+        ),
+        Some(json!({ "supported": supported })),
+    )
+}
+
 pub(super) fn invalid_prompt_argument(error: impl Display) -> ErrorData {
     ErrorData::invalid_params(format!("invalid prompt argument: {error}"), None)
 }

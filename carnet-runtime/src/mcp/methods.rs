@@ -37,6 +37,12 @@ pub(super) fn supported_versions(mode: ExposureMode) -> &'static [&'static str] 
     }
 }
 
+/// The revisions served in `mode` that open a session with `initialize`.
+pub(super) fn session_versions(mode: ExposureMode) -> &'static [&'static str] {
+    let served = supported_versions(mode);
+    &served[..served.len().min(3)]
+}
+
 /// Whether `version` is the stateless revision or later (dates compare as text).
 pub(super) fn is_stateless(version: &str) -> bool {
     version >= STATELESS_REVISION
@@ -231,22 +237,37 @@ pub(super) fn get_skill(shared: &Shared, request: &UriParams) -> Result<Value, R
     }
 }
 
-/// The tools of a session as `tools/list` items.
-pub(super) fn list_tools(session: &Session) -> Result<Vec<Value>, RpcError> {
-    let value = providers::mcp::tools(session.tools()).map_err(|e| messages::unencodable("the tool list", e))?;
-    match value {
+/// The tools of a session as `tools/list` items, with their [hints for hosts](super::hints).
+pub(super) fn list_tools(shared: &Shared, session: &Session) -> Result<Vec<Value>, RpcError> {
+    let specs = session.tools();
+    let value = providers::mcp::tools(specs).map_err(|e| messages::unencodable("the tool list", e))?;
+    let mut tools = match value {
         Value::Object(mut fields) => match fields.remove("tools") {
-            Some(Value::Array(tools)) => Ok(tools),
-            _ => Ok(Vec::new()),
+            Some(Value::Array(tools)) => tools,
+            _ => Vec::new(),
         },
-        _ => Ok(Vec::new()),
+        _ => Vec::new(),
+    };
+    // In the order of the specs (`providers::mcp::tools` keeps it).
+    for (spec, tool) in specs.iter().zip(&mut tools) {
+        shared.hints.apply(spec, tool);
+    }
+    Ok(tools)
+}
+
+/// A list request's `cursor`: this server gives none (every list is one page), so any cursor
+/// a client sends is not one of its own, which MCP answers as invalid params.
+pub(super) fn check_cursor(method: &str, cursor: Option<&str>) -> Result<(), RpcError> {
+    match cursor {
+        None => Ok(()),
+        Some(_) => Err(messages::invalid_cursor(method)),
     }
 }
 
 /// The `tools/list` of the stateless revision: `session`'s tools (the dispatcher's, the same
 /// for every request), each taking the handle.
-pub(super) fn stateless_tools(session: &Session) -> Result<Vec<Value>, RpcError> {
-    let mut tools = list_tools(session)?;
+pub(super) fn stateless_tools(shared: &Shared, session: &Session) -> Result<Vec<Value>, RpcError> {
+    let mut tools = list_tools(shared, session)?;
     for tool in &mut tools {
         add_session_argument(tool);
     }
@@ -515,6 +536,7 @@ pub(super) fn params_problem(method: &str, params: Option<Value>) -> Option<Stri
         "tools/call" => problem::<CallParams>(params),
         "prompts/get" => problem::<PromptParams>(params),
         "resources/read" | "skills/get" => problem::<UriParams>(params),
+        "completion/complete" => problem::<super::completion::CompleteParams>(params),
         "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "skills/list" | "ping" => {
             Some("expected an object or nothing".to_owned())
         }

@@ -18,8 +18,15 @@
 //! | `prompts/list`, `prompts/get` | the agent's system prompt, as it stands for this connection; the manifest's variables are the prompt's optional arguments |
 //! | `resources/list`, `resources/read` | every skill the agent can reach: its `SKILL.md` and its files (`skill://<skill>/<path>`), binary files as blobs |
 //! | `skills/list`, `skills/get` | the same skills through the Skills extension (SEP-2640), each file with its size and `sha256` digest |
-//! | `initialize` | the agent's initial system prompt as the server's `instructions` |
+//! | `completion/complete` | values for the prompt's arguments: the engine's value of the variable and its default (capability `completions`) |
+//! | `initialize` | the agent's initial system prompt as the server's `instructions`; `serverInfo` names the agent and its version (its frontmatter's `version`, else the content's fingerprint) |
 //! | `GET /.well-known/agent-card.json` | the agent as an A2A 1.0 `AgentCard` ([`agent_card`]) |
+//!
+//! Every list is whole, on one page: a request with a `cursor` is refused (`-32602`), since
+//! this server never gave one. `tools/list` items carry hints for hosts that defer tools behind
+//! a search of their own: `_meta` `anthropic/alwaysLoad` on the meta-tools (a host must not
+//! hide `loadSkill`), `anthropic/searchHint` on domain tools (from the skills that bring
+//! them; see `docs/mcp-gateway.md`).
 //!
 //! Over stdio, stdout is the protocol's channel: tools must not print to it (write logs to
 //! stderr), or the client reads a line that is no message.
@@ -45,6 +52,10 @@
 //! ... as a side effect of other requests", so it is offered in [`ExposureMode::Dispatcher`](crate::ExposureMode::Dispatcher)
 //! only (dynamic tool lists change as a side effect of calls), over stdio and HTTP alike:
 //!
+//! - `initialize` is not a method of this revision: one carrying its `_meta` is answered
+//!   `-32601` (over HTTP with status 404, as any unknown method), naming the revisions that
+//!   have it; without that `_meta`, it opens a session at a 2025 revision as before;
+//! - every result carries `resultType: "complete"`, and lists their caching hints;
 //! - `tools/list` is the same for every request: the meta-tools and `callTool`, each taking an
 //!   optional `session` argument;
 //! - the conversation's [`SessionState`](crate::SessionState) travels as a **sealed handle**:
@@ -129,11 +140,13 @@
 //! ```
 
 pub(crate) mod card;
+mod completion;
 #[cfg(feature = "mcp-http")]
 mod connection;
 #[cfg(feature = "mcp-http")]
 mod direct;
 mod handle;
+mod hints;
 #[cfg(feature = "mcp-http")]
 mod http;
 #[cfg(feature = "mcp-http")]

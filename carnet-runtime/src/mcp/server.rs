@@ -9,6 +9,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 #[cfg(feature = "mcp-http")]
 use super::connection::Connection;
 use super::handle::SessionKeys;
+use super::hints::Hints;
 #[cfg(feature = "mcp-http")]
 use super::http::HttpServer;
 #[cfg(feature = "mcp-http")]
@@ -37,8 +38,9 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// A server for `agent`, reporting itself as `carnet` with this crate's version (see
-    /// [`Server::named`]).
+    /// A server for `agent`, reporting itself (`serverInfo`) by the agent's name and version:
+    /// the `version` of its `AGENT.md` frontmatter, else the fingerprint of the content (16
+    /// hex digits). [`Server::named`] sets another.
     ///
     /// The skill files are indexed here, once: each file's `sha256` digest is the manifest's
     /// (computed at build time by `carnet_codegen`; computed here for manifests without
@@ -56,8 +58,7 @@ impl Server {
         let session = carnet.session(agent)?;
         let resources = resources::Index::new(carnet.manifest(), agent);
         let info = Info::new(
-            "carnet".to_owned(),
-            env!("CARGO_PKG_VERSION").to_owned(),
+            carnet.manifest(),
             agent,
             carnet.mode(),
             session.system_prompt().to_owned(),
@@ -71,6 +72,7 @@ impl Server {
                 #[cfg(feature = "mcp-http")]
                 rmcp_info: std::sync::OnceLock::new(),
                 resources,
+                hints: Hints::new(carnet.manifest(), agent),
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
                 keys: Arc::new(SessionKeys::random()),
                 #[cfg(feature = "mcp-http")]

@@ -8,8 +8,10 @@ use super::handle::SessionKeys;
 use super::limits::HttpLimits;
 use serde_json::{Value, json};
 
+use super::hints::Hints;
 use super::resources;
 use crate::engine::{Carnet, ExposureMode};
+use crate::manifest::Manifest;
 use crate::session::Session;
 
 /// Messages larger than this (16 MiB) are refused by default.
@@ -29,6 +31,8 @@ pub(super) struct Shared {
     #[cfg(feature = "mcp-http")]
     pub(super) rmcp_info: std::sync::OnceLock<rmcp::model::ServerConfig>,
     pub(super) resources: resources::Index,
+    /// The `_meta` hints of `tools/list` items.
+    pub(super) hints: Hints,
     pub(super) max_message_bytes: usize,
     /// The keys sealing the session handles of the stateless revision.
     pub(super) keys: Arc<SessionKeys>,
@@ -66,17 +70,19 @@ pub(super) struct Info {
 }
 
 impl Info {
-    /// The server's information for `agent`, offering what `mode` allows: tools
-    /// (`listChanged` in dynamic mode), prompts, resources and the Skills extension.
-    pub(super) fn new(name: String, version: String, agent: &str, mode: ExposureMode, instructions: String) -> Info {
+    /// The server's information for `agent`, named after it ([`agent_version`]), offering
+    /// what `mode` allows: tools (`listChanged` in dynamic mode), prompts (the system prompt,
+    /// whose arguments `completion/complete` completes), resources and the Skills extension.
+    pub(super) fn new(manifest: &Manifest, agent: &str, mode: ExposureMode, instructions: String) -> Info {
         Info {
-            name,
-            version,
+            name: agent.to_owned(),
+            version: agent_version(manifest, agent),
             title: format!("carnet agent `{agent}`"),
             capabilities: json!({
                 "tools": { "listChanged": mode == ExposureMode::Dynamic },
                 "prompts": { "listChanged": false },
                 "resources": { "listChanged": false, "subscribe": false },
+                "completions": {},
                 "extensions": { SKILLS_EXTENSION_ID: {} },
             }),
             instructions,
@@ -109,4 +115,19 @@ impl Info {
             "_meta": { META_SERVER_INFO: self.server_info() },
         })
     }
+}
+
+/// The version `serverInfo` gives for `agent`: the `version` of its `AGENT.md` frontmatter
+/// (a string or a number), else the fingerprint of the content it is served from (16 hex
+/// digits: it changes whenever the content does).
+pub(super) fn agent_version(manifest: &Manifest, agent: &str) -> String {
+    let declared = manifest
+        .agent(agent)
+        .and_then(|a| serde_json::from_str::<Value>(&a.extra).ok())
+        .and_then(|extra| match extra.get("version") {
+            Some(Value::String(version)) if !version.trim().is_empty() => Some(version.trim().to_owned()),
+            Some(Value::Number(version)) => Some(version.to_string()),
+            _ => None,
+        });
+    declared.unwrap_or_else(|| format!("{:016x}", manifest.fingerprint))
 }

@@ -23,12 +23,13 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::{Mutex, oneshot};
 use tokio::task::JoinSet;
 
+use super::completion::{self, CompleteParams};
 use super::lines::{Line, Lines};
 use super::messages;
 use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
 use super::rpc::{self, RpcError, code};
 use super::shared::Shared;
-use crate::{Session, providers};
+use crate::Session;
 
 /// How long the end of the input waits for the answers still due (a tool still running): the
 /// connection then ends, and the calls still running are dropped.
@@ -389,6 +390,11 @@ fn negotiate(
     let mode = shared.carnet.mode();
     let supported = methods::supported_versions(mode);
     if method == "initialize" {
+        // A request carrying the stateless revision's `_meta` is of that revision, which has
+        // no `initialize` (a dual-era server serves such requests statelessly).
+        if meta(params).version.as_deref().is_some_and(methods::is_stateless) {
+            return Err(messages::initialize_removed(supported, methods::session_versions(mode)));
+        }
         let request: methods::InitializeParams = methods::params(method, params.cloned())?;
         let version = methods::negotiate(&request.protocol_version, mode);
         if *lifecycle == Lifecycle::None {
@@ -471,13 +477,14 @@ impl Request<'_> {
                 let mut line = rpc::result_start(self.id);
                 if self.stateless {
                     let list = shared.stateless_list.get_or_init(|| {
-                        let tools = methods::stateless_tools(&session)?;
+                        let tools = methods::stateless_tools(shared, &session)?;
                         let result = methods::finish(method, serde_json::json!({ "tools": tools }), true);
                         serde_json::to_vec(&result).map_err(|e| messages::unencodable("the tool list", e))
                     });
                     line.extend_from_slice(list.as_ref().map_err(Clone::clone)?);
                 } else {
-                    providers::mcp::write_tools(session.tools(), &mut line)
+                    let tools = methods::list_tools(shared, &session)?;
+                    serde_json::to_writer(&mut line, &serde_json::json!({ "tools": tools }))
                         .map_err(|e| messages::unencodable("the tool list", e))?;
                 }
                 rpc::result_end(&mut line);
@@ -527,7 +534,7 @@ impl Request<'_> {
             "resources/read" => methods::read_resource(shared, &methods::params::<UriParams>(method, params)?),
             "skills/list" => no_params(method, params.as_ref()).map(|()| methods::list_skills(shared)),
             "skills/get" => methods::get_skill(shared, &methods::params::<UriParams>(method, params)?),
-            "completion/complete" => Ok(serde_json::json!({ "completion": { "values": [] } })),
+            "completion/complete" => completion::complete(shared, &methods::params::<CompleteParams>(method, params)?),
             // Known to MCP, not offered here (no logging, subscriptions, tasks or directories).
             "logging/setLevel"
             | "resources/subscribe"
@@ -543,10 +550,16 @@ impl Request<'_> {
     }
 }
 
-/// The params of a method that takes none but `_meta` and a page cursor: an object or nothing.
+/// The params of a method that takes none but `_meta` and a page cursor: an object or nothing,
+/// with no cursor (this server never gives one).
 fn no_params(method: &str, params: Option<&Value>) -> Result<(), RpcError> {
     match params {
-        None | Some(Value::Object(_)) => Ok(()),
+        None => Ok(()),
+        Some(Value::Object(fields)) => match fields.get("cursor") {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::String(cursor)) => methods::check_cursor(method, Some(cursor)),
+            Some(_) => Err(messages::invalid_params(method, "`cursor` is not a string")),
+        },
         Some(_) => Err(messages::invalid_params(method, "expected an object or nothing")),
     }
 }
