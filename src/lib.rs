@@ -33,6 +33,8 @@
 //! - `a2a`: `carnet::a2a`, an agent served as an A2A 1.0 agent over HTTP, on a model you
 //!   give.
 //! - `remote`: `carnet::remote`, toolsets whose tools an MCP server serves.
+//! - `remote-a2a`: `carnet::remote::a2a`, toolsets whose tools are the skills of a remote A2A
+//!   agent (docs/a2a.md).
 //! - `openai`, `anthropic`, `gemini`: `carnet::models`, clients for real models (`OpenAI`
 //!   Chat Completions and Responses and every server that speaks them; Anthropic Messages;
 //!   Gemini's `generateContent`).

@@ -3,7 +3,8 @@
 # stream, get, list, subscribe, cancel, errors, over both bindings, raw answers parsed
 # strictly; tests/a2a/e2e.py), then JavaScript (@a2a-js/sdk 1.3.0 on Node 22, the same
 # operations over both bindings; tests/a2a/e2e.mjs), then two replicas sharing Redis behind
-# haproxy (tests/a2a/replicas.sh).
+# haproxy (tests/a2a/replicas.sh), then carnet agents delegating over A2A to a2a-sdk's server
+# and to another carnet agent (tests/a2a/delegate.sh).
 #
 #   tests/a2a/run.sh
 #
@@ -90,3 +91,7 @@ fi
 
 # Two replicas sharing Redis behind haproxy (installs both from Debian when missing).
 bash "$ROOT/tests/a2a/replicas.sh"
+
+# Delegation: carnet agents calling a2a-sdk's server and another carnet agent through `a2a:`
+# toolsets (pins, lazy contact, one remote context per session).
+bash "$ROOT/tests/a2a/delegate.sh"
