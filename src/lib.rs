@@ -121,8 +121,9 @@ pub mod engine {
 
     pub use carnet_runtime::extensions::Extensions;
     pub use carnet_runtime::session::{
-        Baseline, Explanation, LoadError, MetaTool, Session, SessionAgent, SessionError, SessionState, SkillName,
-        ToolName, ToolsetName,
+        Baseline, Explanation, HISTORY_CAP, LoadAction, LoadCall, LoadError, LoadEvent, LoadKind, LoadedToolset,
+        MetaTool, Session, SessionAgent, SessionError, SessionState, SkillName, TAGS_AND_EXAMPLES_WORDS, ToolName,
+        ToolsetName,
     };
     pub use carnet_runtime::variables::{InvalidName, Placeholders, Variables};
     pub use carnet_runtime::{

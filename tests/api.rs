@@ -145,8 +145,9 @@ fn every_runtime_item_is_reachable_from_the_facade() {
 fn modules_hold_the_rest() {
     use carnet::engine::{
         Baseline, BuildError, Carnet, CarnetBuilder, CatalogFormat, DriftPolicy, Explanation, ExposureMode, Extensions,
-        InvalidName, MetaTool, Naming, Placeholders, Preset, PromptOptions, RemoteOptions, ResultFormat, Session,
-        SessionAgent, SessionError, SessionState, Variables,
+        HISTORY_CAP, InvalidName, LoadAction, LoadCall, LoadEvent, LoadKind, LoadedToolset, MetaTool, Naming,
+        Placeholders, Preset, PromptOptions, RemoteOptions, ResultFormat, Session, SessionAgent, SessionError,
+        SessionState, TAGS_AND_EXAMPLES_WORDS, Variables,
     };
     use carnet::manifest::{
         Agent, AgentId, App, Bytes, DEFAULT_ENV_PREFIXES, List, MANIFEST_VERSION, Manifest, ManifestError, Skill,

@@ -27,7 +27,9 @@ pub use carnet_manifest::names::{META_TOOLS, META_TOOLS_SNAKE};
 pub enum MetaTool {
     /// `listAvailableSkills {query?}`.
     ListAvailableSkills,
-    /// `loadSkill {skillName}`.
+    /// `loadSkill {skillName}`. The parameter is `skillName` (TS Carnet's), not the design
+    /// documents' `skill_id`: the model writes the name it read in the catalog, and a
+    /// skill's name is its id.
     LoadSkill,
     /// `listSkillToolsets {skillName}`.
     ListSkillToolsets,
@@ -98,6 +100,16 @@ impl MetaTool {
             }
             MetaTool::CallTool => "Call a loaded domain tool by name with its arguments",
         }
+    }
+
+    /// Whether a call may load something (`loadSkill`, `loadToolset`, `loadTool`, and
+    /// `searchTools` when search loads what it finds): the calls the session's history
+    /// records.
+    pub(crate) fn loads(self) -> bool {
+        matches!(
+            self,
+            MetaTool::LoadSkill | MetaTool::LoadToolset | MetaTool::LoadTool | MetaTool::SearchTools
+        )
     }
 
     /// The tool as the model sees it, under `naming`.

@@ -15,6 +15,7 @@ use crate::variables::Variables;
 use super::discovery;
 use super::explain;
 use super::explain::Explanation;
+use super::history::{History, LoadCall, LoadEvent};
 use super::reach::Loaded;
 use super::types::{LoadError, SkillName, ToolName, ToolsetName};
 use crate::suggest::similar;
@@ -28,6 +29,7 @@ pub struct Session {
     pub(super) carnet: Carnet,
     pub(super) loaded: Loaded,
     pub(super) extensions: Arc<Extensions>,
+    pub(super) history: History,
     pub(super) prompt_cache: OnceCell<Arc<String>>,
     pub(super) tools_cache: OnceCell<Arc<[ToolSpec]>>,
 }
@@ -52,6 +54,7 @@ impl Session {
             carnet,
             loaded,
             extensions: Arc::default(),
+            history: History::default(),
             prompt_cache: OnceCell::new(),
             tools_cache: OnceCell::new(),
         }
@@ -129,10 +132,11 @@ impl Session {
             .is_some()
     }
 
-    /// Why `tool` (a typed id or a name) is or is not exposed.
+    /// Why `tool` (a typed id or a name) is or is not exposed, with the load (or unload) of
+    /// the session's history behind it: when, and by which tool call.
     #[must_use]
     pub fn explain(&self, tool: impl ToolName) -> Explanation {
-        explain::explain(&self.carnet.inner, &self.loaded, tool.tool_name())
+        explain::explain(&self.carnet.inner, &self.loaded, Some(&self.history), tool.tool_name())
     }
 
     /// The conversation's values, which tools ([`crate::Context::extension`]) and hooks
@@ -166,15 +170,69 @@ impl Session {
         self.tools_cache.take();
     }
 
+    /// Records in the history what changed since `before`, made by `call` (`None`: the
+    /// program, through the session's methods).
+    pub(super) fn record(&mut self, before: &Loaded, call: Option<&LoadCall>) {
+        self.history.record(&self.carnet.inner, before, &self.loaded, call);
+    }
+
+    /// The session's loads and unloads, oldest first: what was loaded or unloaded, when, and
+    /// by which tool call (or by the program). The initial skills, loaded when the session
+    /// opened, are not in it; a load that changed nothing (a skill loaded already) is not
+    /// either. Bounded: the newest [`HISTORY_CAP`](super::history::HISTORY_CAP) events are
+    /// kept, and [`Session::history_dropped`] counts the older ones. Saved in
+    /// [`SessionState::history`](super::SessionState::history).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use carnet_runtime::{Carnet, Manifest, block_on};
+    /// # use carnet_runtime::session::{LoadAction, LoadKind};
+    /// # use serde_json::json;
+    /// # let manifest = Manifest::from_json(r#"{"agents": {"a": {"name": "a", "description": "A",
+    /// #   "skills": ["s"], "prompt": ""}}, "skills": {"s": {"name": "s", "description": "S",
+    /// #   "content": ""}}, "toolsets": {}}"#)?;
+    /// # let carnet = Carnet::builder(&manifest).build()?;
+    /// let mut session = carnet.session("a")?;
+    /// block_on(session.call_with_id("loadSkill", json!({"skillName": "s"}), Some("call_1")));
+    /// session.unload_skill("s");
+    /// let [load, unload]: [_; 2] = session.history().cloned().collect::<Vec<_>>().try_into().unwrap();
+    /// assert_eq!((load.action, load.kind, &*load.name), (LoadAction::Load, LoadKind::Skill, "s"));
+    /// assert_eq!(load.call.unwrap().id.as_deref(), Some("call_1"));
+    /// assert!(unload.action == LoadAction::Unload && unload.call.is_none(), "the program unloaded it");
+    /// assert!(load.at <= unload.at);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn history(&self) -> impl ExactSizeIterator<Item = &LoadEvent> + DoubleEndedIterator {
+        self.history.events()
+    }
+
+    /// How many older events [`Session::history`] dropped at its cap.
+    #[must_use]
+    pub fn history_dropped(&self) -> u64 {
+        self.history.dropped()
+    }
+
     /// Back to the initial state: the initial and global initial skills loaded, nothing else.
-    /// The extensions stay.
+    /// The extensions stay, and so does the history, where the reset is the unloads (and the
+    /// loads of initial skills unloaded before) it made.
     pub fn reset(&mut self) {
-        self.loaded = Loaded::initial(&self.carnet.inner, self.loaded.agent);
-        self.changed();
+        let initial = Loaded::initial(&self.carnet.inner, self.loaded.agent);
+        let before = std::mem::replace(&mut self.loaded, initial);
+        if before != self.loaded {
+            self.record(&before, None);
+            self.changed();
+        }
     }
 
     /// Loads `skill` (a typed id or a name) as `loadSkill` would; returns the tools it
-    /// exposed (none when it was loaded already).
+    /// exposed (none when it was loaded already). The load is recorded in
+    /// [`Session::history`], made by the program.
+    ///
+    /// A load never cascades: it loads the skill and the toolsets it names, not a skill its
+    /// instructions mention, so there is no load-depth limit to set (the design documents
+    /// have one). A skill that names no toolset is valid and loads its instructions only, as
+    /// an Agent Skills skill does.
     ///
     /// # Errors
     ///
@@ -211,6 +269,7 @@ impl Session {
             });
         };
         let before = self.loaded.exposed(inner);
+        let snapshot = self.loaded.clone();
         inner.warm_skill(s);
         if !self.loaded.load_skill(s) {
             return Ok(Vec::new());
@@ -222,6 +281,7 @@ impl Session {
             .filter(|id| !before.contains(id))
             .map(|id| inner.tool(id).spec.name.clone())
             .collect();
+        self.record(&snapshot, None);
         self.changed();
         Ok(added)
     }
@@ -232,8 +292,10 @@ impl Session {
         let Some(s) = self.carnet.inner.skill_index(skill.skill_name()) else {
             return false;
         };
+        let before = self.loaded.clone();
         let changed = self.loaded.unload_skill(s);
         if changed {
+            self.record(&before, None);
             self.changed();
         }
         changed
@@ -266,8 +328,10 @@ impl Session {
         let Some(t) = inner.toolset_index(toolset.toolset_name()) else {
             return false;
         };
+        let before = self.loaded.clone();
         let changed = self.loaded.unload_toolset(inner, t);
         if changed {
+            self.record(&before, None);
             self.changed();
         }
         changed

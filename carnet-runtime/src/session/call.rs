@@ -10,6 +10,7 @@ use tracing::{Instrument, Span};
 use super::base::Session;
 use super::checks::{check_domain_call, invalid_arguments};
 use super::discovery;
+use super::history::LoadCall;
 use super::meta;
 use super::types::ToolName;
 use crate::cancel::CancelOnDrop;
@@ -90,7 +91,7 @@ impl Session {
                     },
                     None => None,
                 };
-                span.in_scope(|| self.meta_call(meta, name, arguments, &span, fetched.as_deref()))
+                span.in_scope(|| self.meta_call(meta, (name, id), arguments, &span, fetched.as_deref()))
             }
             None => match discovery::task_skill(&self.carnet.inner, &self.loaded, name) {
                 Some(skill) => {
@@ -102,7 +103,7 @@ impl Session {
                         },
                         None => None,
                     };
-                    span.in_scope(|| self.task_call(skill, name, arguments, &span, fetched.as_deref()))
+                    span.in_scope(|| self.task_call(skill, (name, id), arguments, &span, fetched.as_deref()))
                 }
                 None => self.domain_future(name, arguments, id, None).await,
             },
@@ -185,15 +186,16 @@ impl Session {
         }))
     }
 
+    /// A meta-tool's call (`call`: the name it was called by and the call's id).
     fn meta_call(
         &mut self,
         meta: MetaTool,
-        name: &str,
+        call: (&str, Option<&str>),
         arguments: Value,
         span: &Span,
         fetched: Option<&str>,
     ) -> ToolOutput {
-        let (output, failure, arguments) = self.run_meta(meta, name, arguments, fetched);
+        let (output, failure, arguments) = self.run_meta(meta, call, arguments, fetched);
         if !span.is_disabled() {
             record_meta(span, meta, self.carnet.inner.naming, &arguments);
         }
@@ -204,7 +206,7 @@ impl Session {
     fn run_meta(
         &mut self,
         meta: MetaTool,
-        name: &str,
+        (name, id): (&str, Option<&str>),
         arguments: Value,
         fetched: Option<&str>,
     ) -> (ToolOutput, Option<Failure>, Value) {
@@ -228,7 +230,13 @@ impl Session {
             Ok(arguments) => arguments,
             Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
+        // What the call may change, to record in the history (the browsing tools change nothing).
+        let snapshot = meta.loads().then(|| self.loaded.clone());
         let (output, changed) = meta::run(meta, inner, &mut self.loaded, &arguments, fetched);
+        if changed && let Some(before) = snapshot {
+            self.history
+                .record(inner, &before, &self.loaded, Some(&LoadCall::new(name, id)));
+        }
         if changed {
             self.prompt_cache.take();
             self.tools_cache.take();
@@ -241,12 +249,12 @@ impl Session {
     fn task_call(
         &mut self,
         skill: SkillIx,
-        name: &str,
+        call: (&str, Option<&str>),
         arguments: Value,
         span: &Span,
         fetched: Option<&str>,
     ) -> ToolOutput {
-        let (output, failure, arguments) = self.run_task(skill, name, arguments, fetched);
+        let (output, failure, arguments) = self.run_task(skill, call, arguments, fetched);
         let inner = &*self.carnet.inner;
         span.record("carnet.skill.name", &*inner.skill(skill).name);
         telemetry::record_tool_outcome(span, failure, &arguments, &output, inner.capture_content);
@@ -256,7 +264,7 @@ impl Session {
     fn run_task(
         &mut self,
         skill: SkillIx,
-        name: &str,
+        (name, id): (&str, Option<&str>),
         arguments: Value,
         fetched: Option<&str>,
     ) -> (ToolOutput, Option<Failure>, Value) {
@@ -268,11 +276,11 @@ impl Session {
             tool: &canonical,
             toolset: None,
             meta: true,
-            annotations: discovery::task_spec(inner, skill).annotations,
+            annotations: discovery::TASK_ANNOTATIONS,
             extensions: &self.extensions,
         };
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
-        let schema = discovery::task_spec(inner, skill).input_schema;
+        let schema = discovery::task_input_schema();
         if let Err(e) = schema::validate(&arguments, &schema) {
             let output = call.after(&hooks, &arguments, invalid_arguments(name, &e, &schema, ""));
             return (output, Some(Failure::InvalidArguments), arguments);
@@ -281,9 +289,12 @@ impl Session {
             Ok(arguments) => arguments,
             Err((arguments, output, failure)) => return (call.after(&hooks, &arguments, output), failure, arguments),
         };
+        let snapshot = self.loaded.clone();
         let already = !self.loaded.load_skill(skill);
         inner.warm_skill(skill);
         if !already {
+            self.history
+                .record(inner, &snapshot, &self.loaded, Some(&LoadCall::new(name, id)));
             self.prompt_cache.take();
             self.tools_cache.take();
         }

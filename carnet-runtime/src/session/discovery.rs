@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::reach::Loaded;
+use super::tags::TagsAndExamples;
 use crate::dispatch::ToolOutput;
 use crate::engine::Inner;
 use crate::index::{SkillIx, ToolIx};
@@ -42,20 +43,29 @@ pub fn summary(description: &str) -> &str {
     line
 }
 
+/// What a skill's tool does to the world: loading a skill reads content; it changes the
+/// conversation only.
+pub(crate) const TASK_ANNOTATIONS: Annotations = Annotations::__new(Some(true), Some(false), Some(true), Some(false));
+
+/// A skill's tool takes no arguments.
+pub(crate) fn task_input_schema() -> Arc<Value> {
+    Arc::new(json!({"type": "object", "properties": {}, "additionalProperties": false}))
+}
+
 /// The tool of skill `s`, when skills are tools: `task.<skill>`, described by the skill's
-/// description, no parameters.
+/// description followed by its tags and examples (within
+/// [`TAGS_AND_EXAMPLES_WORDS`](super::tags::TAGS_AND_EXAMPLES_WORDS)), no parameters.
 pub(crate) fn task_spec(inner: &Inner, s: SkillIx) -> ToolSpec {
     let skill = inner.skill(s);
     ToolSpec {
         name: format!("{TASK_NAMESPACE}.{}", skill.name),
-        description: skill.description.to_string(),
-        input_schema: Arc::new(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+        description: TagsAndExamples::of(skill).describe(&skill.description),
+        input_schema: task_input_schema(),
         kind: ToolKind::Meta,
         toolset: None,
         output_schema: None,
         title: None,
-        // Loading a skill reads content; it changes the conversation only.
-        annotations: Annotations::__new(Some(true), Some(false), Some(true), Some(false)),
+        annotations: TASK_ANNOTATIONS,
     }
 }
 
@@ -69,20 +79,31 @@ pub(crate) fn task_skill(inner: &Inner, loaded: &Loaded, name: &str) -> Option<S
     loaded.reachable_skill(inner, skill)
 }
 
+/// What a browsed tool is: a skill's tool or a domain tool.
+#[derive(Clone, Copy)]
+enum Browsed {
+    Task(SkillIx),
+    Domain(ToolIx),
+}
+
 /// Every tool the agent can reach, by name: its skills' tools (if skills are tools), then
 /// the domain tools, sorted by name.
-fn browsable(inner: &Inner, loaded: &Loaded) -> Vec<(ToolSpec, Option<ToolIx>)> {
-    let mut tools: Vec<(ToolSpec, Option<ToolIx>)> = Vec::new();
+fn browsable(inner: &Inner, loaded: &Loaded) -> Vec<(ToolSpec, Browsed)> {
+    let mut tools: Vec<(ToolSpec, Browsed)> = Vec::new();
     if inner.skills_as_tools {
         tools.extend(
             loaded
                 .reachable_skills(inner)
                 .iter()
-                .map(|&s| (task_spec(inner, s), None)),
+                .map(|&s| (task_spec(inner, s), Browsed::Task(s))),
         );
     }
     for t in loaded.reachable_toolsets(inner) {
-        tools.extend(inner.toolset_tools(t).map(|id| (inner.tool(id).spec.clone(), Some(id))));
+        tools.extend(
+            inner
+                .toolset_tools(t)
+                .map(|id| (inner.tool(id).spec.clone(), Browsed::Domain(id))),
+        );
     }
     order::sort_by(&mut tools, |a, b| a.0.name.cmp(&b.0.name));
     tools
@@ -108,10 +129,21 @@ pub(crate) fn list_tools(inner: &Inner, loaded: &Loaded, wanted: &str) -> ToolOu
     let listed: Vec<Value> = tools
         .iter()
         .filter(|(spec, _)| wanted.is_empty() || namespace(spec) == wanted)
-        .map(|(spec, _)| {
+        .map(|(spec, browsed)| {
             let mut entry =
                 json!({"name": spec.name, "summary": summary(&spec.description), "namespace": namespace(spec)});
             annotate(&mut entry, spec);
+            if let Browsed::Task(s) = browsed {
+                // The summary is the description's first sentence: the tags and examples
+                // that follow it in the tool's description are given whole.
+                let cues = TagsAndExamples::of(inner.skill(*s));
+                if !cues.tags.is_empty() {
+                    entry["tags"] = json!(cues.tags);
+                }
+                if !cues.examples.is_empty() {
+                    entry["examples"] = json!(cues.examples);
+                }
+            }
             entry
         })
         .collect();
@@ -151,7 +183,7 @@ pub(crate) fn describe_tool(inner: &Inner, loaded: &Loaded, name: &str) -> ToolO
     }
     annotate(&mut value, spec);
     match id {
-        Some(id) => {
+        Browsed::Domain(id) => {
             let toolset = inner.toolset(inner.tool(*id).toolset);
             value["toolset"] = json!(toolset.name);
             value["callable"] = json!(loaded.is_exposed(inner, *id));
@@ -168,7 +200,7 @@ pub(crate) fn describe_tool(inner: &Inner, loaded: &Loaded, name: &str) -> ToolO
                 value["loadWith"] = json!(skills);
             }
         }
-        None => value["callable"] = json!(true),
+        Browsed::Task(_) => value["callable"] = json!(true),
     }
     ToolOutput::ok(value)
 }

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde_json::json;
 
+use super::history::{History, LoadAction, LoadEvent, LoadKind};
 use super::reach::Loaded;
 use crate::dispatch::ToolOutput;
 use crate::engine::{Carnet, ExposureMode, Inner};
@@ -30,6 +31,10 @@ pub enum Explanation {
         toolset: String,
         /// The loaded skill that brought the toolset.
         skill: Option<String>,
+        /// The load that exposed it, from the session's history: when, and by which call.
+        /// `None` for an initial skill (loaded when the session opened) or a load the
+        /// history dropped at its cap.
+        event: Option<LoadEvent>,
     },
     /// Not exposed yet: loading one of `skills` exposes it.
     NotLoaded {
@@ -37,6 +42,9 @@ pub enum Explanation {
         toolset: String,
         /// The skills of the agent that would expose it.
         skills: Vec<String>,
+        /// The newest unload that took it away (of one of `skills`, of its toolset or of
+        /// the tool), from the session's history; `None` when it was never exposed.
+        event: Option<LoadEvent>,
     },
     /// Declared, but no skill this agent may load reaches it.
     NotReachable {
@@ -57,18 +65,28 @@ impl fmt::Display for Explanation {
             Explanation::Exposed {
                 toolset,
                 skill: Some(skill),
+                event,
             } => {
-                write!(f, "exposed: toolset `{toolset}` of loaded skill `{skill}`")
+                write!(f, "exposed: toolset `{toolset}` of loaded skill `{skill}`")?;
+                since(f, event.as_ref())
             }
-            Explanation::Exposed { toolset, skill: None } => {
-                write!(f, "exposed: toolset `{toolset}` was loaded directly")
+            Explanation::Exposed {
+                toolset,
+                skill: None,
+                event,
+            } => {
+                write!(f, "exposed: toolset `{toolset}` was loaded directly")?;
+                since(f, event.as_ref())
             }
-            Explanation::NotLoaded { toolset, skills } => write!(
-                f,
-                "not exposed yet: toolset `{toolset}` comes with skill{} {}",
-                if skills.len() == 1 { "" } else { "s" },
-                skills.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
-            ),
+            Explanation::NotLoaded { toolset, skills, event } => {
+                write!(
+                    f,
+                    "not exposed yet: toolset `{toolset}` comes with skill{} {}",
+                    if skills.len() == 1 { "" } else { "s" },
+                    skills.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+                )?;
+                since(f, event.as_ref())
+            }
             Explanation::NotReachable { toolsets } => write!(
                 f,
                 "not available to this agent: declared by {}, which none of its skills uses",
@@ -80,8 +98,17 @@ impl fmt::Display for Explanation {
     }
 }
 
-/// Why tool `name` is or is not exposed in `loaded`.
-pub(crate) fn explain(inner: &Inner, loaded: &Loaded, tool: &str) -> Explanation {
+/// ` (loaded skill `s` at … by …)`: the event behind an explanation, if the history has it.
+fn since(f: &mut fmt::Formatter<'_>, event: Option<&LoadEvent>) -> fmt::Result {
+    match event {
+        Some(event) => write!(f, " ({event})"),
+        None => Ok(()),
+    }
+}
+
+/// Why tool `name` is or is not exposed in `loaded`; with the events of `history` that
+/// explain it, when given.
+pub(crate) fn explain(inner: &Inner, loaded: &Loaded, history: Option<&History>, tool: &str) -> Explanation {
     if inner.meta_by_name(tool).is_some() {
         return Explanation::MetaTool;
     }
@@ -93,20 +120,43 @@ pub(crate) fn explain(inner: &Inner, loaded: &Loaded, tool: &str) -> Explanation
     };
     if let Some(id) = ids.iter().copied().find(|&id| loaded.is_exposed(inner, id)) {
         let toolset = inner.tool(id).toolset;
+        let toolset_name = &*inner.toolset(toolset).name;
+        let skill = loaded.skill_bringing(inner, toolset).map(|s| &*inner.skill(s).name);
+        let event = history.and_then(|history| match skill {
+            Some(skill) => history.last(LoadKind::Skill, skill),
+            None if loaded.toolsets.contains(&toolset) => history.last(LoadKind::Toolset, toolset_name),
+            None => history.last(LoadKind::Tool, &inner.tool(id).spec.name),
+        });
         return Explanation::Exposed {
-            toolset: inner.toolset(toolset).name.to_string(),
-            skill: loaded
-                .skill_bringing(inner, toolset)
-                .map(|s| inner.skill(s).name.to_string()),
+            toolset: toolset_name.to_owned(),
+            skill: skill.map(str::to_owned),
+            event: event.cloned(),
         };
     }
     for &id in ids {
         let toolset = inner.tool(id).toolset;
-        let skills = loaded.skills_with_toolset(inner, toolset);
+        let skills: Vec<String> = loaded
+            .skills_with_toolset(inner, toolset)
+            .iter()
+            .map(|&s| inner.skill(s).name.to_string())
+            .collect();
         if !skills.is_empty() {
+            let toolset = inner.toolset(toolset).name.to_string();
+            let tool = &inner.tool(id).spec.name;
+            let event = history.and_then(|history| {
+                history.events().rev().find(|e| {
+                    e.action == LoadAction::Unload
+                        && match e.kind {
+                            LoadKind::Skill => skills.contains(&e.name),
+                            LoadKind::Toolset => e.name == toolset,
+                            LoadKind::Tool => e.name == *tool,
+                        }
+                })
+            });
             return Explanation::NotLoaded {
-                toolset: inner.toolset(toolset).name.to_string(),
-                skills: skills.iter().map(|&s| inner.skill(s).name.to_string()).collect(),
+                toolset,
+                skills,
+                event: event.cloned(),
             };
         }
     }
@@ -123,8 +173,8 @@ pub(crate) fn explain(inner: &Inner, loaded: &Loaded, tool: &str) -> Explanation
 /// The error for a call of a tool that is not callable now, and why, for its span.
 pub(crate) fn not_exposed(inner: &Inner, loaded: &Loaded, name: &str) -> (ToolOutput, Failure) {
     let meta_load = inner.meta_name(MetaTool::LoadSkill);
-    match explain(inner, loaded, name) {
-        Explanation::NotLoaded { toolset, skills } => (
+    match explain(inner, loaded, None, name) {
+        Explanation::NotLoaded { toolset, skills, .. } => (
             ToolOutput::error(
                 format!(
                     "tool `{name}` is not available yet: load skill `{}` first with `{meta_load}`",

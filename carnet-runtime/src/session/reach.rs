@@ -17,6 +17,14 @@ pub(crate) struct Loaded {
     pub(crate) tools: Vec<ToolIx>,
 }
 
+/// A toolset in reach and why (see [`Loaded::loaded_toolsets`]).
+pub(crate) struct ToolsetReach {
+    pub(crate) toolset: ToolsetIx,
+    pub(crate) direct: bool,
+    pub(crate) skills: Vec<SkillIx>,
+    pub(crate) tools: Vec<ToolIx>,
+}
+
 impl Loaded {
     /// The agent's initial state: its initial and global initial skills.
     pub(crate) fn initial(inner: &Inner, agent: AgentIx) -> Self {
@@ -117,6 +125,42 @@ impl Loaded {
             .iter()
             .copied()
             .find(|&s| inner.skill_toolsets(s).contains(&toolset))
+    }
+
+    /// Every toolset with a tool exposed, in the order they came in reach (as
+    /// [`Loaded::exposed`]), and why: loaded directly, the loaded skills that bring it (in
+    /// load order), its tools loaded one by one.
+    pub(crate) fn loaded_toolsets(&self, inner: &Inner) -> Vec<ToolsetReach> {
+        let mut order: Vec<ToolsetIx> = Vec::new();
+        let mut add = |t: ToolsetIx| {
+            if !order.contains(&t) {
+                order.push(t);
+            }
+        };
+        for &s in &self.skills {
+            inner.skill_toolsets(s).iter().copied().for_each(&mut add);
+        }
+        self.toolsets.iter().copied().for_each(&mut add);
+        self.tools.iter().map(|&id| inner.tool(id).toolset).for_each(&mut add);
+        order
+            .into_iter()
+            .map(|t| ToolsetReach {
+                toolset: t,
+                direct: self.toolsets.contains(&t),
+                skills: self
+                    .skills
+                    .iter()
+                    .copied()
+                    .filter(|&s| inner.skill_toolsets(s).contains(&t))
+                    .collect(),
+                tools: self
+                    .tools
+                    .iter()
+                    .copied()
+                    .filter(|&id| inner.tool(id).toolset == t)
+                    .collect(),
+            })
+            .collect()
     }
 
     /// Loads a skill; returns whether it was not loaded yet.

@@ -2,7 +2,9 @@
 //! ([`Carnet::resume`]).
 
 use super::base::Session;
+use super::history::History;
 use super::reach::Loaded;
+use super::types::LoadedToolset;
 pub use super::types::{SessionAgent, SessionError, SessionState};
 use crate::engine::Carnet;
 use crate::suggest::closest;
@@ -46,7 +48,9 @@ impl Carnet {
         Ok(Session::new(self.clone(), Loaded::initial(inner, agent)))
     }
 
-    /// Resumes a session from its saved state.
+    /// Resumes a session from its saved state: its loads, and its history as it was (the
+    /// newest [`HISTORY_CAP`](super::history::HISTORY_CAP) events, the others counted as
+    /// dropped). [`SessionState::loaded_toolsets`] is derived, and not read.
     ///
     /// # Errors
     ///
@@ -88,12 +92,15 @@ impl Carnet {
                 .ok_or_else(|| invalid("tool", name))?;
             loaded.tools.push(id);
         }
-        Ok(Session::new(self.clone(), loaded))
+        let mut session = Session::new(self.clone(), loaded);
+        session.history = History::restored(&state.history, state.history_dropped);
+        Ok(session)
     }
 }
 
 impl Session {
-    /// The session's state by names, for [`Carnet::resume`].
+    /// The session's state by names, for [`Carnet::resume`]: the loaded skills, toolsets and
+    /// tools, the toolsets in reach and why, and the load history.
     #[must_use]
     pub fn state(&self) -> SessionState {
         let inner = &*self.carnet.inner;
@@ -112,6 +119,19 @@ impl Session {
                 .iter()
                 .map(|&id| inner.tool(id).spec.name.clone())
                 .collect(),
+            loaded_toolsets: self
+                .loaded
+                .loaded_toolsets(inner)
+                .into_iter()
+                .map(|reach| LoadedToolset {
+                    name: inner.toolset(reach.toolset).name.to_string(),
+                    direct: reach.direct,
+                    skills: reach.skills.iter().map(|&s| inner.skill(s).name.to_string()).collect(),
+                    tools: reach.tools.iter().map(|&id| inner.tool(id).spec.name.clone()).collect(),
+                })
+                .collect(),
+            history: self.history.events().cloned().collect(),
+            history_dropped: self.history.dropped(),
             fingerprint: format!("{:016x}", inner.manifest.fingerprint),
         }
     }

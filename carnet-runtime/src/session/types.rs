@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::history::LoadEvent;
 use crate::manifest::{AgentId, SkillId, ToolId, ToolsetId};
 
 /// Why a session could not be created or resumed.
@@ -62,7 +63,8 @@ impl std::fmt::Display for SessionError {
 impl std::error::Error for SessionError {}
 
 /// A session's state by names, serialisable: save it, resume it on another worker with
-/// [`Carnet::resume`](crate::Carnet::resume).
+/// [`Carnet::resume`](crate::Carnet::resume). Skills, toolsets and tools are named by their
+/// names: a skill's name is its id (unique, checked at build time), there is no other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionState {
@@ -76,8 +78,45 @@ pub struct SessionState {
     /// Tools loaded one by one (`loadTool`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
+    /// Every toolset in reach (at least one of its tools exposed), and why: loaded directly,
+    /// brought by loaded skills, or some of its tools loaded one by one; in the order they
+    /// came in reach. TS Carnet's `getSessionState().loadedToolsets`, with the reasons.
+    /// Derived from the fields above: [`Carnet::resume`](crate::Carnet::resume) reads none
+    /// of it (a state saved before it existed resumes the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_toolsets: Vec<LoadedToolset>,
+    /// The loads and unloads since the session opened, oldest first, each with its time and
+    /// the tool call that made it (see [`LoadEvent`]); the initial skills, loaded when it
+    /// opened, are not in it. At most [`HISTORY_CAP`](super::history::HISTORY_CAP) events.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<LoadEvent>,
+    /// How many older events the history dropped at its cap.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub history_dropped: u64,
     /// The manifest's fingerprint (hex).
     pub fingerprint: String,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A toolset in a session's reach, and why (in [`SessionState::loaded_toolsets`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedToolset {
+    /// The toolset.
+    pub name: String,
+    /// Loaded directly (`loadToolset`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub direct: bool,
+    /// The loaded skills that bring it, in load order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<String>,
+    /// Its tools loaded one by one (`loadTool`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
 }
 
 /// What [`Carnet::session`](crate::Carnet::session) accepts: a typed id of the generated manifest

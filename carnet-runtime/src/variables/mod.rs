@@ -38,6 +38,10 @@
 //!    application gives when it builds its `Carnet`, which win over the manifest's;
 //! 3. **per-call variables**, given to one prompt build ([`Variables::inject_with`]).
 //!
+//! The environment is the lowest layer, where the design documents put it highest (TS Carnet
+//! 0.3 orders the layers as carnet does): the program that builds the engine, and the call
+//! that renders a prompt, know better than the host's environment what a prompt should say.
+//!
 //! Layers 1 and 2 are merged once into one [`Variables`] ([`Variables::layered`],
 //! [`Variables::from_manifest`]); the per-call layer is looked up first at injection time,
 //! without building a merged map.
