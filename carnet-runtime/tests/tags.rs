@@ -89,6 +89,24 @@ fn list_tools_gives_a_skills_tags_and_examples_beside_its_summary() {
 }
 
 #[test]
+fn list_available_skills_gives_them_and_its_query_matches_tags() {
+    let mut session = session(tagged(), ExposureMode::Dynamic);
+    let listed = block_on(session.call("listAvailableSkills", json!({"query": "people"})));
+    assert_eq!(
+        listed.value["skills"],
+        json!([{"name": "greet", "description": "Greets people by name", "toolsets": ["hello"], "loaded": false,
+            "tags": ["greeting", "people"], "examples": ["Say hello to Ada", "Greet the new team"]}])
+    );
+    let by_tag = block_on(session.call("listAvailableSkills", json!({"query": "greeting"})));
+    assert_eq!(by_tag.value["skills"][0]["name"], "greet", "{}", by_tag.to_text());
+    let all = block_on(session.call("listAvailableSkills", json!({})));
+    assert_eq!(
+        all.value["skills"][0],
+        json!({"name": "farewell", "description": "Says goodbye.", "toolsets": [], "loaded": false})
+    );
+}
+
+#[test]
 fn the_words_they_add_are_capped() {
     let many: Vec<String> = (0..100).map(|i| format!("Example request number {i}")).collect();
     let session = session(json!({"tags": "a, b", "examples": many}), ExposureMode::Dynamic);

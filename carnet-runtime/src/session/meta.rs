@@ -5,6 +5,7 @@ use carnet_manifest::order;
 use serde_json::{Value, json};
 
 use super::reach::Loaded;
+use super::tags::TagsAndExamples;
 use crate::dispatch::ToolOutput;
 use crate::engine::{ExposureMode, Inner, Naming, ResultFormat};
 use crate::index::{SkillIx, ToolIx};
@@ -161,17 +162,25 @@ fn list_available_skills(inner: &Inner, loaded: &Loaded, query: &str) -> ToolOut
     let skills: Vec<Value> = reachable
         .iter()
         .map(|&s| (s, inner.skill(s)))
-        .filter(|(_, skill)| {
-            let haystack = format!("{} {}", skill.name, skill.description).to_lowercase();
+        .map(|(s, skill)| (s, skill, TagsAndExamples::of(skill)))
+        .filter(|(_, skill, cues)| {
+            let haystack = format!("{} {} {}", skill.name, skill.description, cues.tags.join(" ")).to_lowercase();
             words.iter().all(|w| haystack.contains(w.as_str()))
         })
-        .map(|(s, skill)| {
-            json!({
+        .map(|(s, skill, cues)| {
+            let mut entry = json!({
                 "name": skill.name,
                 "description": skill.description,
                 "toolsets": skill.toolsets,
                 "loaded": loaded.skills.contains(&s),
-            })
+            });
+            if !cues.tags.is_empty() {
+                entry["tags"] = json!(cues.tags);
+            }
+            if !cues.examples.is_empty() {
+                entry["examples"] = json!(cues.examples);
+            }
+            entry
         })
         .collect();
     ToolOutput::ok(json!({"success": true, "skills": skills}))

@@ -1,5 +1,6 @@
 //! A skill's `tags` and `examples` as the model reads them: in the description of its tool
-//! (`task.<skill>`) and in that tool's `listTools` entry, within a budget of words.
+//! (`task.<skill>`), in that tool's `listTools` entry and in the skill's
+//! `listAvailableSkills` entry (whose `query` matches tags too), within a budget of words.
 //!
 //! Both are optional frontmatter keys (kept in [`Skill::extra`]; or keys of the Agent Skills
 //! `metadata` object), as in Agent Skills (which has neither) and TS Carnet, where the design
@@ -9,7 +10,8 @@
 //!
 //! Where they go, and where not: only into text that stays the same all conversation long.
 //! A skill's tool is built once per agent and sent, unchanged, in every request and every
-//! exposure mode; a `listTools` result is a message of the conversation, never rewritten.
+//! exposure mode; a `listTools` or `listAvailableSkills` result is a message of the
+//! conversation, never rewritten.
 //! So they move no byte of a provider's cached prefix after the first request. They are left
 //! out of the system prompt (the catalog, and the sections that change as skills load) and
 //! of the `loadSkill` result: the catalog is read every turn by every agent, skills as tools
