@@ -6,7 +6,8 @@
 # calls. Runs carnet-runtime/tests/llama.rs (the protocol, streamed and not) and
 # `research-agent --model openai:smollm2 --prompt ... --json`, whose lines
 # tests/models/check.py checks; then a loop of one's own on async-openai (examples/own-loop) and
-# a rig agent (examples/rig-research-agent) against the same server. Asserts the protocol, not
+# a rig agent (examples/rig-research-agent) against the same server, and examples/delegation (a
+# carnet agent delegating to another over A2A, tests/a2a/delegate_llama.py). Asserts the protocol, not
 # the model's wisdom.
 #
 # Creates target/llama-venv if needed; starts the server on a free port and stops it on
@@ -92,3 +93,8 @@ echo "rig-research-agent (rig's OpenAI provider) against llama.cpp:"
 cat "$RIG"
 grep -q '^offered at the start: listAvailableSkills, loadSkill' "$RIG"
 grep -Eq '^(answer: |stopped: )' "$RIG"
+
+# examples/delegation over A2A: the forecaster on SmolLM2 answers what the planner delegates
+# (the planner scripted, so it does delegate), then both on SmolLM2 (the protocol asserted).
+cargo build --quiet -p carnet-cli
+OPENAI_BASE_URL="$BASE" timeout 600 "$VENV/bin/python" tests/a2a/delegate_llama.py "$TARGET/debug/carnet"
