@@ -20,7 +20,7 @@ use crate::remote::Server;
 const MAX_CONTEXTS: usize = 4096;
 
 /// A context unused this long is forgotten.
-const CONTEXT_IDLE: Duration = Duration::from_secs(3600);
+const CONTEXT_IDLE: Duration = Duration::from_hours(1);
 
 /// The first wait between two `GetTask` polls, doubled up to [`MAX_POLL`].
 const FIRST_POLL: Duration = Duration::from_millis(200);

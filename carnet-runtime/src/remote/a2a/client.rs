@@ -53,7 +53,10 @@ impl Endpoint {
     /// well-known path under it.
     pub(crate) fn card_url(&self) -> String {
         let url = self.url.trim_end_matches('/');
-        if url.ends_with(".json") {
+        if std::path::Path::new(url)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
             url.to_owned()
         } else {
             format!("{url}/.well-known/agent-card.json")
@@ -120,7 +123,7 @@ impl Client {
             .request(reqwest::Method::POST, url, headers)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
-            .body(envelope(method, params))
+            .body(envelope(method, &params))
             .send()
             .await
             .map_err(|e| Failure::unreachable(format!("`{method}` could not be sent: {}", describe(e))))?;
@@ -148,7 +151,7 @@ impl Client {
             .request(reqwest::Method::POST, url, headers)
             .header("Content-Type", "application/json")
             .header("Accept", "text/event-stream")
-            .body(envelope(method, params))
+            .body(envelope(method, &params))
             .send()
             .await
             .map_err(|e| Failure::unreachable(format!("`{method}` could not be sent: {}", describe(e))))?;
@@ -224,7 +227,7 @@ impl Client {
     }
 }
 
-fn envelope(method: &str, params: Value) -> String {
+fn envelope(method: &str, params: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
 }
 

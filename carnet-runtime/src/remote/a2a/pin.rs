@@ -84,8 +84,8 @@ pub fn pin_card(card: &Value) -> Result<Pin, String> {
         .skills
         .iter()
         .map(|skill| {
-            let name = unique(tool_name(&skill.id), &mut names);
-            skill_tool(&parsed, skill, name)
+            let name = unique(&tool_name(&skill.id), &mut names);
+            skill_tool(&parsed, skill, &name)
         })
         .collect();
     let mut pin = json!({
@@ -118,7 +118,7 @@ pub(crate) fn jsonrpc_interface(card: &a2a_types::AgentCard) -> Option<&a2a_type
 
 /// A skill as a tool: its name from the skill's id, its description from the skill's (and
 /// its examples), the skill's id, tags and modes under `a2a`.
-fn skill_tool(card: &a2a_types::AgentCard, skill: &a2a_types::AgentSkill, name: String) -> Value {
+fn skill_tool(card: &a2a_types::AgentCard, skill: &a2a_types::AgentSkill, name: &str) -> Value {
     let input_modes = skill
         .input_modes
         .clone()
@@ -203,8 +203,8 @@ pub(crate) fn tool_name(id: &str) -> String {
 }
 
 /// `name`, or `name_2`, `name_3`... when taken.
-fn unique(name: String, taken: &mut std::collections::HashSet<String>) -> String {
-    let mut candidate = name.clone();
+fn unique(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut candidate = name.to_owned();
     let mut n = 2;
     while !taken.insert(candidate.clone()) {
         let suffix = format!("_{n}");
@@ -219,7 +219,7 @@ fn unique(name: String, taken: &mut std::collections::HashSet<String>) -> String
 mod tests {
     use super::*;
 
-    fn card(skills: Value) -> Value {
+    fn card(skills: &Value) -> Value {
         json!({
             "name": "Weather", "description": "Forecasts", "version": "1.2.0",
             "supportedInterfaces": [{"url": "http://h/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn skills_become_tools() {
-        let pin = pin_card(&card(json!([
+        let pin = pin_card(&card(&json!([
             {"id": "forecast.city", "name": "Forecast", "description": "Weather of a city", "tags": ["w"], "examples": ["Paris?"]},
             {"id": "forecast?city", "name": "Again", "description": "Same name", "tags": []},
             {"id": "map", "name": "Map", "description": "An image", "tags": [], "outputModes": ["image/png"]}
@@ -254,7 +254,7 @@ mod tests {
                 .contains("image/png")
         );
         // Deterministic bytes: the same card gives the same file, digest included.
-        let again = pin_card(&card(json!([
+        let again = pin_card(&card(&json!([
             {"id": "forecast.city", "name": "Forecast", "description": "Weather of a city", "tags": ["w"], "examples": ["Paris?"]},
             {"id": "forecast?city", "name": "Again", "description": "Same name", "tags": []},
             {"id": "map", "name": "Map", "description": "An image", "tags": [], "outputModes": ["image/png"]}
@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn cards_without_jsonrpc_are_refused() {
-        let mut grpc = card(json!([]));
+        let mut grpc = card(&json!([]));
         grpc["supportedInterfaces"] = json!([{"url": "h:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]);
         assert_eq!(
             pin_card(&grpc).unwrap_err(),
