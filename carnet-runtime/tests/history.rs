@@ -225,6 +225,14 @@ fn the_history_keeps_the_newest_events_and_counts_the_dropped_ones() {
     let resumed = carnet.resume(&long).unwrap();
     assert_eq!(resumed.history().len(), HISTORY_CAP);
     assert_eq!(resumed.history_dropped(), 8 + HISTORY_CAP as u64);
+
+    // An event naming what the agent cannot reach is an invalid state, as a skill would be.
+    let mut tampered = state.clone();
+    tampered.history[0].name = "nope".into();
+    assert_eq!(
+        carnet.resume(&tampered).unwrap_err().to_string(),
+        "the session state names skill `nope`, which agent `researcher` cannot load"
+    );
 }
 
 #[test]
@@ -263,7 +271,7 @@ fn explain_names_the_load_or_unload_behind_a_tool() {
         json!({"skillName": "dataAnalysis"}),
         Some("call_7"),
     );
-    let at = session.history().last().map(|e: &LoadEvent| e.at).unwrap();
+    let at = session.history().last().map(|e: LoadEvent| e.at).unwrap();
     let when = {
         // RFC 3339 to the millisecond, as `explain` writes it.
         let text = session.explain("analyzeStatistics").to_string();

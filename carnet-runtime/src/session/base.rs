@@ -173,7 +173,7 @@ impl Session {
     /// Records in the history what changed since `before`, made by `call` (`None`: the
     /// program, through the session's methods).
     pub(super) fn record(&mut self, before: &Loaded, call: Option<&LoadCall>) {
-        self.history.record(&self.carnet.inner, before, &self.loaded, call);
+        self.history.record(before, &self.loaded, call);
     }
 
     /// The session's loads and unloads, oldest first: what was loaded or unloaded, when, and
@@ -196,15 +196,15 @@ impl Session {
     /// let mut session = carnet.session("a")?;
     /// block_on(session.call_with_id("loadSkill", json!({"skillName": "s"}), Some("call_1")));
     /// session.unload_skill("s");
-    /// let [load, unload]: [_; 2] = session.history().cloned().collect::<Vec<_>>().try_into().unwrap();
+    /// let [load, unload]: [_; 2] = session.history().collect::<Vec<_>>().try_into().unwrap();
     /// assert_eq!((load.action, load.kind, &*load.name), (LoadAction::Load, LoadKind::Skill, "s"));
     /// assert_eq!(load.call.unwrap().id.as_deref(), Some("call_1"));
     /// assert!(unload.action == LoadAction::Unload && unload.call.is_none(), "the program unloaded it");
     /// assert!(load.at <= unload.at);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn history(&self) -> impl ExactSizeIterator<Item = &LoadEvent> + DoubleEndedIterator {
-        self.history.events()
+    pub fn history(&self) -> impl ExactSizeIterator<Item = LoadEvent> + DoubleEndedIterator + '_ {
+        self.history.events(&self.carnet.inner)
     }
 
     /// How many older events [`Session::history`] dropped at its cap.

@@ -235,7 +235,7 @@ impl Session {
         let (output, changed) = meta::run(meta, inner, &mut self.loaded, &arguments, fetched);
         if changed && let Some(before) = snapshot {
             self.history
-                .record(inner, &before, &self.loaded, Some(&LoadCall::new(name, id)));
+                .record(&before, &self.loaded, Some(&LoadCall::new(name, id)));
         }
         if changed {
             self.prompt_cache.take();
@@ -294,7 +294,7 @@ impl Session {
         inner.warm_skill(skill);
         if !already {
             self.history
-                .record(inner, &snapshot, &self.loaded, Some(&LoadCall::new(name, id)));
+                .record(&snapshot, &self.loaded, Some(&LoadCall::new(name, id)));
             self.prompt_cache.take();
             self.tools_cache.take();
         }

@@ -10,7 +10,7 @@ use super::history::{History, LoadAction, LoadEvent, LoadKind};
 use super::reach::Loaded;
 use crate::dispatch::ToolOutput;
 use crate::engine::{Carnet, ExposureMode, Inner};
-use crate::index::ToolIx;
+use crate::index::{SkillIx, ToolIx};
 use crate::meta_tool::MetaTool;
 use crate::prompt;
 use crate::suggest::similar;
@@ -122,41 +122,37 @@ pub(crate) fn explain(inner: &Inner, loaded: &Loaded, history: Option<&History>,
         let toolset = inner.tool(id).toolset;
         let toolset_name = &*inner.toolset(toolset).name;
         let skill = loaded.skill_bringing(inner, toolset).map(|s| &*inner.skill(s).name);
-        let event = history.and_then(|history| match skill {
-            Some(skill) => history.last(LoadKind::Skill, skill),
-            None if loaded.toolsets.contains(&toolset) => history.last(LoadKind::Toolset, toolset_name),
-            None => history.last(LoadKind::Tool, &inner.tool(id).spec.name),
-        });
+        let bringing = loaded.skill_bringing(inner, toolset);
+        let (kind, index) = match bringing {
+            Some(s) => (LoadKind::Skill, s.get()),
+            None if loaded.toolsets.contains(&toolset) => (LoadKind::Toolset, toolset.get()),
+            None => (LoadKind::Tool, id.get()),
+        };
+        let event = history.and_then(|history| history.newest(inner, |_, k, i| (k, i) == (kind, index)));
         return Explanation::Exposed {
             toolset: toolset_name.to_owned(),
             skill: skill.map(str::to_owned),
-            event: event.cloned(),
+            event,
         };
     }
     for &id in ids {
         let toolset = inner.tool(id).toolset;
-        let skills: Vec<String> = loaded
-            .skills_with_toolset(inner, toolset)
-            .iter()
-            .map(|&s| inner.skill(s).name.to_string())
-            .collect();
+        let skills = loaded.skills_with_toolset(inner, toolset);
         if !skills.is_empty() {
-            let toolset = inner.toolset(toolset).name.to_string();
-            let tool = &inner.tool(id).spec.name;
             let event = history.and_then(|history| {
-                history.events().rev().find(|e| {
-                    e.action == LoadAction::Unload
-                        && match e.kind {
-                            LoadKind::Skill => skills.contains(&e.name),
-                            LoadKind::Toolset => e.name == toolset,
-                            LoadKind::Tool => e.name == *tool,
+                history.newest(inner, |action, kind, index| {
+                    action == LoadAction::Unload
+                        && match kind {
+                            LoadKind::Skill => skills.contains(&SkillIx::new(index)),
+                            LoadKind::Toolset => index == toolset.get(),
+                            LoadKind::Tool => index == id.get(),
                         }
                 })
             });
             return Explanation::NotLoaded {
-                toolset,
-                skills,
-                event: event.cloned(),
+                toolset: inner.toolset(toolset).name.to_string(),
+                skills: skills.iter().map(|&s| inner.skill(s).name.to_string()).collect(),
+                event,
             };
         }
     }

@@ -4,12 +4,14 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use super::reach::Loaded;
 use crate::engine::Inner;
+use crate::index::{SkillIx, ToolIx, ToolsetIx};
 
 /// The most events a session's history keeps. A load or unload past it drops the oldest
 /// event, which [`Session::history_dropped`](super::Session::history_dropped) (and
@@ -116,84 +118,146 @@ impl fmt::Display for LoadEvent {
     }
 }
 
-/// A session's events, oldest first, and how many were dropped at the cap.
+/// A session's events, oldest first, and how many were dropped at the cap. Kept small: an
+/// event is 24 bytes (what changed by its index, the time in milliseconds, the call shared by
+/// the events it made); names are looked up when the history is read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct History {
-    events: VecDeque<LoadEvent>,
+    entries: VecDeque<Entry>,
     dropped: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// Milliseconds since the Unix epoch.
+    at: u64,
+    /// The skill's, toolset's or tool's index in the engine's tables.
+    index: u32,
+    action: LoadAction,
+    kind: LoadKind,
+    call: Option<Arc<LoadCall>>,
 }
 
 impl History {
     /// A history as a saved state gives it: the newest [`HISTORY_CAP`] events kept, the
-    /// others added to `dropped`, call ids cut.
-    pub(crate) fn restored(events: &[LoadEvent], dropped: u64) -> Self {
+    /// others added to `dropped`, call ids cut. An event naming what the agent cannot reach
+    /// is refused: its kind and name.
+    pub(crate) fn restored(
+        inner: &Inner,
+        loaded: &Loaded,
+        events: &[LoadEvent],
+        dropped: u64,
+    ) -> Result<Self, (&'static str, String)> {
         let mut history = History {
-            events: VecDeque::with_capacity(events.len().min(HISTORY_CAP)),
+            entries: VecDeque::with_capacity(events.len().min(HISTORY_CAP)),
             dropped,
         };
         for event in events {
-            let mut event = event.clone();
-            if let Some(call) = &mut event.call {
-                call.id = call.id.take().map(|id| cut(&id).to_owned());
+            let index = match event.kind {
+                LoadKind::Skill => loaded.reachable_skill(inner, &event.name).map(SkillIx::get),
+                LoadKind::Toolset => loaded.reachable_toolset(inner, &event.name).map(ToolsetIx::get),
+                LoadKind::Tool => loaded.reachable_tool(inner, &event.name).map(ToolIx::get),
             }
-            history.push(event);
+            .ok_or_else(|| (event.kind.word(), event.name.clone()))?;
+            history.push(Entry {
+                at: millis(event.at),
+                index: u32::try_from(index).expect("manifest tables have fewer than 2^32 entries"),
+                action: event.action,
+                kind: event.kind,
+                call: event
+                    .call
+                    .as_ref()
+                    .map(|call| Arc::new(LoadCall::new(&call.tool, call.id.as_deref()))),
+            });
         }
-        history
+        Ok(history)
     }
 
-    pub(crate) fn events(&self) -> impl ExactSizeIterator<Item = &LoadEvent> + DoubleEndedIterator {
-        self.events.iter()
+    /// The events, oldest first, by name.
+    pub(crate) fn events<'a>(
+        &'a self,
+        inner: &'a Inner,
+    ) -> impl ExactSizeIterator<Item = LoadEvent> + DoubleEndedIterator + 'a {
+        self.entries.iter().map(move |entry| entry.event(inner))
     }
 
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
     }
 
-    fn push(&mut self, event: LoadEvent) {
-        if self.events.len() == HISTORY_CAP {
-            self.events.pop_front();
+    fn push(&mut self, entry: Entry) {
+        if self.entries.len() == HISTORY_CAP {
+            self.entries.pop_front();
             self.dropped = self.dropped.saturating_add(1);
         }
-        self.events.push_back(event);
+        self.entries.push_back(entry);
     }
 
     /// Records what changed from `before` to `after`, now: unloads first (skills, toolsets,
     /// tools), then loads in the order they were made, all by `call`.
-    pub(crate) fn record(&mut self, inner: &Inner, before: &Loaded, after: &Loaded, call: Option<&LoadCall>) {
-        let at = now();
-        let mut event = |action, kind, name: &str| {
-            self.push(LoadEvent {
+    pub(crate) fn record(&mut self, before: &Loaded, after: &Loaded, call: Option<&LoadCall>) {
+        let at = millis(SystemTime::now());
+        let call = call.map(|call| Arc::new(call.clone()));
+        let mut push = |action, kind, index: usize| {
+            self.push(Entry {
+                at,
+                index: u32::try_from(index).expect("manifest tables have fewer than 2^32 entries"),
                 action,
                 kind,
-                name: name.to_owned(),
-                at,
-                call: call.cloned(),
+                call: call.clone(),
             });
         };
-        for s in gone(&before.skills, &after.skills) {
-            event(LoadAction::Unload, LoadKind::Skill, &inner.skill(s).name);
-        }
-        for t in gone(&before.toolsets, &after.toolsets) {
-            event(LoadAction::Unload, LoadKind::Toolset, &inner.toolset(t).name);
-        }
-        for id in gone(&before.tools, &after.tools) {
-            event(LoadAction::Unload, LoadKind::Tool, &inner.tool(id).spec.name);
-        }
-        for s in gone(&after.skills, &before.skills) {
-            event(LoadAction::Load, LoadKind::Skill, &inner.skill(s).name);
-        }
-        for t in gone(&after.toolsets, &before.toolsets) {
-            event(LoadAction::Load, LoadKind::Toolset, &inner.toolset(t).name);
-        }
-        for id in gone(&after.tools, &before.tools) {
-            event(LoadAction::Load, LoadKind::Tool, &inner.tool(id).spec.name);
+        for (action, (old, new)) in [
+            (LoadAction::Unload, (before, after)),
+            (LoadAction::Load, (after, before)),
+        ] {
+            for s in gone(&old.skills, &new.skills) {
+                push(action, LoadKind::Skill, s.get());
+            }
+            for t in gone(&old.toolsets, &new.toolsets) {
+                push(action, LoadKind::Toolset, t.get());
+            }
+            for id in gone(&old.tools, &new.tools) {
+                push(action, LoadKind::Tool, id.get());
+            }
         }
     }
 
-    /// The newest event about `kind` `name`.
-    pub(crate) fn last(&self, kind: LoadKind, name: &str) -> Option<&LoadEvent> {
-        self.events.iter().rev().find(|e| e.kind == kind && e.name == name)
+    /// The newest event about the `kind` at `index` that `wanted` accepts.
+    pub(crate) fn newest(
+        &self,
+        inner: &Inner,
+        wanted: impl Fn(LoadAction, LoadKind, usize) -> bool,
+    ) -> Option<LoadEvent> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| wanted(e.action, e.kind, e.index as usize))
+            .map(|e| e.event(inner))
     }
+}
+
+impl Entry {
+    fn event(&self, inner: &Inner) -> LoadEvent {
+        let index = self.index as usize;
+        let name = match self.kind {
+            LoadKind::Skill => inner.skill(SkillIx::new(index)).name.to_string(),
+            LoadKind::Toolset => inner.toolset(ToolsetIx::new(index)).name.to_string(),
+            LoadKind::Tool => inner.tool(ToolIx::new(index)).spec.name.clone(),
+        };
+        LoadEvent {
+            action: self.action,
+            kind: self.kind,
+            name,
+            at: UNIX_EPOCH + Duration::from_millis(self.at),
+            call: self.call.as_deref().cloned(),
+        }
+    }
+}
+
+/// The items of `old` that `new` lacks, in `old`'s order.
+fn gone<T: Copy + PartialEq>(old: &[T], new: &[T]) -> Vec<T> {
+    old.iter().copied().filter(|x| !new.contains(x)).collect()
 }
 
 impl LoadCall {
@@ -204,11 +268,6 @@ impl LoadCall {
             id: id.map(|id| cut(id).to_owned()),
         }
     }
-}
-
-/// The items of `old` that `new` lacks, in `old`'s order.
-fn gone<T: Copy + PartialEq>(old: &[T], new: &[T]) -> Vec<T> {
-    old.iter().copied().filter(|x| !new.contains(x)).collect()
 }
 
 fn cut(id: &str) -> &str {
@@ -222,11 +281,10 @@ fn cut(id: &str) -> &str {
     &id[..end]
 }
 
-/// The wall clock, to the millisecond (what the JSON keeps, so a state equals itself after
-/// a round trip).
-fn now() -> SystemTime {
-    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    UNIX_EPOCH + Duration::from_millis(u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
+/// `at` in milliseconds since the Unix epoch (0 before it).
+fn millis(at: SystemTime) -> u64 {
+    let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `at` as RFC 3339 in UTC, to the millisecond: `2026-11-29T05:10:00.123Z`.
@@ -275,6 +333,12 @@ mod tests {
         assert_eq!(rfc3339(at(951_782_400_000)), "2000-02-29T00:00:00.000Z");
         assert_eq!(rfc3339(at(1_795_928_406_123)), "2026-11-29T05:00:06.123Z");
         assert_eq!(rfc3339(at(4_107_542_399_999)), "2100-02-28T23:59:59.999Z");
+    }
+
+    #[test]
+    fn an_event_is_small() {
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        assert_eq!(std::mem::size_of::<History>(), 40);
     }
 
     #[test]

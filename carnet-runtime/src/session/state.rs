@@ -50,7 +50,8 @@ impl Carnet {
 
     /// Resumes a session from its saved state: its loads, and its history as it was (the
     /// newest [`HISTORY_CAP`](super::history::HISTORY_CAP) events, the others counted as
-    /// dropped). [`SessionState::loaded_toolsets`] is derived, and not read.
+    /// dropped; an event naming what the agent cannot reach is an invalid state).
+    /// [`SessionState::loaded_toolsets`] is derived, and not read.
     ///
     /// # Errors
     ///
@@ -92,8 +93,10 @@ impl Carnet {
                 .ok_or_else(|| invalid("tool", name))?;
             loaded.tools.push(id);
         }
+        let history = History::restored(inner, &loaded, &state.history, state.history_dropped)
+            .map_err(|(kind, name)| invalid(kind, &name))?;
         let mut session = Session::new(self.clone(), loaded);
-        session.history = History::restored(&state.history, state.history_dropped);
+        session.history = history;
         Ok(session)
     }
 }
@@ -130,7 +133,7 @@ impl Session {
                     tools: reach.tools.iter().map(|&id| inner.tool(id).spec.name.clone()).collect(),
                 })
                 .collect(),
-            history: self.history.events().cloned().collect(),
+            history: self.history.events(inner).collect(),
             history_dropped: self.history.dropped(),
             fingerprint: format!("{:016x}", inner.manifest.fingerprint),
         }
