@@ -32,6 +32,9 @@ pub mod hook;
 mod index;
 mod meta_tool;
 mod prompt;
+#[cfg(any(feature = "mcp", feature = "remote"))]
+#[cfg_attr(not(all(feature = "mcp", feature = "remote")), allow(dead_code, reason = "one side of the relay"))]
+mod relay;
 pub mod session;
 mod state;
 pub mod suggest;

@@ -52,6 +52,13 @@ for expected in '`hello.txt` says: "hello from the desk"' 'Noted (you have 1 not
 done
 echo "PASS desk-agent: read through the filesystem server, noted in Rust, the time from the time server"
 
+# The gateway's pass-through (issue 53): the official SDK as the host receives the everything
+# server's progress, logs, elicitation and sampling requests through carnet, over stdio and HTTP.
+export CARNET_TEST_EVERYTHING_SERVER="$ROOT/target/remote/bin/everything-server"
+timeout 120 "$carnet" --dir tests/remote/relay mcp pin --check 2>/dev/null \
+    || { echo "FAIL: tests/remote/relay's pin no longer matches the everything server" >&2; exit 1; }
+timeout --kill-after=15 400 target/remote/venv/bin/python -u tests/remote/relay.py --carnet "$carnet"
+
 # gateway.py bounds itself (GATEWAY_TIMEOUT, then a watchdog); `timeout` is the last resort.
 limit="${GATEWAY_TIMEOUT:-300}"
 exec timeout --kill-after=15 "$((limit + 60))" \

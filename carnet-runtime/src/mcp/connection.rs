@@ -1,6 +1,10 @@
 //! One MCP connection through rmcp (feature `mcp-http`): an [`rmcp::ServerHandler`] over its
 //! own carnet [`Session`], answering with [`super::methods`] as the byte-stream server does.
 
+// MCP 2026-07-28 deprecates logging and sampling (SEP-2577); the 2025 revisions, which
+// carnet serves and relays, still have them.
+#![expect(deprecated, reason = "logging and sampling of the 2025 revisions")]
+
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -8,7 +12,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
     GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -16,10 +20,12 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 
 use super::completion::{self, CompleteParams};
+use super::host::{LogLevel, RmcpHost};
 use super::messages;
 use super::methods::{self, CallParams, PromptParams, UriParams};
+use super::rpc::RpcError;
 use super::shared::Shared;
-use crate::{Session, SessionState};
+use crate::{Session, SessionState, relay};
 
 /// One MCP connection: the [`rmcp::ServerHandler`] that serves a [`Server`](super::Server)'s
 /// agent through its own [`Session`]. Made by [`Server::connection`](super::Server::connection),
@@ -28,6 +34,8 @@ use crate::{Session, SessionState};
 pub struct Connection {
     shared: Arc<Shared>,
     session: Mutex<Session>,
+    /// The level of the log messages relayed to this client (`logging/setLevel`).
+    log_level: LogLevel,
 }
 
 impl std::fmt::Debug for Connection {
@@ -41,7 +49,48 @@ impl std::fmt::Debug for Connection {
 impl Connection {
     pub(super) fn new(shared: Arc<Shared>) -> Connection {
         let session = Mutex::new(shared.session());
-        Connection { shared, session }
+        Connection {
+            shared,
+            session,
+            log_level: LogLevel::default(),
+        }
+    }
+
+    /// `tools/call`, inside the relay to this client.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        call_id: String,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let output = if is_stateless(&context) {
+            let cancelled = context.ct.cancelled();
+            methods::call_stateless(
+                &self.shared,
+                None,
+                &request.name,
+                request.arguments,
+                &call_id,
+                cancelled,
+            )
+            .await?
+        } else {
+            let request = CallParams {
+                name: request.name.into_owned(),
+                arguments: request.arguments,
+            };
+            let session = self.session.lock().await;
+            let cancelled = context.ct.cancelled();
+            let (output, changed) =
+                methods::call_in_session(&self.shared, session, request, &call_id, cancelled).await?;
+            if changed {
+                // Sent before the result, so a client has it when the call returns. A client
+                // gone away is not this call's error.
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+            output
+        };
+        typed::<rmcp::model::CallToolResult>(methods::tool_result(output)).map(Into::into)
     }
 
     /// What this connection's session has loaded, to save or inspect
@@ -138,34 +187,25 @@ impl ServerHandler for Connection {
     ) -> Result<CallToolResponse, ErrorData> {
         // The JSON-RPC request's id is the call's id (`Context::call_id`).
         let call_id = context.id.to_string();
-        let output = if is_stateless(&context) {
-            let cancelled = context.ct.cancelled();
-            methods::call_stateless(
-                &self.shared,
-                None,
-                &request.name,
-                request.arguments,
-                &call_id,
-                cancelled,
-            )
-            .await?
-        } else {
-            let request = CallParams {
-                name: request.name.into_owned(),
-                arguments: request.arguments,
-            };
-            let session = self.session.lock().await;
-            let cancelled = context.ct.cancelled();
-            let (output, changed) =
-                methods::call_in_session(&self.shared, session, request, &call_id, cancelled).await?;
-            if changed {
-                // Sent before the result, so a client has it when the call returns. A client
-                // gone away is not this call's error.
-                let _ = context.peer.notify_tool_list_changed().await;
-            }
-            output
-        };
-        typed::<rmcp::model::CallToolResult>(methods::tool_result(output)).map(Into::into)
+        // A remote tool's server sends its progress, logs and requests for the call to this
+        // client (`crate::relay`).
+        let host = RmcpHost::of(&context, &self.log_level, is_stateless(&context));
+        relay::HOST.scope(host, self.call(request, context, call_id)).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.shared.info.capabilities.get("logging").is_none() {
+            return Err(RpcError::not_served("logging/setLevel").into());
+        }
+        let level = serde_json::to_value(request.level).unwrap_or(Value::Null);
+        match level.as_str() {
+            Some(level) if self.log_level.set(level) => Ok(()),
+            _ => Err(messages::invalid_params("logging/setLevel", format!("{level} is not a log level")).into()),
+        }
     }
 
     async fn list_prompts(

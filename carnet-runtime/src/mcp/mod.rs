@@ -147,6 +147,9 @@ mod connection;
 mod direct;
 mod handle;
 mod hints;
+// Its hosts are read by the upstream client of `remote` only.
+#[cfg_attr(not(feature = "remote"), allow(dead_code, reason = "nothing relays without `remote`"))]
+mod host;
 #[cfg(feature = "mcp-http")]
 mod http;
 #[cfg(feature = "mcp-http")]

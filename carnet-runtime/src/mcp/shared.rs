@@ -72,9 +72,10 @@ pub(super) struct Info {
 impl Info {
     /// The server's information for `agent`, named after it ([`agent_version`]), offering
     /// what `mode` allows: tools (`listChanged` in dynamic mode), prompts (the system prompt,
-    /// whose arguments `completion/complete` completes), resources and the Skills extension.
+    /// whose arguments `completion/complete` completes), resources, the Skills extension, and
+    /// logging where remote toolsets' servers have log messages to relay ([`relays_logs`]).
     pub(super) fn new(manifest: &Manifest, agent: &str, mode: ExposureMode, instructions: String) -> Info {
-        Info {
+        let mut info = Info {
             name: agent.to_owned(),
             version: agent_version(manifest, agent),
             title: format!("carnet agent `{agent}`"),
@@ -86,7 +87,11 @@ impl Info {
                 "extensions": { SKILLS_EXTENSION_ID: {} },
             }),
             instructions,
+        };
+        if relays_logs(manifest) {
+            info.capabilities["logging"] = json!({});
         }
+        info
     }
 
     fn server_info(&self) -> Value {
@@ -130,4 +135,11 @@ pub(super) fn agent_version(manifest: &Manifest, agent: &str) -> String {
             _ => None,
         });
     declared.unwrap_or_else(|| format!("{:016x}", manifest.fingerprint))
+}
+
+/// Whether the server relays log messages: the manifest has remote toolsets (an `mcp:` block)
+/// and carnet calls them (feature `remote`); their servers' log messages for a call reach the
+/// client that made it.
+pub(super) fn relays_logs(manifest: &Manifest) -> bool {
+    cfg!(feature = "remote") && manifest.toolsets.iter().any(|t| t.mcp.is_some())
 }

@@ -24,12 +24,14 @@ use tokio::sync::{Mutex, oneshot};
 use tokio::task::JoinSet;
 
 use super::completion::{self, CompleteParams};
+use super::host::{LogLevel, Pending, SendLine, StreamHost};
 use super::lines::{Line, Lines};
 use super::messages;
 use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
 use super::rpc::{self, RpcError, code};
 use super::shared::Shared;
 use crate::Session;
+use crate::relay::{self, Host};
 
 /// How long the end of the input waits for the answers still due (a tool still running): the
 /// connection then ends, and the calls still running are dropped.
@@ -71,7 +73,12 @@ enum Message {
         method: String,
         params: Option<Value>,
     },
-    Response,
+    /// A response to a request of this server's (a relayed sampling or elicitation).
+    Response {
+        id: Value,
+        result: Option<Value>,
+        error: Option<Value>,
+    },
     /// No message: answered with an invalid-request error, with its id when it has one.
     Invalid {
         id: Value,
@@ -98,7 +105,13 @@ fn classify(value: Value) -> Message {
     };
     let method = match fields.remove("method") {
         Some(Value::String(method)) => Some(method),
-        None if fields.contains_key("result") || fields.contains_key("error") => return Message::Response,
+        None if fields.contains_key("result") || fields.contains_key("error") => {
+            return Message::Response {
+                id: id.unwrap_or(Value::Null),
+                result: fields.remove("result"),
+                error: fields.remove("error"),
+            };
+        }
         _ => None,
     };
     let invalid = |reason| Message::Invalid {
@@ -170,6 +183,12 @@ struct Connection<W> {
     out: Out<W>,
     /// The requests running, by id, each with what cancels it.
     running: StdMutex<HashMap<String, oneshot::Sender<()>>>,
+    /// The requests this server sent the client (relayed ones), awaiting answers.
+    pending: Arc<Pending>,
+    /// The client's capabilities, as `initialize` declared them.
+    capabilities: StdMutex<Value>,
+    /// The level of the log messages relayed to the client (`logging/setLevel`).
+    log_level: LogLevel,
 }
 
 impl<W> Connection<W> {
@@ -233,6 +252,9 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
             write: Mutex::new(write),
         },
         running: StdMutex::default(),
+        pending: Arc::default(),
+        capabilities: StdMutex::new(Value::Null),
+        log_level: LogLevel::default(),
     });
     let mut lifecycle = Lifecycle::None;
     let mut last_turn: Option<oneshot::Receiver<()>> = None;
@@ -276,7 +298,10 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
                 }
                 continue;
             }
-            Message::Response => continue,
+            Message::Response { id, result, error } => {
+                connection.pending.answer(&id, result, error.as_ref());
+                continue;
+            }
             Message::Invalid { id, reason } => {
                 connection.out.error(&id, &messages::not_a_message(reason)).await;
                 continue;
@@ -285,6 +310,11 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
         let stateless = match negotiate(&connection.shared, &mut lifecycle, &method, params.as_ref()) {
             Ok(Answer::Run { stateless }) => stateless,
             Ok(Answer::Now(result)) => {
+                if method == "initialize"
+                    && let Some(capabilities) = params.as_ref().and_then(|p| p.get("capabilities"))
+                {
+                    *connection.capabilities.lock().unwrap_or_else(PoisonError::into_inner) = capabilities.clone();
+                }
                 connection.out.result(&id, &result).await;
                 continue;
             }
@@ -329,7 +359,14 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
                 method: &method,
                 stateless,
             };
-            let answer = crate::cancel::unless(cancelled, request.answer(&connection, params, turn)).await;
+            // A remote tool's server sends its progress, logs and requests for the call to
+            // this client (`crate::relay`).
+            let host = (method == "tools/call").then(|| stream_host(&connection, params.as_ref(), stateless));
+            let answering = request.answer(&connection, params, turn);
+            let answer = match host {
+                Some(host) => crate::cancel::unless(cancelled, relay::HOST.scope(host, answering)).await,
+                None => crate::cancel::unless(cancelled, answering).await,
+            };
             // Gone from `running` when the client cancelled it: then it gets no answer.
             let still_wanted = connection.running().remove(&key).is_some();
             if still_wanted && let Some(answer) = answer {
@@ -364,6 +401,38 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
         ));
     }
     Ok(())
+}
+
+/// The client of `connection` as the relay sees it during one `tools/call` with `params`.
+fn stream_host(connection: &Arc<Connection<Writer>>, params: Option<&Value>, stateless: bool) -> Arc<dyn Host> {
+    let meta = params.and_then(|p| p.get("_meta"));
+    let out = Arc::clone(connection);
+    let send: SendLine = Arc::new(move |line: Vec<u8>| {
+        let out = Arc::clone(&out);
+        Box::pin(async move { out.out.send(&line).await })
+    });
+    let (capabilities, level) = if stateless {
+        let level = meta
+            .and_then(|m| m.get("io.modelcontextprotocol/logLevel"))
+            .and_then(Value::as_str)
+            .and_then(crate::relay::log_rank);
+        (Value::Null, level)
+    } else {
+        let capabilities = connection
+            .capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        (capabilities, connection.log_level.get())
+    };
+    Arc::new(StreamHost {
+        send,
+        pending: Arc::clone(&connection.pending),
+        token: meta.and_then(|m| m.get("progressToken")).cloned(),
+        capabilities,
+        stateless,
+        level,
+    })
 }
 
 /// How many requests of one connection may run at once: one more is refused until an answer
@@ -535,7 +604,15 @@ impl Request<'_> {
             "skills/list" => no_params(method, params.as_ref()).map(|()| methods::list_skills(shared)),
             "skills/get" => methods::get_skill(shared, &methods::params::<UriParams>(method, params)?),
             "completion/complete" => completion::complete(shared, &methods::params::<CompleteParams>(method, params)?),
-            // Known to MCP, not offered here (no logging, subscriptions, tasks or directories).
+            "logging/setLevel" if shared.info.capabilities.get("logging").is_some() => {
+                let level = params.as_ref().and_then(|p| p.get("level")).and_then(Value::as_str);
+                match level {
+                    Some(level) if connection.log_level.set(level) => Ok(Value::Object(Map::new())),
+                    _ => Err(messages::invalid_params(method, "`level` is not a log level")),
+                }
+            }
+            // Known to MCP, not offered here (subscriptions, tasks, directories; logging where
+            // there is nothing to relay).
             "logging/setLevel"
             | "resources/subscribe"
             | "resources/unsubscribe"

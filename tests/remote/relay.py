@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The gateway's pass-through (issue 53 item 1), judged by the official MCP Python SDK as the host.
+
+    relay.py --carnet target/debug/carnet [--only stdio|http]
+
+`carnet serve-mcp relay` serves the content in tests/remote/relay: one remote toolset, the official
+"everything" server (npm `@modelcontextprotocol/server-everything`, installed by setup.sh). The SDK
+host connects over stdio and over streamable HTTP (a 2025-11-25 session each: sampling and
+elicitation are requests of the handshake-era revisions), loads the skill, and calls the upstream
+tools through carnet. It must receive, from the upstream server and through carnet:
+
+- progress notifications of `trigger-long-running-operation`, under its own progress token (the
+  SDK routes them to the call's `progress_callback` by that token);
+- log messages (`toggle-simulated-logging`, then a call during which the server logs), after the
+  host set its level with `logging/setLevel` (declared: carnet has a remote toolset);
+- an elicitation request (`trigger-elicitation-request`) that the host answers: the answer
+  reaches the server, whose result quotes it;
+- a sampling request (`trigger-sampling-request`) that the host serves: its text reaches the
+  server, whose result quotes it.
+
+Then a host that declares neither capability gets the tools' requests refused (the server's
+result says so) and nothing hangs. Every check prints `PASS`; the first failure prints `FAIL`
+and exits 1. Environment: CARNET_TEST_EVERYTHING_SERVER (set by run.sh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTENT = ROOT / "tests" / "remote" / "relay"
+AGENT = "relay"
+TIMEOUT = 60.0
+SAMPLED = "Sampled by the host: forty-two"
+NAME = "Ada Lovelace"
+
+
+class Failed(Exception):
+    pass
+
+
+def check(ok: Any, what: str, detail: Any = "") -> None:
+    if not ok:
+        raise Failed(f"{what}\n    got: {str(detail)[:1500]}")
+    print(f"PASS {what}", flush=True)
+
+
+def texts(result: Any) -> str:
+    return "\n".join(getattr(block, "text", "") or "" for block in result.content)
+
+
+class Host:
+    """What the SDK host received through carnet."""
+
+    def __init__(self) -> None:
+        self.logs: list[types.LoggingMessageNotificationParams] = []
+        self.elicited: list[types.ElicitRequestParams] = []
+        self.sampled: list[types.CreateMessageRequestParams] = []
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+
+    async def on_elicit(self, _context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.elicited.append(params)
+        return types.ElicitResult(action="accept", content={"name": NAME, "check": True})
+
+    async def on_sample(self, _context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        self.sampled.append(params)
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text=SAMPLED), model="host-model"
+        )
+
+
+async def scenario(transport: Any, label: str) -> None:
+    host = Host()
+    async with Client(
+        transport,
+        mode="legacy",
+        read_timeout_seconds=TIMEOUT,
+        logging_callback=host.on_log,
+        elicitation_callback=host.on_elicit,
+        sampling_callback=host.on_sample,
+    ) as c:
+        caps = c.server_capabilities
+        check(caps.logging is not None, f"{label}: carnet declares `logging` (it has a remote toolset)", caps)
+        loaded = await c.call_tool("loadSkill", {"skillName": "everything"})
+        check(not loaded.is_error, f"{label}: loadSkill everything", texts(loaded))
+        await c.set_logging_level("debug")
+
+        progress: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(p: float, total: float | None, message: str | None) -> None:
+            progress.append((p, total, message))
+
+        started = time.monotonic()
+        r = await c.call_tool("toggle-simulated-logging", {})
+        check(not r.is_error, f"{label}: toggle-simulated-logging", texts(r))
+        # The server logs every 5 s: a 6 s operation is in flight for at least one of them.
+        r = await c.call_tool(
+            "trigger-long-running-operation", {"duration": 6, "steps": 3}, progress_callback=on_progress
+        )
+        check(not r.is_error, f"{label}: trigger-long-running-operation completes", texts(r))
+        check(
+            len(progress) >= 2 and progress[-1][1] == 3,
+            f"{label}: progress of the upstream call reached the host under its token ({len(progress)} notifications)",
+            progress,
+        )
+        check(
+            all(a[0] < b[0] for a, b in zip(progress, progress[1:])),
+            f"{label}: progress increases",
+            progress,
+        )
+        check(
+            any("message" in str(log.data).lower() for log in host.logs),
+            f"{label}: the upstream's log messages reached the host ({len(host.logs)} in "
+            f"{time.monotonic() - started:.1f} s)",
+            [(log.level, log.data) for log in host.logs],
+        )
+        r = await c.call_tool("toggle-simulated-logging", {})
+
+        r = await c.call_tool("trigger-elicitation-request", {})
+        check(len(host.elicited) == 1, f"{label}: the upstream's elicitation reached the host", host.elicited)
+        check(
+            not r.is_error and NAME in texts(r),
+            f"{label}: the host's answer reached the upstream (its result quotes it)",
+            texts(r),
+        )
+
+        r = await c.call_tool("trigger-sampling-request", {"prompt": "What is six times seven?", "maxTokens": 20})
+        check(len(host.sampled) == 1, f"{label}: the upstream's sampling request reached the host", host.sampled)
+        prompt = str(host.sampled[0].messages[0].content)
+        check("six times seven" in prompt, f"{label}: the sampling request is the upstream's", prompt)
+        check(
+            not r.is_error and SAMPLED in texts(r),
+            f"{label}: the host's completion reached the upstream (its result quotes it)",
+            texts(r),
+        )
+
+    # A host that declares neither capability: the requests are refused, nothing hangs.
+    async with Client(transport_again(label), mode="legacy", read_timeout_seconds=TIMEOUT) as c:
+        await c.call_tool("loadSkill", {"skillName": "everything"})
+        started = time.monotonic()
+        r = await c.call_tool("trigger-elicitation-request", {})
+        refused = texts(r)
+        print(f"    the upstream's result: {refused[:200]!r}")
+        check(
+            r.is_error and "elicitation" in refused and NAME not in refused and time.monotonic() - started < 20,
+            f"{label}: without the host's `elicitation`, the upstream's request is refused at once",
+            refused,
+        )
+
+
+_transports: dict[str, Any] = {}
+
+
+def transport_again(label: str) -> Any:
+    return _transports[label]()
+
+
+def stdio_transport(carnet: str, env: dict[str, str], errlog: Any) -> Any:
+    params = StdioServerParameters(command=carnet, args=["--dir", str(CONTENT), "serve-mcp", AGENT], env=env)
+    return stdio_client(params, errlog=errlog)
+
+
+def start_http(carnet: str, env: dict[str, str], errlog: Any) -> tuple[subprocess.Popen[bytes], str]:
+    proc = subprocess.Popen(
+        [carnet, "--dir", str(CONTENT), "serve-mcp", AGENT, "--http", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=errlog,
+        env=env,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().decode().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        proc.kill()
+        raise Failed(f"serve-mcp --http printed no endpoint: {url!r}")
+    return proc, url
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--carnet", default=str(ROOT / "target" / "debug" / "carnet"))
+    parser.add_argument("--only", choices=["stdio", "http"])
+    args = parser.parse_args()
+    env = dict(os.environ)
+    if not env.get("CARNET_TEST_EVERYTHING_SERVER"):
+        print("FAIL: CARNET_TEST_EVERYTHING_SERVER is not set (tests/remote/run.sh sets it)", file=sys.stderr)
+        return 2
+    log = ROOT / "target" / "remote" / "relay.log"
+    with open(log, "w") as errlog:
+        try:
+            if args.only in (None, "stdio"):
+                _transports["stdio"] = lambda: stdio_transport(args.carnet, env, errlog)
+                with anyio.fail_after(180):
+                    await scenario(stdio_transport(args.carnet, env, errlog), "stdio")
+            if args.only in (None, "http"):
+                proc, url = start_http(args.carnet, env, errlog)
+                try:
+                    _transports["http"] = lambda: url
+                    with anyio.fail_after(180):
+                        await scenario(url, "http")
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=10)
+        except (Failed, TimeoutError) as e:
+            print(f"FAIL {e}\n(carnet's and the servers' stderr: {log})", flush=True)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(anyio.run(main))
