@@ -1,5 +1,5 @@
-//! One remote A2A agent as the engine sees it: its card read on first use (and again after a
-//! failure) and compared with the pin, one A2A context per carnet session, and each call a
+//! One remote A2A agent as the engine sees it: its card read on first use (again after a
+//! failure, and when five minutes old) and compared with the pin, one A2A context per carnet session, and each call a
 //! message whose task is followed to its end: streamed when the card says so, else polled.
 
 use std::collections::{BTreeMap, HashMap};
@@ -22,6 +22,10 @@ const MAX_CONTEXTS: usize = 4096;
 /// A context unused this long is forgotten.
 const CONTEXT_IDLE: Duration = Duration::from_hours(1);
 
+/// How long a card read stays trusted: past this, the next call reads it again (an agent
+/// that changed its card is noticed without a failure first).
+const CARD_TTL: Duration = Duration::from_mins(5);
+
 /// The first wait between two `GetTask` polls, doubled up to [`MAX_POLL`].
 const FIRST_POLL: Duration = Duration::from_millis(200);
 const MAX_POLL: Duration = Duration::from_secs(2);
@@ -37,6 +41,8 @@ struct Live {
     streaming: bool,
     /// Pinned skills the live card no longer offers as pinned, and why.
     drift: HashMap<String, String>,
+    /// When the card was read.
+    read: Instant,
 }
 
 /// The A2A conversation of one carnet session: its context, and the task waiting for input.
@@ -119,7 +125,7 @@ impl Agent {
     /// The live card's reading, reading it first when there is none.
     async fn live(&self) -> Result<Arc<Live>, Failure> {
         let mut live = self.live.lock().await;
-        if let Some(known) = &*live {
+        if let Some(known) = live.as_ref().filter(|l| l.read.elapsed() < CARD_TTL) {
             return Ok(Arc::clone(known));
         }
         self.started.store(true, Ordering::Release);
@@ -179,6 +185,7 @@ impl Agent {
             headers: endpoint.headers,
             streaming: parsed.capabilities.streaming.unwrap_or(false),
             drift,
+            read: Instant::now(),
         })
     }
 

@@ -20,8 +20,9 @@
 //! # Faults
 //!
 //! The card is read on the first load of a skill that brings the toolset (in the
-//! background) or the first call, and again after a failure. A skill the live card no
-//! longer offers (or no longer with text) is refused (`upstream_drift`). A call that takes
+//! background) or the first call, and again after a failure or once five minutes old. A
+//! skill the live card no longer offers (or no longer with text) is refused
+//! (`upstream_drift`). A call that takes
 //! longer than [`RemoteOptions::call_timeout`](crate::RemoteOptions) is an `upstream_timeout`
 //! error result (its task canceled); an agent that cannot be reached is
 //! `upstream_unavailable`, a stream that breaks `upstream_crashed`, an answer that is not
