@@ -172,6 +172,10 @@ pub(crate) enum Command {
         /// `searchTools`).
         #[arg(long, value_enum, default_value_t = tools::PresetArg::Full)]
         preset: tools::PresetArg,
+        /// Then print the session's state as JSON: the loaded skills, every toolset in reach
+        /// and why, and the history of loads (when, by which call).
+        #[arg(long)]
+        state: bool,
     },
     /// The tools AGENT can reach, ranked for QUERY as the `searchTools` meta-tool ranks them:
     /// name, score, the skill that brings each, and a one-line summary (`--format json`: the

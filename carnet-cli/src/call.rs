@@ -16,7 +16,7 @@ pub(crate) enum Results {
     Envelope,
 }
 
-// One parameter per flag of `carnet call`.
+// One parameter per flag of `carnet call` (`--results` and `--state` as one pair).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     manifest: &Manifest,
@@ -26,7 +26,7 @@ pub(crate) fn run(
     load: &[String],
     mode: tools::Mode,
     preset: tools::PresetArg,
-    results: Results,
+    (results, state): (Results, bool),
 ) -> Result<(), Failure> {
     let format = match results {
         Results::Json => ResultFormat::Json,
@@ -37,7 +37,19 @@ pub(crate) fn run(
             .preset(preset.into())
             .result_format(format)
     })?;
-    call_on(&mut session, tool, arguments, false)
+    let called = call_on(&mut session, tool, arguments, false);
+    // An error result (status 1) is a call that ran; a usage error (2) is not.
+    if state && called.as_ref().map_or_else(|failure| failure.status == 1, |()| true) {
+        print_state(&session);
+    }
+    called
+}
+
+/// The session's state, as `--state` prints it after the result: `SessionState` as pretty
+/// JSON (the loaded skills, the toolsets in reach and why, the history of loads).
+fn print_state(session: &Session) {
+    let state = serde_json::to_string_pretty(&session.state()).expect("a session state serialises");
+    outln!("{state}");
 }
 
 /// Calls `tool` on `session` and prints its result as the model reads it; meta-tools only

@@ -370,6 +370,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             mode,
             results,
             preset,
+            state,
         } => {
             let (_, manifest) = checked(cli)?;
             call::run(
@@ -380,7 +381,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 load,
                 *mode,
                 *preset,
-                *results,
+                (*results, *state),
             )
         }
         Command::Stats {
