@@ -45,7 +45,7 @@ fn standin() -> &'static str {
 /// A manifest whose agent `a` has skill `s`, bringing toolset `t`: the agent at `mode` of
 /// the stand-in, pinned with its one skill `echo`.
 fn manifest(mode: &str) -> Manifest {
-    manifest_at(&format!("{}/{mode}", standin()), mode)
+    manifest_at(&json!({"url": format!("{}/{mode}", standin())}), mode)
 }
 
 /// A card of one skill `echo`, as `carnet a2a pin` would pin it.
@@ -57,11 +57,12 @@ fn echo_card() -> Value {
     })
 }
 
-fn manifest_at(url: &str, mode: &str) -> Manifest {
+/// The manifest of [`manifest`] with the agent reached as `server` says (`url`, `headers`).
+fn manifest_at(server: &Value, mode: &str) -> Manifest {
     let pinned = pin_card(&echo_card()).unwrap();
     let tool = &pinned.json()["tools"][0];
     let remote = json!({"inputSchema": tool["inputSchema"], "a2a": tool["a2a"]});
-    let mcp = json!({"server": {"url": url}, "pin": {"serverInfo": {"name": format!("standin-{mode}"), "version": "1.0.0"}}, "protocol": "a2a"});
+    let mcp = json!({"server": server, "pin": {"serverInfo": {"name": format!("standin-{mode}"), "version": "1.0.0"}}, "protocol": "a2a"});
     Manifest::from_json(
         &json!({
             "agents": {"a": {"name": "a", "description": "A", "skills": ["s"], "prompt": ""}},
@@ -231,12 +232,74 @@ async fn input_required_continues_the_same_task() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_agent_is_unavailable() {
-    let manifest = manifest_at("http://127.0.0.1:9", "gone");
+    let manifest = manifest_at(&json!({"url": "http://127.0.0.1:9"}), "gone");
     let carnet = Carnet::builder(&manifest).remote_options(options()).build().unwrap();
     let mut session = carnet.session("a").unwrap();
     session.call("loadSkill", json!({"skillName": "s"})).await;
     let out = ask(&mut session, "hello").await;
     assert_eq!(code(&out), "upstream_unavailable", "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headers_are_sent_with_their_variables_read_on_first_contact() {
+    let url = format!("{}/auth", standin());
+    for (token, works) in [
+        ("${CARNET_TEST_SURELY_UNSET_A2A_TOKEN:-secret}", true),
+        ("wrong", false),
+    ] {
+        let server = json!({"url": url, "headers": {"Authorization": format!("Bearer {token}")}});
+        let carnet = Carnet::builder(&manifest_at(&server, "auth"))
+            .remote_options(options())
+            .build()
+            .unwrap();
+        let mut session = carnet.session("a").unwrap();
+        session.call("loadSkill", json!({"skillName": "s"})).await;
+        let out = ask(&mut session, "hello").await;
+        assert_eq!(!out.is_error, works, "{token}: {out:?}");
+        if !works {
+            assert_eq!(code(&out), "upstream_unavailable", "{out:?}");
+            assert!(out.error_message().unwrap().contains("HTTP 401"), "{out:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn execute_tool_spans_carry_the_remote_task_id() {
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+
+    #[derive(Clone, Default)]
+    struct Fields(Arc<Mutex<Vec<(String, String)>>>);
+    struct Find<'a>(&'a mut Vec<(String, String)>);
+    impl Visit for Find<'_> {
+        fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+        fn record_str(&mut self, field: &Field, value: &str) {
+            if field.name().starts_with("carnet.a2a.") {
+                self.0.push((field.name().to_owned(), value.to_owned()));
+            }
+        }
+    }
+    impl<S: tracing::Subscriber> Layer<S> for Fields {
+        fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
+            values.record(&mut Find(&mut self.0.lock().unwrap()));
+        }
+    }
+
+    let fields = Fields::default();
+    let subscriber = tracing_subscriber::Registry::default().with(fields.clone());
+    let (_carnet, mut session) = loaded("stream").await;
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let out = ask(&mut session, "traced").await;
+    assert!(!out.is_error, "{out:?}");
+    let recorded = fields.0.lock().unwrap().clone();
+    assert_eq!(
+        recorded[0],
+        ("carnet.a2a.agent".to_owned(), "standin-stream".to_owned())
+    );
+    let task = &recorded[1];
+    assert_eq!(task.0, "carnet.a2a.task_id");
+    assert_eq!(task.1.len(), 36, "the stand-in's task id, a UUID: {recorded:?}");
 }
 
 #[test]

@@ -23,6 +23,7 @@ JSON-RPC endpoint at /M/rpc. Every card has one skill, `echo` (the `changed` car
 - ask:       the first message of a context gets input-required; the next completes the
              same task (it must name the task).
 - lazy:      as `ok` (a mode of its own, so its requests are counted apart).
+- auth:      as `ok`, but every request without `Authorization: Bearer secret` gets a 401.
 - counter:   /counter/requests gives how many requests each mode received.
 """
 
@@ -89,8 +90,16 @@ class Handler(BaseHTTPRequestHandler):
     def base(self) -> str:
         return f"http://{self.headers.get('Host')}"
 
+    def refused(self, mode) -> bool:
+        if mode == "auth" and self.headers.get("Authorization") != "Bearer secret":
+            self.send_json({"error": "unauthorized"}, status=401)
+            return True
+        return False
+
     def do_GET(self):
         mode, _, rest = self.path.strip("/").partition("/")
+        if self.refused(mode):
+            return
         if mode == "counter":
             return self.send_json({"requests": REQUESTS, "canceled": CANCELED})
         with LOCK:
@@ -101,6 +110,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         mode, _, _ = self.path.strip("/").partition("/")
+        if self.refused(mode):
+            return
         with LOCK:
             REQUESTS[mode] = REQUESTS.get(mode, 0) + 1
         length = int(self.headers.get("Content-Length", "0"))
@@ -181,8 +192,14 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that hangs up on a flood or a hang is expected: no traceback.
+        pass
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
     # Ends with its parent: stdin closes when the test process exits.
