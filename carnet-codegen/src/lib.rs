@@ -62,6 +62,7 @@ mod discover;
 #[doc(hidden)]
 pub mod expand;
 pub mod explain;
+pub mod fields;
 mod frontmatter;
 mod generate;
 mod limits;

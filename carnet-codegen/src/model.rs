@@ -110,7 +110,7 @@ pub(crate) fn parse_agent(
     yaml: &YamlLimits,
     diags: &mut Diagnostics,
 ) -> Option<AgentDef> {
-    let mut doc = parse_document(file, sources, yaml, diags)?;
+    let mut doc = parse_document(file, &crate::fields::AGENT, sources, yaml, diags)?;
     let name = doc.string("agent", "name", diags);
     let description = doc.string("agent", "description", diags);
     let initial_skills = doc.string_list("initialSkills", diags);
@@ -133,7 +133,7 @@ pub(crate) fn parse_tool_file(
     yaml: &YamlLimits,
     diags: &mut Diagnostics,
 ) -> Option<ToolFile> {
-    let mut doc = parse_document(file, sources, yaml, diags)?;
+    let mut doc = parse_document(file, &crate::fields::TOOL_FILE, sources, yaml, diags)?;
     let name = doc.string("tool", "name", diags);
     let description = doc.string("tool", "description", diags);
     let _ = doc.raw("content");

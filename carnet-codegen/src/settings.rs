@@ -30,7 +30,7 @@ use crate::source::{FileId, Sources, Span};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawSettings {
+pub(crate) struct RawSettings {
     #[serde(default, rename = "$schema")]
     #[allow(dead_code)]
     dollar_schema: Option<String>,
@@ -55,26 +55,9 @@ struct RawSettings {
     limits: Option<crate::limits::LimitsSet>,
 }
 
-/// The top-level keys of `carnet.config.json`.
-const KEYS: &[&str] = &[
-    "$schema",
-    "schema",
-    "app",
-    "output",
-    "variables",
-    "envPrefix",
-    "include",
-    "exclude",
-    "allow",
-    "limits",
-];
-
-/// The keys of `app`.
-const APP_KEYS: &[&str] = &["globalInitialSkills", "globalSkills"];
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawApp {
+pub(crate) struct RawApp {
     #[serde(default)]
     global_initial_skills: Vec<String>,
     #[serde(default)]
@@ -226,13 +209,16 @@ fn check_unknown_keys(file: FileId, sources: &Sources, diags: &mut Diagnostics) 
                 .note(messages::known_keys(known)),
         );
     };
-    for key in top.keys().filter(|k| !KEYS.contains(&k.as_str())) {
-        report(key, KEYS, 0);
+    // The keys carnet reads are those of the tables in crate::fields.
+    let keys: Vec<&str> = crate::fields::CONFIG.keys().collect();
+    for key in top.keys().filter(|k| !keys.contains(&k.as_str())) {
+        report(key, &keys, 0);
     }
     if let Some(serde_json::Value::Object(app)) = top.get("app") {
         let app_at = sources.find(file, "\"app\"", 0).unwrap_or(0);
-        for key in app.keys().filter(|k| !APP_KEYS.contains(&k.as_str())) {
-            report(key, APP_KEYS, app_at);
+        let app_keys: Vec<&str> = crate::fields::CONFIG_APP.keys().collect();
+        for key in app.keys().filter(|k| !app_keys.contains(&k.as_str())) {
+            report(key, &app_keys, app_at);
         }
     }
 }

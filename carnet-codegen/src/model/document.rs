@@ -4,6 +4,7 @@
 
 use super::Spanned;
 use crate::diagnostic::{Builder, Code, Diagnostics};
+use crate::fields::{Table, Type};
 use crate::frontmatter::{self, Node, Value};
 use crate::limits::YamlLimits;
 use crate::messages;
@@ -12,6 +13,8 @@ use crate::source::{FileId, Sources, Span};
 /// A parsed markdown file: its frontmatter mapping and its body.
 pub(crate) struct Document<'a> {
     file: FileId,
+    /// The fields this kind of file has: only these are read.
+    table: &'static Table,
     entries: Vec<(Node, Node)>,
     used: Vec<bool>,
     pub(crate) body: String,
@@ -26,6 +29,7 @@ pub(crate) struct Document<'a> {
 /// cannot be parsed at all.
 pub(crate) fn parse_document<'a>(
     file: FileId,
+    table: &'static Table,
     sources: &'a Sources,
     yaml: &YamlLimits,
     diags: &mut Diagnostics,
@@ -52,6 +56,7 @@ pub(crate) fn parse_document<'a>(
     let Some(matter) = split.matter.clone() else {
         return Some(Document {
             file,
+            table,
             entries: Vec::new(),
             used: Vec::new(),
             body,
@@ -87,6 +92,7 @@ pub(crate) fn parse_document<'a>(
                 let used = vec![false; entries.len()];
                 Some(Document {
                     file,
+                    table,
                     entries,
                     used,
                     body,
@@ -156,7 +162,23 @@ impl Document<'_> {
         Span::new(self.file, node.start, node.end)
     }
 
-    fn take(&mut self, key: &str) -> Option<(Node, Node)> {
+    /// The entry `key`, marked used. `ty` is the type the caller reads it as (none for a
+    /// value it inspects itself): a key its file's table lacks, or gives another type, is a
+    /// bug in the parser or the table, caught by every test that parses a file.
+    fn take(&mut self, key: &str, ty: Option<Type>) -> Option<(Node, Node)> {
+        let field = self.table.field(key);
+        debug_assert!(
+            field.is_some(),
+            "the parser reads `{key}` from {}, which crate::fields::{} lacks",
+            self.table.place,
+            self.table.title
+        );
+        debug_assert!(
+            ty.is_none() || field.map(|f| f.ty) == ty,
+            "the parser reads `{key}` of {} as {ty:?}, crate::fields says {:?}",
+            self.table.title,
+            field.map(|f| f.ty)
+        );
         let index = self
             .entries
             .iter()
@@ -187,7 +209,7 @@ impl Document<'_> {
 
     /// A required non-empty string.
     pub(crate) fn string(&mut self, kind: &str, key: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
-        let Some((k, v)) = self.take(key) else {
+        let Some((k, v)) = self.take(key, Some(Type::String)) else {
             self.missing(kind, key, diags);
             return None;
         };
@@ -219,7 +241,7 @@ impl Document<'_> {
 
     /// An optional string.
     pub(crate) fn opt_string(&mut self, key: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
-        let (_, v) = self.take(key)?;
+        let (_, v) = self.take(key, Some(Type::String))?;
         let vspan = self.span(&v);
         match v.value {
             Value::Null => None,
@@ -233,7 +255,7 @@ impl Document<'_> {
 
     /// An optional list of strings (a missing key or `null` is an empty list).
     pub(crate) fn string_list(&mut self, key: &str, diags: &mut Diagnostics) -> Vec<Spanned<String>> {
-        let Some((_, v)) = self.take(key) else {
+        let Some((_, v)) = self.take(key, Some(Type::Strings)) else {
             return Vec::new();
         };
         let span = self.span(&v);
@@ -274,7 +296,7 @@ impl Document<'_> {
 
     /// An optional mapping, as JSON.
     pub(crate) fn map(&mut self, key: &str, diags: &mut Diagnostics) -> serde_json::Map<String, serde_json::Value> {
-        let Some((_, v)) = self.take(key) else {
+        let Some((_, v)) = self.take(key, Some(Type::Mapping)) else {
             return serde_json::Map::new();
         };
         match &v.value {
@@ -311,7 +333,7 @@ impl Document<'_> {
     }
 
     pub(super) fn raw(&mut self, key: &str) -> Option<(Node, Node)> {
-        self.take(key)
+        self.take(key, None)
     }
 
     pub(crate) fn file(&self) -> FileId {

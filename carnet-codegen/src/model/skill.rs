@@ -16,7 +16,7 @@ pub(crate) fn parse_skill(
     yaml: &YamlLimits,
     diags: &mut Diagnostics,
 ) -> Option<SkillDef> {
-    let mut doc = parse_document(file, sources, yaml, diags)?;
+    let mut doc = parse_document(file, &crate::fields::SKILL, sources, yaml, diags)?;
     let name = doc.string("skill", "name", diags);
     let description = doc.string("skill", "description", diags);
     let toolsets = doc.string_list("toolsets", diags);

@@ -15,7 +15,7 @@ pub(crate) fn parse_toolset(
     yaml: &YamlLimits,
     diags: &mut Diagnostics,
 ) -> Option<ToolsetDef> {
-    let mut doc = parse_document(file, sources, yaml, diags)?;
+    let mut doc = parse_document(file, &crate::fields::TOOLSET, sources, yaml, diags)?;
     let name = doc.string("toolset", "name", diags);
     let description = doc.string("toolset", "description", diags);
     let tools_listed = doc.has("tools");
@@ -121,18 +121,6 @@ fn parse_tool_decls(doc: &mut Document<'_>, diags: &mut Diagnostics) -> Vec<Tool
     decls
 }
 
-/// The keys a tool entry of `TOOLSET.md` takes.
-const TOOL_KEYS: [&str; 8] = [
-    "name",
-    "description",
-    "parameters",
-    "title",
-    "readOnly",
-    "destructive",
-    "idempotent",
-    "openWorld",
-];
-
 /// A tool entry's `title` and annotations (`readOnly`, `destructive`, `idempotent`,
 /// `openWorld`): strings and booleans, not contradicting each other; other keys are
 /// warnings (a misspelt hint would be lost).
@@ -150,6 +138,19 @@ fn parse_tool_hints(
             continue;
         };
         let field = messages::item_field("tools", i, key_name);
+        // The keys a tool entry takes are those of its table (crate::fields::TOOL).
+        if crate::fields::TOOL.field(key_name).is_none() {
+            diags.push(
+                Builder::new(Code::UnknownToolKey, messages::unknown_tool_key(key_name, tool))
+                    .at(doc.span(key))
+                    .help_opt(
+                        crate::diagnostic::did_you_mean(key_name, crate::fields::TOOL.keys())
+                            .map(messages::did_you_mean),
+                    )
+                    .note(messages::TOOL_KEYS),
+            );
+            continue;
+        }
         let slot = match key_name.as_str() {
             "name" | "description" | "parameters" => continue,
             "title" => {
@@ -168,11 +169,9 @@ fn parse_tool_hints(
             "idempotent" => 2,
             "openWorld" => 3,
             other => {
-                diags.push(
-                    Builder::new(Code::UnknownToolKey, messages::unknown_tool_key(other, tool))
-                        .at(doc.span(key))
-                        .help_opt(crate::diagnostic::did_you_mean(other, TOOL_KEYS).map(messages::did_you_mean))
-                        .note(messages::TOOL_KEYS),
+                debug_assert!(
+                    false,
+                    "crate::fields::TOOL has `{other}`, which parse_tool_hints does not read"
                 );
                 continue;
             }
