@@ -37,25 +37,32 @@ pub(crate) fn run(
             .preset(preset.into())
             .result_format(format)
     })?;
-    let called = call_on(&mut session, tool, arguments, false);
-    // An error result (status 1) is a call that ran; a usage error (2) is not.
-    if state && called.as_ref().map_or_else(|failure| failure.status == 1, |()| true) {
-        print_state(&session);
-    }
-    called
+    call_then_state(&mut session, tool, arguments, false, state)
 }
 
-/// The session's state, as `--state` prints it after the result: `SessionState` as pretty
-/// JSON (the loaded skills, the toolsets in reach and why, the history of loads).
-fn print_state(session: &Session) {
-    let state = serde_json::to_string_pretty(&session.state()).expect("a session state serialises");
-    outln!("{state}");
+/// [`call_on`], then, with `state` (`--state`), the session's state printed after the result:
+/// `SessionState` as pretty JSON (the loaded skills, the toolsets in reach and why, the
+/// history of loads). Not after a usage error (status 2): the call did not run.
+pub(crate) fn call_then_state(
+    session: &mut Session,
+    tool: &str,
+    arguments: Option<&str>,
+    domain: bool,
+    state: bool,
+) -> Result<(), Failure> {
+    let called = call_on(session, tool, arguments, domain);
+    // An error result (status 1) is a call that ran.
+    if state && called.as_ref().map_or_else(|failure| failure.status == 1, |()| true) {
+        let state = serde_json::to_string_pretty(&session.state()).expect("a session state serialises");
+        outln!("{state}");
+    }
+    called
 }
 
 /// Calls `tool` on `session` and prints its result as the model reads it; meta-tools only
 /// unless `domain` (a program with the tools' implementations). An error result is printed
 /// too, and exits with status 1.
-pub(crate) fn call_on(session: &mut Session, tool: &str, arguments: Option<&str>, domain: bool) -> Result<(), Failure> {
+fn call_on(session: &mut Session, tool: &str, arguments: Option<&str>, domain: bool) -> Result<(), Failure> {
     let meta: Vec<&str> = session
         .tools()
         .iter()

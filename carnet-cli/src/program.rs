@@ -81,6 +81,10 @@ enum ProgramCommand {
         /// A skill to load first (repeatable, in order), so its tools can be called.
         #[arg(long = "load", value_name = "SKILL")]
         load: Vec<String>,
+        /// Then print the session's state as JSON: the loaded skills, every toolset in reach
+        /// and why, and the history of loads (when, by which call).
+        #[arg(long)]
+        state: bool,
     },
     /// Tokens (o200k) per model call of a conversation loading some skills, against sending
     /// everything up front, and what loading each skill costs.
@@ -182,9 +186,10 @@ fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
             tool,
             arguments,
             load,
+            state,
         } => {
             let mut session = crate::prompt::session_on(carnet, agent, load)?;
-            crate::call::call_on(&mut session, tool, arguments.as_deref(), true)
+            crate::call::call_then_state(&mut session, tool, arguments.as_deref(), true, *state)
         }
         ProgramCommand::Stats {
             agent,
