@@ -70,8 +70,10 @@ pub(crate) enum Command {
         dir: Option<PathBuf>,
     },
     /// Create a Cargo crate that builds, runs and tests at once: the content `init`
-    /// scaffolds, a build script, its toolset bound in Rust, a conversation with a scripted
-    /// model in `main`, a test with `carnet::testing`.
+    /// scaffolds, a build script, its toolset bound in Rust, a `main` that is the agent's own
+    /// command line (`cargo run -- tools assistant`: the tools with their real schemas), a
+    /// conversation with a scripted model (`cargo run --example conversation`), a test with
+    /// `carnet::testing`.
     New {
         /// The crate's name (its folder too, unless `--path`).
         name: String,
@@ -120,9 +122,10 @@ pub(crate) enum Command {
     },
     /// Print the tool list AGENT's model receives, after loading the given skills.
     ///
-    /// Domain tools are shown with the schema the manifest can give: any object. Their real
-    /// input schemas come from the Rust functions bound with `#[carnet::toolset]`, which this
-    /// command cannot see.
+    /// Domain tools implemented in Rust are shown with the schema the manifest can give: any
+    /// object, said on stderr and as `"inputSchemaKnown": false`. Their real input schemas
+    /// come from the functions bound with `#[carnet::toolset]`: the crate's own program
+    /// (`carnet::cli::run`) shows them, with the command stderr names.
     Tools {
         /// The agent.
         agent: String,
@@ -273,12 +276,12 @@ pub(crate) enum Command {
     /// Remote toolsets: the MCP servers behind toolsets with an `mcp:` block.
     #[command(subcommand)]
     Mcp(McpCommand),
-    /// Bring content made elsewhere into the carnet directory.
-    #[command(subcommand)]
-    Import(ImportCommand),
     /// Remote agents: the A2A agents behind toolsets with an `a2a:` block.
     #[command(subcommand)]
     A2a(A2aCommand),
+    /// Bring content made elsewhere into the carnet directory.
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Print the A2A 1.0 agent card of AGENT (what `serve-mcp --http` serves at
     /// `/.well-known/agent-card.json`; with `--a2a`, what `serve-a2a` serves).
     Card {
@@ -327,9 +330,6 @@ pub(crate) enum McpCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub(crate) enum ImportCommand {
-    /// Turn the `mcpServers` JSON of Claude Desktop, Cursor, VS Code (`servers`) and others
-#[derive(Debug, Subcommand)]
 pub(crate) enum A2aCommand {
     /// Read each remote agent's card and write its pin (`a2a.lock.json` beside its
     /// TOOLSET.md: its skills as tools; deterministic, commit it). The build checks the
@@ -347,6 +347,9 @@ pub(crate) enum A2aCommand {
     },
 }
 
+#[derive(Debug, Subcommand)]
+pub(crate) enum ImportCommand {
+    /// Turn the `mcpServers` JSON of Claude Desktop, Cursor, VS Code (`servers`) and others
     /// into one remote toolset and one skill per server, then pin each server. Never
     /// overwrites a file: a server whose files exist is skipped.
     #[command(name = "mcp-config")]

@@ -47,6 +47,7 @@ mod serve_a2a;
 mod show;
 mod stats;
 mod tools;
+mod unseen;
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -360,7 +361,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 strict: *strict,
                 name_enums: !*no_name_enums,
             };
-            tools::run(&manifest, agent, load, *provider, options)
+            tools::run(&manifest, carnet_dir(cli), agent, load, *provider, options)
         }
         Command::Call {
             agent,
@@ -373,6 +374,15 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             state,
         } => {
             let (_, manifest) = checked(cli)?;
+            unseen::warn_call(
+                &manifest,
+                carnet_dir(cli),
+                agent,
+                tool,
+                arguments.as_deref(),
+                load,
+                *mode,
+            );
             call::run(
                 &manifest,
                 agent,
@@ -398,6 +408,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             }
             stats::run(
                 &manifest,
+                carnet_dir(cli),
                 agent.as_deref(),
                 load,
                 (*mode).into(),
@@ -413,6 +424,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             explain,
         } => {
             let (_, manifest) = checked(cli)?;
+            unseen::warn_search(&manifest, carnet_dir(cli), agent, query);
             call::search(&manifest, agent, query, *limit, *explain, cli.format == Format::Json)
         }
         Command::ServeMcp {
@@ -424,7 +436,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             http_options,
         } => {
             let (_, manifest) = checked(cli)?;
-            serve::run(&manifest, agent, *mode, *preset, http.as_deref(), vars, http_options)
+            serve::run(
+                &manifest,
+                carnet_dir(cli),
+                agent,
+                *mode,
+                *preset,
+                http.as_deref(),
+                vars,
+                http_options,
+            )
         }
         Command::Mcp(McpCommand::Pin {
             toolsets,
@@ -475,6 +496,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             show::run(&manifest, *kind, name, cli.format == Format::Json)
         }
     }
+}
+
+/// The carnet directory the manifest was read from (none with `--manifest`).
+fn carnet_dir(cli: &Cli) -> Option<&Path> {
+    cli.manifest.is_none().then_some(cli.dir.as_path())
 }
 
 /// The agent named `name`, or every agent when no name is given.

@@ -29,18 +29,20 @@ use clap::Subcommand;
 use crate::Failure;
 use crate::serve::HttpOptions;
 use crate::tools::Provider;
+use crate::unseen::Source;
 
 /// The commands of an author's program.
 #[derive(Debug, clap::Parser)]
 #[command(
     about = "What this agent's model gets and does: its prompt, its tools with their real schemas, \
              tool calls run by this program's implementations, token counts, an MCP server, an A2A server",
-    disable_version_flag = true
+    disable_version_flag = true,
+    arg_required_else_help = true
 )]
 struct Program {
     #[command(subcommand)]
     command: ProgramCommand,
-    /// Print data as JSON (`stats`).
+    /// Print data as JSON (`stats`, `search`).
     #[arg(long, global = true)]
     json: bool,
 }
@@ -97,6 +99,17 @@ enum ProgramCommand {
         /// Leave out what loading each skill costs.
         #[arg(long)]
         no_skill_costs: bool,
+    },
+    /// The tools the agent can reach, ranked for a query by this program's search index (the
+    /// one `searchTools` ranks with, holding the parameters of the tools written in Rust).
+    Search {
+        /// The agent.
+        agent: String,
+        /// What the tool should do, in a few words.
+        query: String,
+        /// The most tools to print (1 to 50).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=50))]
+        limit: u64,
     },
     /// Serves the agent over MCP on stdio, or over streamable HTTP at a loopback address.
     ServeMcp {
@@ -179,7 +192,7 @@ fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
             strict,
         } => {
             let session = crate::prompt::session_on(carnet, agent, load)?;
-            crate::tools::print_tools(&session, *provider, *strict)
+            crate::tools::print_tools(&session, Source::Program, agent, load, *provider, *strict)
         }
         ProgramCommand::Call {
             agent,
@@ -195,7 +208,16 @@ fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
             agent,
             load,
             no_skill_costs,
-        } => crate::stats::report(carnet, agent.as_deref(), load, !no_skill_costs, 0.1, program.json),
+        } => crate::stats::report(
+            carnet,
+            Source::Program,
+            agent.as_deref(),
+            load,
+            !no_skill_costs,
+            0.1,
+            program.json,
+        ),
+        ProgramCommand::Search { agent, query, limit } => search(carnet, agent, query, *limit, program.json),
         ProgramCommand::ServeMcp {
             agent,
             http,
@@ -211,4 +233,92 @@ fn execute(carnet: &Carnet, program: &Program) -> Result<(), Failure> {
             crate::serve_a2a::serve_on(carnet, agent, options, "tools run with this program's implementations")
         }
     }
+}
+
+/// `search`: the agent's reachable tools ranked for `query` by the engine's index, as
+/// `searchTools` ranks them; a table, or `[{"name", "toolset", "score"}]` with `--json`.
+fn search(carnet: &Carnet, agent: &str, query: &str, limit: u64, as_json: bool) -> Result<(), Failure> {
+    let manifest = carnet.manifest();
+    let entry = manifest
+        .agent(agent)
+        .ok_or_else(|| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?;
+    if query.trim().is_empty() {
+        return Err(Failure::usage(
+            "error: the query is empty: describe what the tool should do in a few words",
+        ));
+    }
+    let reachable = crate::unseen::reachable_toolsets(manifest, entry);
+    // The index numbers the tools in the manifest's order.
+    let tools: Vec<(&str, &str)> = manifest
+        .toolsets
+        .iter()
+        .flat_map(|t| t.tools.iter().map(move |tool| (&*t.name, &*tool.name)))
+        .collect();
+    let limit = usize::try_from(limit).unwrap_or(8);
+    let built;
+    let index = if carnet.search_index().tools() as usize == tools.len() {
+        carnet.search_index()
+    } else {
+        built = index_of(carnet);
+        &built
+    };
+    let hits = index.search(query, limit, |n| {
+        tools
+            .get(n as usize)
+            .is_some_and(|(toolset, _)| reachable.contains(toolset))
+    });
+    let hits: Vec<(&str, &str, f32)> = hits
+        .iter()
+        .filter_map(|hit| tools.get(hit.tool as usize).map(|(t, name)| (*name, *t, hit.score)))
+        .collect();
+    if as_json {
+        let value: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|(name, toolset, score)| {
+                serde_json::json!({"name": name, "toolset": toolset, "score": (f64::from(*score) * 1000.0).round() / 1000.0})
+            })
+            .collect();
+        outln!("{}", serde_json::Value::Array(value));
+        return Ok(());
+    }
+    if hits.is_empty() {
+        outln!("no tool of agent `{agent}` matches `{query}`");
+        return Ok(());
+    }
+    let width = hits.iter().map(|(name, ..)| name.len()).max().unwrap_or(4).max(4);
+    outln!("{:<width$}  {:>6}  toolset", "tool", "score");
+    for (name, toolset, score) in hits {
+        outln!("{name:<width$}  {score:>6.2}  {toolset}");
+    }
+    Ok(())
+}
+
+/// The search index an engine offering `searchTools` builds, for an engine without it: the
+/// manifest's, and what only the program knows, the parameters of the tools written in Rust
+/// (their input schemas' properties) and the doc comment of those the manifest does not
+/// describe.
+fn index_of(carnet: &Carnet) -> carnet_runtime::search::SearchIndex {
+    use carnet_runtime::search::{Field, SearchIndex, for_each_parameter};
+    let manifest = carnet.manifest();
+    let mut index = SearchIndex::build(manifest);
+    let declared = manifest
+        .toolsets
+        .iter()
+        .flat_map(|t| t.tools.iter().map(move |tool| (t, tool)));
+    for (number, (toolset, tool)) in (0_u32..).zip(declared) {
+        if toolset.mcp.is_some() || tool.remote.is_some() {
+            continue;
+        }
+        let Some(spec) = carnet
+            .domain_tools_named(&tool.name)
+            .find(|spec| spec.toolset.as_deref() == Some(&*toolset.name))
+        else {
+            continue;
+        };
+        if tool.description.is_empty() {
+            index.add(number, Field::Description, &spec.description);
+        }
+        for_each_parameter(&spec.input_schema, |text| index.add(number, Field::Parameter, text));
+    }
+    index
 }

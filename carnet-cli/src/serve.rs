@@ -13,15 +13,20 @@ use carnet_runtime::{Carnet, ExposureMode, Manifest};
 
 use crate::Failure;
 use crate::tools::Mode;
+use crate::unseen::{Source, Unseen};
 
 /// Serves `agent` over stdio, or over streamable HTTP at `http` (a loopback address), until
 /// the client disconnects (stdio) or the process is interrupted (HTTP).
 ///
 /// Content read at run time has no Rust functions behind its domain tools: they are listed
-/// and can be loaded, but calling one returns an error result saying so. Skills, toolsets,
-/// tools and skill files load as usual.
+/// and can be loaded, but calling one returns an error result saying so (and stderr says it
+/// when the server starts, with the command serving them from the author's program).
+/// Skills, toolsets, tools and skill files load as usual.
+// One parameter per flag of `carnet serve-mcp`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     manifest: &Manifest,
+    dir: Option<&std::path::Path>,
     agent: &str,
     mode: Mode,
     preset: crate::tools::PresetArg,
@@ -42,9 +47,20 @@ pub(crate) fn run(
         .preset(preset.into())
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
-    let note = "remote toolsets' tools are called on their MCP servers; other domain tools have no Rust \
-                implementation here: they can be loaded, and calling one returns an error result; bind them \
-                with `#[carnet::toolset]` and `carnet::mcp` to run them";
+    if let Some(a) = manifest.agent(agent) {
+        let unseen = Unseen::reachable(manifest, Source::Markdown(dir), a);
+        let mut args = vec!["serve-mcp", agent];
+        if let Some(http) = http {
+            args.extend(["--http", http]);
+        }
+        unseen.warn(
+            "this server lists them with the schema `{\"type\": \"object\", \"additionalProperties\": true}`, \
+             and calling one returns an error result",
+            &unseen.command(&args),
+        );
+    }
+    let note = "remote toolsets' tools are called on their MCP servers; tools implemented in Rust can be \
+                loaded, not run";
     serve_on(&carnet, agent, http, options, note)
 }
 

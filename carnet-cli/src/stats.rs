@@ -9,6 +9,7 @@ use carnet_runtime::{Carnet, ExposureMode, Manifest, MetaTool, Preset, block_on}
 use serde_json::{Value, json};
 
 use crate::Failure;
+use crate::unseen::{Source, Unseen};
 
 /// One model call of the conversation: a turn after the loads so far.
 pub(crate) struct Turn {
@@ -60,8 +61,11 @@ impl RoundTrip {
     }
 }
 
+// One parameter per flag of `carnet stats`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     manifest: &Manifest,
+    dir: Option<&std::path::Path>,
     agent: Option<&str>,
     load: &[String],
     mode: ExposureMode,
@@ -74,7 +78,15 @@ pub(crate) fn run(
         .mode(mode)
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
-    report(&carnet, agent, load, skill_costs, cached_price, as_json)
+    report(
+        &carnet,
+        Source::Markdown(dir),
+        agent,
+        load,
+        skill_costs,
+        cached_price,
+        as_json,
+    )
 }
 
 /// `--cached-price`: a share of the uncached price, from 0 to 1.
@@ -98,8 +110,11 @@ fn effective(turns: &[Turn], cached_price: f64) -> f64 {
 
 /// [`run`] over an engine as built (its mode, its tools' schemas): what `carnet stats` and
 /// a program's `stats` ([`crate::program`]) print.
+/// From markdown, the counts leave out the real schemas of the tools implemented in Rust:
+/// said on stderr and in each agent's `unknownInputSchemas`.
 pub(crate) fn report(
     carnet: &Carnet,
+    source: Source<'_>,
     agent: Option<&str>,
     load: &[String],
     skill_costs: bool,
@@ -113,6 +128,19 @@ pub(crate) fn report(
     let mut text = String::new();
     for agent in agents {
         let name = &*agent.name;
+        let unseen = Unseen::reachable(manifest, source, agent);
+        let mut args = vec!["stats", name];
+        for skill in load {
+            args.extend(["--load", skill]);
+        }
+        let truth = unseen.command(&args);
+        unseen.warn(
+            &format!(
+                "the counts for agent `{name}` take their schemas as `{{\"type\": \"object\", \"additionalProperties\": true}}` \
+                 and are lower than what its model is sent"
+            ),
+            &truth,
+        );
         let turns = conversation(carnet, name, load)?;
         let conversation: usize = turns.iter().map(Turn::total).sum();
         let stable: usize = turns.iter().map(|t| t.stable).sum();
@@ -170,6 +198,7 @@ pub(crate) fn report(
             reports.push(json!({
                 "advice": advice,
                 "agent": name,
+                "unknownInputSchemas": unseen.json(&truth),
                 "encoding": "o200k_base",
                 "mode": mode.name(),
                 "turns": turns.iter().map(|t| json!({

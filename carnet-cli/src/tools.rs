@@ -8,6 +8,7 @@ use clap::ValueEnum;
 use serde_json::{Value, json};
 
 use crate::Failure;
+use crate::unseen::{Source, Unseen};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Provider {
@@ -81,6 +82,7 @@ pub(crate) struct Options {
 
 pub(crate) fn run(
     manifest: &Manifest,
+    dir: Option<&std::path::Path>,
     agent: &str,
     load: &[String],
     provider: Option<Provider>,
@@ -98,12 +100,42 @@ pub(crate) fn run(
     let session = crate::prompt::session(manifest, agent, load, |b| {
         b.mode(mode).preset(options.preset.into()).prompt_options(prompt)
     })?;
-    print_tools(&session, provider, options.strict)
+    let source = Source::Markdown(dir);
+    print_tools(&session, source, agent, load, provider, options.strict)
 }
 
 /// The tools `session` gives its model, in `provider`'s format (carnet's own without one).
-pub(crate) fn print_tools(session: &Session, provider: Option<Provider>, strict: bool) -> Result<(), Failure> {
+/// From markdown, the tools implemented in Rust are said on stderr and, in carnet's own
+/// format, marked `"inputSchemaKnown": false`.
+pub(crate) fn print_tools(
+    session: &Session,
+    source: Source<'_>,
+    agent: &str,
+    load: &[String],
+    provider: Option<Provider>,
+    strict: bool,
+) -> Result<(), Failure> {
     let specs = session.tools();
+    let domain = specs
+        .iter()
+        .filter(|t| t.kind != ToolKind::Meta)
+        .map(|t| t.name.as_str());
+    let unseen = Unseen::among(session.carnet().manifest(), source, domain);
+    let mut args = vec!["tools", agent];
+    for skill in load {
+        args.extend(["--load", skill]);
+    }
+    let provider_name = provider.and_then(|p| p.to_possible_value());
+    if let Some(name) = &provider_name {
+        args.extend(["--provider", name.get_name()]);
+    }
+    if strict {
+        args.push("--strict");
+    }
+    unseen.warn(
+        "they are shown with the schema `{\"type\": \"object\", \"additionalProperties\": true}`, not theirs",
+        &unseen.command(&args),
+    );
     let options = openai::Options { strict };
     let manifest = session.carnet().manifest();
     if let Some(provider) = provider.filter(|&p| session.carnet().mode().keeps_prefix() && p != Provider::Mcp) {
@@ -121,6 +153,7 @@ pub(crate) fn print_tools(session: &Session, provider: Option<Provider>, strict:
                         "inputSchema": *t.input_schema,
                         "kind": if t.kind == ToolKind::Meta { "meta" } else { "domain" },
                         "toolset": t.toolset,
+                        "inputSchemaKnown": !unseen.tools.contains(&t.name),
                     })
                 })
                 .collect(),

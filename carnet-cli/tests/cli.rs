@@ -630,7 +630,16 @@ fn serve_mcp_serves_the_meta_tools_over_stdio_and_says_domain_tools_have_no_impl
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     let note = stderr(&output);
-    assert!(note.contains("domain tools have no Rust implementation here"), "{note}");
+    assert!(
+        note.contains("tools implemented in Rust can be loaded, not run"),
+        "{note}"
+    );
+    // Which ones, and the command serving them from the author's program (issue 54).
+    assert!(note.contains("11 tools (`filterByDate`, `filterByDomain`"), "{note}");
+    assert!(
+        note.contains("-- serve-mcp researcher\n") || note.ends_with("-- serve-mcp researcher"),
+        "{note}"
+    );
 }
 
 #[test]

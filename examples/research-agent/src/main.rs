@@ -19,13 +19,20 @@ use research_agent::manifest::{MANIFEST, agents};
 use research_agent::policy::{ScriptedResearcher, question};
 use research_agent::tools;
 
+/// `text` on one line, at most `width` characters and an ellipsis, cut after a space or a
+/// comma in its second half (else where the width ends: JSON has long unbroken runs).
 fn short(text: &str, width: usize) -> String {
     let one_line = text.replace('\n', " ");
     if one_line.chars().count() <= width {
-        one_line
-    } else {
-        format!("{}…", one_line.chars().take(width).collect::<String>())
+        return one_line;
     }
+    let end = one_line.char_indices().nth(width).map_or(one_line.len(), |(i, _)| i);
+    let head = &one_line[..end];
+    let cut = head
+        .rfind([' ', ','])
+        .filter(|&i| i >= end / 2)
+        .map_or(head, |i| head[..=i].trim_end());
+    format!("{cut}…")
 }
 
 mod live;
@@ -42,7 +49,7 @@ fn main() -> ExitCode {
     // program's engine, its tools' implementations and schemas.
     if matches!(
         args[0].as_str(),
-        "prompt" | "tools" | "call" | "stats" | "serve-mcp" | "help"
+        "prompt" | "tools" | "call" | "stats" | "search" | "serve-mcp" | "serve-a2a" | "help"
     ) {
         let carnet = Carnet::new(&MANIFEST, tools::toolsets())
             .build()
@@ -74,6 +81,10 @@ fn offline() {
     let baseline = carnet.everything_up_front(agents::RESEARCHER);
     let up_front = tokens::context(&baseline.system_prompt, &baseline.tools).total();
 
+    println!(
+        "The model here is scripted: `ScriptedResearcher` (src/policy.rs) plays a fixed script, offline, with no \
+         API key. `--model openai:NAME`, `anthropic:NAME` or `gemini:NAME` runs a real one (`--help`).\n"
+    );
     println!(
         "agent `researcher`, {} skills, {} tools in all\n",
         MANIFEST.skills.len(),

@@ -41,6 +41,9 @@ fn tools_carry_the_real_schemas() {
     );
     assert_eq!(search["inputSchema"]["required"], json!(["query"]));
     assert!(tools.to_string().contains("\"analyzeStatistics\""));
+    // The program knows every schema: nothing to flag, no note (issue 54).
+    assert!(tools.as_array().unwrap().iter().all(|t| t["inputSchemaKnown"] == true));
+    assert!(!stderr(&output).contains("implemented in Rust"), "{}", stderr(&output));
 
     let anthropic = agent(&["tools", "researcher", "--provider", "anthropic"]);
     assert!(anthropic.status.success(), "{}", stderr(&anthropic));
@@ -83,6 +86,29 @@ fn call_runs_domain_tools_with_their_implementations() {
     assert!(stats["mean"].as_f64().is_some(), "{stats}");
 }
 
+/// `search`: the ranking of the program's own index, which holds the parameters of the
+/// tools written in Rust (the `carnet` binary's ranking cannot, and says so).
+#[test]
+fn search_ranks_with_the_programs_index() {
+    let output = agent(&["search", "researcher", "chart a column", "--limit", "3", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let hits: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 3, "{hits:?}");
+    assert_eq!(hits[0]["name"], "visualizeData", "{hits:?}");
+    assert!(
+        hits.windows(2)
+            .all(|w| w[0]["score"].as_f64() >= w[1]["score"].as_f64())
+    );
+
+    let table = agent(&["search", "researcher", "chart a column"]);
+    assert!(stdout(&table).starts_with("tool "), "{}", stdout(&table));
+    let empty = agent(&["search", "researcher", "  "]);
+    assert_eq!(empty.status.code(), Some(2));
+    let unknown = agent(&["search", "nobody", "chart"]);
+    assert_eq!(unknown.status.code(), Some(2));
+}
+
 #[test]
 fn prompt_stats_help_and_mistakes() {
     let prompt = agent(&["prompt", "researcher", "--load", "dataAnalysis"]);
@@ -101,10 +127,11 @@ fn prompt_stats_help_and_mistakes() {
     assert_eq!(report[0]["turns"].as_array().unwrap().len(), 2);
     // This catalog is large enough for progressive loading to pay: no advice.
     assert_eq!(report[0]["advice"], Value::Null);
+    assert_eq!(report[0]["unknownInputSchemas"], Value::Null);
 
     let help = agent(&["help"]);
     assert!(help.status.success());
-    for command in ["prompt", "tools", "call", "stats", "serve-mcp"] {
+    for command in ["prompt", "tools", "call", "stats", "search", "serve-mcp"] {
         assert!(stdout(&help).contains(command), "{}", stdout(&help));
     }
     let unknown = agent(&["tools", "reseacher"]);

@@ -10,6 +10,24 @@ use serde::{Deserialize, Serialize};
 
 use super::words;
 
+/// The most characters of a document a hit quotes.
+const SNIPPET_CHARS: usize = 120;
+
+/// The start of `text`, at most `max` characters and an ellipsis: cut after the last
+/// sentence that fits when one does, else at the last space; a text that fits stays whole.
+pub(crate) fn snippet(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let head = &text[..end];
+    if let Some(i) = head.rfind(". ") {
+        return format!("{} …", &head[..=i]);
+    }
+    let cut = head.rfind(char::is_whitespace).map_or(head, |i| &head[..i]);
+    format!("{}…", cut.trim_end_matches([',', ';', ':']))
+}
+
 /// A search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Hit {
@@ -136,7 +154,7 @@ fn search(query: &Query, limit: usize) -> Vec<Hit> {
                 title: d.title.clone(),
                 domain: domain(d),
                 date: d.date.clone(),
-                snippet: d.text.chars().take(120).collect(),
+                snippet: snippet(&d.text, SNIPPET_CHARS),
                 score: (score * 1000.0).round() / 1000.0,
             })
         })
@@ -207,5 +225,25 @@ pub mod search {
         hits.into_iter()
             .filter(|h| h.title.to_lowercase().contains(&term) || h.snippet.to_lowercase().contains(&term))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snippet;
+
+    #[test]
+    fn snippets_end_on_a_word_or_a_sentence() {
+        let text = "Lithium iron phosphate battery storage costs fell below 100 dollars per kilowatt hour, \
+                    making solar plus storage competitive with gas peakers.";
+        assert_eq!(
+            snippet(text, 120),
+            "Lithium iron phosphate battery storage costs fell below 100 dollars per kilowatt hour, \
+             making solar plus storage…"
+        );
+        assert_eq!(snippet("Short. Second sentence here.", 20), "Short. …");
+        assert_eq!(snippet("Fits whole.", 20), "Fits whole.");
+        assert_eq!(snippet("Unbroken-word-longer-than-the-limit", 10), "Unbroken-w…");
+        assert_eq!(snippet("é ü ö ä ß", 3), "é…");
     }
 }
