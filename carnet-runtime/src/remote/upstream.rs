@@ -3,192 +3,24 @@
 //! the pin on connect and on `notifications/tools/list_changed`, restarted with backoff
 //! after a crash or a hang.
 
-// MCP 2026-07-28 deprecates logging and sampling (SEP-2577); the 2025 revisions, which
-// carnet serves and relays, still have them.
-#![expect(deprecated, reason = "logging and sampling of the 2025 revisions")]
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode, Implementation, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ServerResult,
-};
-use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ErrorData, Peer};
+use rmcp::Peer;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 
 use super::server::{Server, ServerError};
 use crate::engine::options::{DriftPolicy, RemoteOptions};
-use crate::relay::{self, Host};
+use crate::relay;
+use relayed::Calls;
+pub(crate) use relayed::Handler;
 
-/// The calls in flight on one server, each with the host connection that made it (when it
-/// came through an MCP server), by the progress token carnet gave it upstream.
-#[derive(Default)]
-pub(crate) struct Calls {
-    /// By the progress token of the call upstream (rmcp gives every request one), as JSON.
-    hosts: std::sync::Mutex<HashMap<String, Arc<dyn Host>>>,
-}
-
-impl Calls {
-    /// Registers a call made by `host` under its `token` upstream: a guard that forgets it.
-    fn enter(self: &Arc<Self>, token: &ProgressToken, host: Arc<dyn Host>) -> CallGuard {
-        let token = serde_json::to_string(token).unwrap_or_default();
-        lock(&self.hosts).insert(token.clone(), host);
-        CallGuard {
-            calls: Arc::clone(self),
-            token,
-        }
-    }
-
-    /// The host of the call holding `token`.
-    fn host_of(&self, token: &Value) -> Option<Arc<dyn Host>> {
-        lock(&self.hosts).get(&token.to_string()).cloned()
-    }
-
-    /// The host of the one call in flight, if exactly one is: what the server sends without
-    /// naming a call (log messages, sampling and elicitation requests) can only be
-    /// attributed then, and is not relayed otherwise (it would reach the wrong host).
-    fn only_host(&self) -> Result<Arc<dyn Host>, usize> {
-        let hosts = lock(&self.hosts);
-        match hosts.len() {
-            1 => Ok(hosts.values().next().cloned().ok_or(0usize)?),
-            n => Err(n),
-        }
-    }
-}
-
-/// Forgets its call when dropped (the call ended, or was abandoned).
-struct CallGuard {
-    calls: Arc<Calls>,
-    token: String,
-}
-
-impl Drop for CallGuard {
-    fn drop(&mut self) {
-        lock(&self.calls.hosts).remove(&self.token);
-    }
-}
-
-/// Tells the connection its tool list changed upstream, and relays to the hosts of the calls
-/// in flight what the server sends them ([`crate::relay`]).
-#[derive(Clone)]
-pub(crate) struct Handler {
-    stale: Arc<AtomicBool>,
-    calls: Arc<Calls>,
-}
-
-impl Handler {
-    pub(crate) fn new(stale: Arc<AtomicBool>) -> Self {
-        Handler {
-            stale,
-            calls: Arc::default(),
-        }
-    }
-
-    /// Relays request `method` of the server to the host of the one call in flight, when it
-    /// declared `capability`.
-    async fn relay_request(&self, method: &'static str, capability: &str, params: Value) -> Result<Value, ErrorData> {
-        let host = self.calls.only_host().map_err(|calls| {
-            ErrorData::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("carnet cannot tell which of its {calls} calls in flight this `{method}` belongs to"),
-                None,
-            )
-        })?;
-        if !host.declares(capability) {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("the client did not declare the `{capability}` capability"),
-                None,
-            ));
-        }
-        host.request(method, params)
-            .await
-            .map_err(|e| ErrorData::new(ErrorCode(e.code), e.message, None))
-    }
-}
-
-/// `value` as the rmcp type `T`, or an internal error naming `what`.
-fn parsed<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result<T, ErrorData> {
-    serde_json::from_value(value).map_err(|e| {
-        ErrorData::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("the client's {what} cannot be read: {e}"),
-            None,
-        )
-    })
-}
-
-impl ClientHandler for Handler {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.stale.store(true, Ordering::Release);
-    }
-
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        let Ok(mut params) = serde_json::to_value(params) else {
-            return;
-        };
-        let Some(host) = self.calls.host_of(&params["progressToken"]) else {
-            return;
-        };
-        // Under the host's own token, or not at all (it asked for none).
-        let Some(token) = host.progress_token() else { return };
-        params["progressToken"] = token;
-        host.notify("notifications/progress", params).await;
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let Ok(params) = serde_json::to_value(params) else {
-            return;
-        };
-        let Ok(host) = self.calls.only_host() else {
-            return;
-        };
-        let rank = params["level"].as_str().and_then(relay::log_rank);
-        if let (Some(rank), Some(wanted)) = (rank, host.log_level())
-            && rank >= wanted
-        {
-            host.notify("notifications/message", params).await;
-        }
-    }
-
-    async fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<CreateMessageResult, ErrorData> {
-        let params = serde_json::to_value(params).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let result = self.relay_request("sampling/createMessage", "sampling", params).await?;
-        parsed(result, "sampling result")
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        let params = serde_json::to_value(request).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let result = self.relay_request("elicitation/create", "elicitation", params).await?;
-        parsed(result, "elicitation result")
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        // Sampling and elicitation are relayed to the host of the call that needs them, and
-        // refused when that host did not declare them.
-        let capabilities = serde_json::from_value(json!({ "sampling": {}, "elicitation": { "form": {}, "url": {} } }))
-            .unwrap_or_default();
-        ClientConfig::new(capabilities, Implementation::new("carnet", env!("CARGO_PKG_VERSION")))
-    }
-}
+mod relayed;
 
 /// A server's child process: killed when dropped; `exited` once it is gone.
 pub(crate) struct ChildGuard {
@@ -529,7 +361,7 @@ impl Upstream {
         let call = async {
             match relay::current() {
                 None => peer.call_tool(params).await,
-                Some(host) => self.relayed(&peer, params, host).await,
+                Some(host) => relayed::call(&self.calls, &peer, params, host).await,
             }
         };
         match tokio::time::timeout(self.options.call_timeout, call).await {
@@ -572,29 +404,6 @@ impl Upstream {
                     code: "upstream_timeout",
                 })
             }
-        }
-    }
-}
-
-impl Upstream {
-    /// A call made through an MCP server, which has a host to relay to: what the server sends
-    /// for it (progress under the call's token, logs and requests while it is the only call in
-    /// flight) goes there, until the call ends.
-    async fn relayed(
-        &self,
-        peer: &Peer<RoleClient>,
-        params: CallToolRequestParams,
-        host: Arc<dyn Host>,
-    ) -> Result<CallToolResult, rmcp::ServiceError> {
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await?;
-        // rmcp gives the request its progress token: the call is known by it.
-        let _relayed = self.calls.enter(&handle.progress_token, host);
-        match handle.await_response().await? {
-            ServerResult::CallToolResult(result) => Ok(result),
-            _ => Err(rmcp::ServiceError::UnexpectedResponse),
         }
     }
 }
