@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""carnet's own fixture server for the MCP conformance suite's server scenarios, written with the
+official Python SDK's low-level server (`mcp` 2.3.0) and served over stdio.
+
+The suite (`@modelcontextprotocol/conformance`) calls tools, resources and prompts named
+`test_*` / `test://...`; the requirements of each are in the scenario descriptions inside the
+npm package (`dist/index.js`, "Server Implementation Requirements"). This server offers them so
+that the suite can be run against `carnet serve-mcp` with this server behind it as a remote
+toolset (tests/conformance/content): what the suite then judges is the gateway's pass-through.
+
+    python fixture.py        # stdio
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+# A 1x1 red PNG and a short silent WAV (generated below), as base64.
+RED_PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+
+
+def silent_wav(samples: int = 800, rate: int = 8000) -> str:
+    """A mono 8-bit WAV of `samples` silent samples."""
+    data = bytes([128]) * samples
+    header = b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVE"
+    fmt = b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate, 1, 8)
+    return base64.b64encode(header + fmt + b"data" + struct.pack("<I", len(data)) + data).decode()
+
+
+SCHEMA_2020_12 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+    },
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "additionalProperties": False,
+}
+
+NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def tool(name: str, description: str, schema: dict[str, Any] | None = None) -> types.Tool:
+    return types.Tool(name=name, description=description, input_schema=schema or NO_ARGUMENTS)
+
+
+TOOLS = [
+    tool("test_simple_text", "Returns one text block"),
+    tool("test_image_content", "Returns a PNG image"),
+    tool("test_audio_content", "Returns a WAV sound"),
+    tool("test_embedded_resource", "Returns an embedded text resource"),
+    tool("test_multiple_content_types", "Returns text, an image and an embedded resource"),
+    tool("test_tool_with_logging", "Logs three messages while it runs"),
+    tool("test_error_handling", "Always fails with a tool error"),
+    tool("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100"),
+    tool(
+        "test_sampling",
+        "Asks the client's model",
+        {"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]},
+    ),
+    tool(
+        "test_elicitation",
+        "Asks the user",
+        {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+    ),
+    tool("test_elicitation_sep1034_defaults", "Asks the user, with defaults for every primitive type"),
+    tool("test_elicitation_sep1330_enums", "Asks the user, with every kind of enum"),
+    tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features", SCHEMA_2020_12),
+]
+
+
+def text(value: str) -> types.TextContent:
+    return types.TextContent(type="text", text=value)
+
+
+def embedded(uri: str, value: str) -> types.EmbeddedResource:
+    return types.EmbeddedResource(
+        type="resource", resource=types.TextResourceContents(uri=uri, mime_type="text/plain", text=value)
+    )
+
+
+async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    name, arguments = params.name, params.arguments or {}
+    image = types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png")
+    if name == "test_simple_text":
+        return types.CallToolResult(content=[text("This is a simple text response for testing.")])
+    if name == "test_image_content":
+        return types.CallToolResult(content=[image])
+    if name == "test_audio_content":
+        return types.CallToolResult(content=[types.AudioContent(type="audio", data=silent_wav(), mime_type="audio/wav")])
+    if name == "test_embedded_resource":
+        return types.CallToolResult(content=[embedded("test://embedded-resource", "This is an embedded resource content.")])
+    if name == "test_multiple_content_types":
+        return types.CallToolResult(
+            content=[text("Multiple content types test:"), image, embedded("test://mixed-content-resource", '{"test": "data"}')]
+        )
+    if name == "test_tool_with_logging":
+        for i, message in enumerate(["Tool execution started", "Tool processing data", "Tool execution completed"]):
+            if i:
+                await anyio.sleep(0.05)
+            await ctx.session.send_log_message(
+                level="info", data=message, logger="fixture", related_request_id=ctx.request_id
+            )
+        return types.CallToolResult(content=[text("Tool with logging executed successfully")])
+    if name == "test_error_handling":
+        return types.CallToolResult(content=[text("This tool intentionally returns an error for testing")], is_error=True)
+    if name == "test_tool_with_progress":
+        meta = ctx.meta or {}
+        token = meta.get("progress_token", meta.get("progressToken"))
+        for i, progress in enumerate([0, 50, 100]):
+            if i:
+                await anyio.sleep(0.05)
+            if token is not None:
+                await ctx.session.send_progress_notification(
+                    progress_token=token, progress=progress, total=100, related_request_id=str(ctx.request_id)
+                )
+        return types.CallToolResult(content=[text("Tool with progress executed successfully")])
+    if name == "test_sampling":
+        result = await ctx.session.create_message(
+            messages=[types.SamplingMessage(role="user", content=text(str(arguments.get("prompt", ""))))],
+            max_tokens=100,
+            related_request_id=ctx.request_id,
+        )
+        answer = getattr(result.content, "text", json.dumps(result.model_dump(mode="json")))
+        return types.CallToolResult(content=[text(f"LLM response: {answer}")])
+    if name in ("test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums"):
+        schema = ELICITATION_SCHEMAS[name]
+        message = str(arguments.get("message", "Please review and update the form fields with defaults"))
+        result = await ctx.session.elicit(message=message, requested_schema=schema, related_request_id=ctx.request_id)
+        content = json.dumps(result.content or {}, sort_keys=True)
+        prefix = "User response" if name == "test_elicitation" else "Elicitation completed"
+        return types.CallToolResult(content=[text(f"{prefix}: action={result.action}, content={content}")])
+    if name == "json_schema_2020_12_tool":
+        return types.CallToolResult(content=[text(f"Received: {json.dumps(arguments, sort_keys=True)}")])
+    return types.CallToolResult(content=[text(f"unknown tool {name}")], is_error=True)
+
+
+ELICITATION_SCHEMAS: dict[str, dict[str, Any]] = {
+    "test_elicitation": {
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        },
+        "required": ["username", "email"],
+    },
+    "test_elicitation_sep1034_defaults": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": True},
+        },
+    },
+    "test_elicitation_sep1330_enums": {
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {
+                "type": "string",
+                "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"},
+                ],
+            },
+            "legacyEnum": {
+                "type": "string",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"],
+            },
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {
+                "type": "array",
+                "items": {
+                    "anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"},
+                    ]
+                },
+            },
+        },
+    },
+}
+
+
+async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=TOOLS)
+
+
+async def main() -> None:
+    server = Server("carnet-conformance-fixture", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+if __name__ == "__main__":
+    anyio.run(main)
