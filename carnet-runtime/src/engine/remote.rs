@@ -58,15 +58,22 @@ pub(super) fn bind_remote(
             servers.push(None);
             continue;
         }
+        // An A2A agent's toolset (`"protocol": "a2a"`, feature `remote-a2a`) or an MCP server's.
+        let a2a = toolset
+            .mcp
+            .as_deref()
+            .and_then(|m| serde_json::from_str::<Value>(m).ok())
+            .is_some_and(|m| m["protocol"] == "a2a");
+        let remote = if a2a { "A2A agent" } else { "MCP server" };
         if toolsets.iter().any(|t| t.toolset == toolset.name) {
             return Err(BuildError::RemoteToolset {
                 toolset: toolset.name.to_string(),
-                reason: "its MCP server implements it: give no Rust implementation".into(),
+                reason: format!("its {remote} implements it: give no Rust implementation"),
             });
         }
         #[cfg(feature = "remote")]
         {
-            let _ = allow_unimplemented;
+            let _ = (allow_unimplemented, a2a);
             let (implementation, server) = crate::remote::toolset_impl(toolset, options)?;
             implementations.push(implementation);
             servers.push(Some(server));
@@ -75,9 +82,10 @@ pub(super) fn bind_remote(
         {
             let _ = options;
             if !allow_unimplemented {
+                let feature = if a2a { "remote-a2a" } else { "remote" };
                 return Err(BuildError::RemoteToolset {
                     toolset: toolset.name.to_string(),
-                    reason: "calling its MCP server needs carnet's feature `remote`".into(),
+                    reason: format!("calling its {remote} needs carnet's feature `{feature}`"),
                 });
             }
             servers.push(None);
