@@ -9,16 +9,17 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${FUZZ_SECONDS:-20}"
-targets=(frontmatter config variables manifest_json tool_call mcp)
+targets=(frontmatter config variables manifest_json tool_call mcp a2a)
 if [ "$#" -gt 0 ]; then targets=("$@"); fi
 cargo +nightly fuzz build -O
 total=0
 for target in "${targets[@]}"; do
   mkdir -p "target/corpus/$target"
   log="target/fuzz-$target.log"
-  # The MCP target keeps its server and runtime in statics: LeakSanitizer would report them.
+  # The MCP and A2A targets keep their server and runtime in statics: LeakSanitizer would
+  # report them.
   leaks=1
-  if [ "$target" = mcp ]; then leaks=0; fi
+  if [ "$target" = mcp ] || [ "$target" = a2a ]; then leaks=0; fi
   if ! ASAN_OPTIONS="detect_leaks=$leaks" cargo +nightly fuzz run -O "$target" "target/corpus/$target" "seeds/$target" -- \
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -detect_leaks="$leaks" \
       >"$log" 2>&1; then
