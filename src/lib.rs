@@ -1,4 +1,64 @@
-#![doc = include_str!("../README.md")]
+//! Progressive disclosure for LLM agents, checked at compile time.
+//!
+//! An agent's model starts with a short catalog of skills and a few meta-tools (`loadSkill`,
+//! `loadSkillFile`, ...); it loads a skill's instructions when it needs them, and the skill's
+//! tools become callable only then. Agents, skills and toolsets are markdown, compiled by
+//! `build.rs` into typed Rust ([`carnet_codegen`](https://docs.rs/carnet-codegen)), and
+//! [`toolset`](macro@toolset) binds your functions to the tools the markdown declares.
+//!
+//! The guide ([getting started](https://github.com/carnet-rs/carnet/blob/main/docs/getting-started.md), the
+//! [content format](https://github.com/carnet-rs/carnet/blob/main/docs/reference/format.md), the [error index](https://github.com/carnet-rs/carnet/blob/main/docs/reference/errors.md),
+//! testing, models, MCP, A2A) is in the repository's [`docs/`](https://github.com/carnet-rs/carnet/blob/main/docs/introduction.md)
+//! (`mdbook build docs`).
+//!
+//! # Example
+//!
+//! Compiled content, the usual way (not a doctest: it needs a build script):
+//!
+//! ```rust,ignore
+//! // build.rs
+//! fn main() { carnet_codegen::compile("carnet").unwrap_or_else(|e| e.exit()) }
+//!
+//! // src/main.rs
+//! carnet::include_manifest!(); // mod manifest: MANIFEST, agents::*, skills::*, tools::*, Toolsets
+//!
+//! #[carnet::toolset("search-tools")]            // the name in toolsets/.../TOOLSET.md
+//! mod search {
+//!     #[carnet::tool]                           // binds to the declared tool `basicSearch`
+//!     pub async fn basic_search(query: String, limit: Option<u32>) -> Result<Vec<String>, String> { todo!() }
+//! }
+//!
+//! use manifest::{MANIFEST, Toolsets};
+//! let carnet = carnet::Carnet::new(&MANIFEST, Toolsets { search_tools: search::toolset() }) // forget one: compile error
+//!     .build()?;
+//! let mut session = carnet.session(manifest::agents::RESEARCHER);       // typo in a name: compile error
+//! ```
+//!
+//! The same engine over a manifest given at run time, as JSON:
+//!
+//! ```rust
+//! use carnet::tools::{ToolImpl, ToolsetImpl, block_on};
+//! use carnet::{Carnet, Manifest};
+//! use serde_json::json;
+//!
+//! let manifest = Manifest::from_json(r#"{
+//!   "agents": {"helper": {"name": "helper", "description": "Helps", "skills": ["math"], "prompt": "You help."}},
+//!   "skills": {"math": {"name": "math", "description": "Arithmetic", "toolsets": ["ops"], "content": "Use `add`."}},
+//!   "toolsets": {"ops": {"name": "ops", "description": "Operations", "content": "",
+//!                        "tools": [{"name": "add", "description": "Adds two integers"}]}}
+//! }"#)?;
+//! let add = ToolImpl::from_fn("add", json!({"type": "object", "required": ["x", "y"]}), |a| async move {
+//!     Ok(json!(a["x"].as_i64().unwrap_or(0) + a["y"].as_i64().unwrap_or(0)))
+//! });
+//! let carnet = Carnet::builder(&manifest).toolset(ToolsetImpl::new("ops", [add])).build()?;
+//!
+//! let mut session = carnet.session("helper")?;               // one per conversation
+//! assert!(session.system_prompt().contains("- **math**: Arithmetic"));   // the catalog
+//! assert!(block_on(session.call("add", json!({"x": 2, "y": 3}))).is_error); // not loaded yet
+//! block_on(session.call("loadSkill", json!({"skillName": "math"})));
+//! assert_eq!(block_on(session.call("add", json!({"x": 2, "y": 3}))).value, json!(5));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # The API
 //!
@@ -39,6 +99,7 @@
 //!   Chat Completions and Responses and every server that speaks them; Anthropic Messages;
 //!   Gemini's `generateContent`).
 //! - `otel`: `carnet::telemetry::otlp`, the spans exported over OTLP/HTTP.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The root: what an agent author uses on day one. `tests/api.rs` pins this list; a new root
 // item goes there too, everything else into a module below.
@@ -183,4 +244,40 @@ pub mod __private {
         SkillFile, SkillId, Tool, ToolError, ToolId, ToolImpl, Toolset, ToolsetId, ToolsetImpl, ToolsetOf,
     };
     pub use std::borrow::Cow;
+}
+
+/// The README's and the guide's Rust examples, compiled and run by `cargo test --doc` with
+/// the crate's real dependencies (`mdbook test` cannot see them). A page joins once its
+/// fences are labelled (rustdoc reads a bare ```` ``` ```` as Rust): `remote-toolsets.md` and
+/// `a2a.md` are not yet.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/getting-started.md")]
+    struct GettingStarted;
+    #[doc = include_str!("../docs/checks.md")]
+    struct Checks;
+    #[doc = include_str!("../docs/runtime.md")]
+    struct Runtime;
+    #[doc = include_str!("../docs/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../docs/models.md")]
+    struct Models;
+    #[doc = include_str!("../docs/own-loop.md")]
+    struct OwnLoop;
+    #[doc = include_str!("../docs/rig.md")]
+    struct Rig;
+    #[doc = include_str!("../docs/mcp-toolsets.md")]
+    struct McpToolsets;
+    #[doc = include_str!("../docs/serving.md")]
+    struct Serving;
+    #[doc = include_str!("../docs/telemetry.md")]
+    struct Telemetry;
+    #[doc = include_str!("../docs/cli.md")]
+    struct Cli;
+    #[doc = include_str!("../docs/build-cost.md")]
+    struct BuildCost;
+    #[doc = include_str!("../docs/differences.md")]
+    struct Differences;
 }

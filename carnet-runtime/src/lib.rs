@@ -3,6 +3,7 @@
 //! meta-tools, system prompts, variables, tool dispatch), tool names and provider formats.
 //!
 //! Most users depend on the `carnet` facade, which re-exports this crate.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "a2a")]
 pub mod a2a;
