@@ -1,6 +1,8 @@
 //! `carnet new NAME`: a Cargo crate that builds, runs and tests at once: the content
-//! `carnet init` scaffolds, a build script, the toolset bound in Rust, a `main` running a
-//! conversation offline with `carnet::testing`'s scripted model, and a test.
+//! `carnet init` scaffolds, a build script, the toolset bound in Rust, a `main` that is the
+//! agent's own command line (`carnet::cli`: `cargo run -- tools assistant` shows the tools'
+//! real schemas), a conversation offline with `carnet::testing`'s scripted model
+//! (`cargo run --example conversation`), and a test.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -62,14 +64,14 @@ fn cargo_toml(name: &str, checkout: Option<&Path>, standalone: bool) -> String {
         Some(checkout) => {
             let path = checkout.display().to_string().replace('\\', "/");
             (
-                format!("carnet = {{ path = \"{path}\", features = [\"testing\"] }}"),
+                format!("carnet = {{ path = \"{path}\""),
                 format!("carnet-codegen = {{ path = \"{path}/carnet-codegen\" }}"),
             )
         }
         None => {
             let version = env!("CARGO_PKG_VERSION");
             (
-                format!("carnet = {{ version = \"{version}\", features = [\"testing\"] }}"),
+                format!("carnet = {{ version = \"{version}\""),
                 format!("carnet-codegen = \"{version}\""),
             )
         }
@@ -87,9 +89,15 @@ edition = \"2024\"
 publish = false
 
 [dependencies]
-# `testing`: the scripted model `main` and the tests run the agent with, offline.
-# For a real model add \"openai\" or \"anthropic\" (and tokio, see src/main.rs).
-{carnet}
+# `cli`: `cargo run -- tools assistant`, `stats`, `call`, `serve-mcp`: the `carnet` commands
+# over this crate's engine, with its tools' real schemas and implementations (src/main.rs).
+# For a real model add \"openai\" or \"anthropic\" (and tokio, see examples/conversation.rs).
+{carnet}, features = [\"cli\"] }}
+
+[dev-dependencies]
+# `testing`: the scripted model the test and examples/conversation.rs run the agent with,
+# offline.
+{carnet}, features = [\"testing\"] }}
 serde_json = \"1\"
 
 [build-dependencies]
@@ -123,6 +131,29 @@ pub fn engine() -> carnet::Carnet {{
 
 fn main_rs(ident: &str) -> String {
     format!(
+        r#"//! The agent's command line: the `carnet` commands over this crate's engine, with its
+//! tools' real input schemas and implementations (`carnet::cli`, feature `cli`):
+//!
+//! ```text
+//! cargo run -- tools assistant --load note-taking    # the tools its model is offered
+//! cargo run -- call assistant addNote '{{"title": "Milk", "body": "2 l"}}' --load note-taking
+//! cargo run -- stats                                 # tokens per model call
+//! cargo run -- serve-mcp assistant                   # an MCP server on stdio
+//! ```
+//!
+//! A conversation with a scripted model, offline: `cargo run --example conversation`.
+//! The standalone `carnet` binary reads the markdown only: it shows these tools without
+//! their schemas and cannot run them.
+
+fn main() -> std::process::ExitCode {{
+    carnet::cli::run(&{ident}::engine())
+}}
+"#
+    )
+}
+
+fn conversation_rs(ident: &str) -> String {
+    format!(
         r#"//! A conversation with the agent, offline: a scripted model plays the model's part
 //! (`carnet::testing`), the engine, the session and the tools are the real ones. It prints
 //! what the model could call at each turn, its calls and their results.
@@ -149,6 +180,7 @@ fn main() {{
         .answer("Saved \"Groceries\"; searching for milk finds it.");
     let run = testing::run(&mut session, model, "Remember to buy eggs and milk.").expect("the script answers");
 
+    println!("The model here is scripted (carnet::testing::Scripted), not a real one.\n");
     println!("{{}}\n", run.turn(0).system);
     print!("{{}}", run.transcript());
 }}
@@ -220,6 +252,7 @@ pub(crate) fn run(name: &str, path: Option<&Path>, carnet_path: Option<&Path>) -
         ("src/lib.rs", lib_rs(name)),
         ("src/notes.rs", init::NOTES_RS.to_owned()),
         ("src/main.rs", main_rs(&ident)),
+        ("examples/conversation.rs", conversation_rs(&ident)),
         ("tests/agent.rs", test_rs(&ident)),
     ];
     let content = init::FILES
@@ -247,7 +280,7 @@ pub(crate) fn run(name: &str, path: Option<&Path>, carnet_path: Option<&Path>) -
         None => format!("carnet {} from crates.io", env!("CARGO_PKG_VERSION")),
     };
     outln!(
-        "\ncrate `{name}` ({source}); next:\n  cd {}\n  cargo run     # a conversation with a scripted model, offline\n  cargo test    # the agent tested with carnet::testing",
+        "\ncrate `{name}` ({source}); next:\n  cd {}\n  cargo run -- tools assistant       # the tools its model is offered, with their real schemas\n  cargo run -- stats                 # tokens per model call\n  cargo run --example conversation   # a conversation with a scripted model, offline\n  cargo test                         # the agent tested with carnet::testing",
         dir.display()
     );
     Ok(())
