@@ -270,6 +270,8 @@ mod guide {
     struct Rig;
     #[doc = include_str!("../docs/mcp-toolsets.md")]
     struct McpToolsets;
+    #[doc = include_str!("../docs/mcp-gateway.md")]
+    struct McpGateway;
     #[doc = include_str!("../docs/serving.md")]
     struct Serving;
     #[doc = include_str!("../docs/telemetry.md")]
