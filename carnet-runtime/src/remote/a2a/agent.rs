@@ -77,6 +77,7 @@ pub(crate) struct Agent {
     options: RemoteOptions,
     live: Mutex<Option<Arc<Live>>>,
     contexts: std::sync::Mutex<HashMap<SessionKey, Conversation>>,
+    client: std::sync::Mutex<Option<Arc<Client>>>,
     started: AtomicBool,
 }
 
@@ -96,6 +97,7 @@ impl Agent {
             options,
             live: Mutex::new(None),
             contexts: std::sync::Mutex::new(HashMap::new()),
+            client: std::sync::Mutex::new(None),
             started: AtomicBool::new(false),
         }
     }
@@ -118,8 +120,18 @@ impl Agent {
         }
     }
 
-    fn client(&self) -> Result<Client, Failure> {
-        Client::new(self.options.connect_timeout, self.options.max_message_bytes)
+    /// The HTTP client (one per agent: its connections are kept between calls).
+    fn client(&self) -> Result<Arc<Client>, Failure> {
+        let mut client = self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(client) = &*client {
+            return Ok(Arc::clone(client));
+        }
+        let made = Arc::new(Client::new(
+            self.options.connect_timeout,
+            self.options.max_message_bytes,
+        )?);
+        *client = Some(Arc::clone(&made));
+        Ok(made)
     }
 
     /// The live card's reading, reading it first when there is none.
@@ -342,7 +354,7 @@ impl Agent {
 
     /// Cancels a task that ran out of time, in the background (bounded by the connect
     /// timeout): the agent need not keep working for nobody.
-    fn cancel(&self, client: Client, live: &Live, task: String) {
+    fn cancel(&self, client: Arc<Client>, live: &Live, task: String) {
         let (url, headers) = (live.url.clone(), live.headers.clone());
         let limit = self.options.connect_timeout;
         tokio::spawn(async move {
