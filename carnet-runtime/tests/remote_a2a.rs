@@ -192,6 +192,30 @@ async fn an_agent_that_hangs_is_an_error_result_after_the_timeout() {
     );
     let message = out.error_message().unwrap();
     assert!(message.contains("A2A agent `standin-hang` of toolset `t`"), "{message}");
+
+    // A task that stalls once named: the error names it, and it is canceled at the agent.
+    let (_carnet, mut session) = loaded("stall").await;
+    let out = ask(&mut session, "hello").await;
+    assert_eq!(code(&out), "upstream_timeout", "{out:?}");
+    let message = out.error_message().unwrap();
+    let task = message.split('`').rev().nth(1).unwrap().to_owned();
+    assert!(message.ends_with(&format!("(task `{task}`, canceled)")), "{message}");
+    let mut canceled = false;
+    for _ in 0..50 {
+        let body = reqwest_free_get(&format!("{}/counter/requests", standin())).await;
+        let counter: Value = serde_json::from_str(&body).unwrap();
+        if counter["canceled"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| *t == task.as_str())
+        {
+            canceled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(canceled, "CancelTask {task} reached the agent");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,7 +14,9 @@ JSON-RPC endpoint at /M/rpc. Every card has one skill, `echo` (the `changed` car
              then gives the completed task.
 - poll:      answers `SendMessage` with a working task; `GetTask` completes it on the third
              poll.
-- hang:      never answers `SendMessage` (records `CancelTask` calls in /hang/canceled).
+- hang:      never answers `SendMessage`.
+- stall:     declares streaming; streams the submitted task, then nothing (`CancelTask` calls
+             are recorded: /counter/requests lists them).
 - garbage:   answers `SendMessage` with JSON that is not an A2A response.
 - notjson:   answers `SendMessage` with bytes that are not JSON.
 - flood:     declares streaming; streams working-status events without end.
@@ -51,7 +53,7 @@ def card(base: str, mode: str) -> dict:
         "supportedInterfaces": [
             {"url": f"{base}/{mode}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
         ],
-        "capabilities": {"streaming": mode in ("stream", "drop", "flood")},
+        "capabilities": {"streaming": mode in ("stream", "drop", "flood", "stall")},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": skill, "name": "Echo", "description": "Echoes the message", "tags": ["test"]}],
@@ -173,6 +175,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         event({"task": task(task_id, context, "TASK_STATE_SUBMITTED")})
+        if mode == "stall":
+            time.sleep(3600)
+            return
         working = {"statusUpdate": {"taskId": task_id, "contextId": context, "status": {"state": "TASK_STATE_WORKING"}}}
         event(working)
         if mode == "drop":
