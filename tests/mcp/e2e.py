@@ -488,11 +488,29 @@ async def session_scenario(target: Any, mode: str, connect: str = "auto") -> Non
             schema = next(t for t in before.tools if t.name == "callTool").input_schema
             check_eq(sorted(schema.get("required", [])), ["arguments", "name"], "callTool's input schema requires name and arguments")
 
+        # -- hints for hosts that defer tools behind their own search
+        for tool in before.tools:
+            if tool.name in META_TOOLS or tool.name == "callTool":
+                check_eq((tool.meta or {}).get("anthropic/alwaysLoad"), True, f"meta-tool {tool.name} carries _meta anthropic/alwaysLoad")
+            else:
+                hint = (tool.meta or {}).get("anthropic/searchHint", "")
+                check(any(hint.startswith(f"{s}: ") for s in initial_skills()), f"domain tool {tool.name} carries its skill's searchHint", hint)
+
         # -- prompt before loading
         prompts = await c.list_prompts()
         check_eq([p.name for p in prompts.prompts], [AGENT], "prompts/list has the agent's prompt")
         arguments = [(a.name, bool(a.required)) for a in prompts.prompts[0].arguments or []]
         check_eq(arguments, [("ORGANIZATION", False)], "the prompt's arguments: ORGANIZATION, optional")
+        check(caps.completions is not None, "capabilities declare completions", caps)
+        completed = await c.complete(
+            types.PromptReference(type="ref/prompt", name=AGENT), {"name": "ORGANIZATION", "value": "Carnet"}
+        )
+        check_eq(completed.completion.values, ["Carnet Labs"], "completion/complete completes ORGANIZATION from its default")
+        await expect_mcp_error(
+            c.list_prompts(cursor="page-2", cache_mode="refresh"),
+            -32602,
+            "prompts/list with a cursor the server never gave: invalid params",
+        )
         prompt = await c.get_prompt(AGENT)
         text0 = prompt.messages[0].content.text
         check_eq(text0, instructions, "prompts/get before loading equals the initialize instructions")

@@ -272,3 +272,74 @@ impl ClientHandler for Handler {
         ClientConfig::new(capabilities, Implementation::new("carnet", env!("CARGO_PKG_VERSION")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::BoxFuture;
+    use crate::relay::RelayError;
+    use rmcp::model::NumberOrString;
+
+    /// A host that says who it is.
+    struct Named(&'static str);
+
+    impl Host for Named {
+        fn progress_token(&self) -> Option<Value> {
+            Some(json!(self.0))
+        }
+        fn declares(&self, _name: &str) -> bool {
+            true
+        }
+        fn log_level(&self) -> Option<usize> {
+            Some(0)
+        }
+        fn notify(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, ()> {
+            Box::pin(async {})
+        }
+        fn request(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, Result<Value, RelayError>> {
+            Box::pin(async { Ok(Value::Null) })
+        }
+    }
+
+    fn token(n: i64) -> ProgressToken {
+        ProgressToken(NumberOrString::Number(n))
+    }
+
+    #[test]
+    fn what_names_no_call_is_attributed_only_while_one_call_is_in_flight() {
+        let calls = Arc::new(Calls::default());
+        assert!(matches!(calls.only_call(), Err(0)));
+        let (_, a) = calls.enter(&token(1), Arc::new(Named("a")));
+        let only = calls.only_call().ok().map(|c| c.host.progress_token());
+        assert_eq!(only, Some(Some(json!("a"))));
+        let (_, b) = calls.enter(&token(2), Arc::new(Named("b")));
+        assert!(
+            matches!(calls.only_call(), Err(2)),
+            "two calls: a log or a request is nobody's"
+        );
+        // Progress names its call, whatever else is in flight.
+        let of = |n: i64| calls.call_of(&json!(n)).map(|c| c.host.progress_token());
+        assert_eq!(
+            (of(1), of(2), of(3)),
+            (Some(Some(json!("a"))), Some(Some(json!("b"))), None)
+        );
+        drop(a);
+        assert_eq!(of(1), None, "an ended call is forgotten");
+        let only = calls.only_call().ok().map(|c| c.host.progress_token());
+        assert_eq!(only, Some(Some(json!("b"))));
+        drop(b);
+        assert!(matches!(calls.only_call(), Err(0)));
+    }
+
+    #[test]
+    fn a_call_counts_the_notifications_being_relayed_for_it() {
+        let calls = Arc::new(Calls::default());
+        let (call, _guard) = calls.enter(&token(7), Arc::new(Named("a")));
+        let first = Relaying::new(Arc::clone(&call));
+        let second = Relaying::new(Arc::clone(&call));
+        assert_eq!(call.relaying.load(Ordering::Acquire), 2);
+        drop(first);
+        drop(second);
+        assert_eq!(call.relaying.load(Ordering::Acquire), 0);
+    }
+}
