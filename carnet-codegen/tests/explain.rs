@@ -61,7 +61,7 @@ fn blocks(page: &str) -> Vec<(String, String)> {
 fn write_example(dir: &Path, example: &str) {
     let mut path: Option<String> = None;
     let mut text = String::new();
-    let mut flush = |path: &Option<String>, text: &mut String| {
+    let flush = |path: &Option<String>, text: &mut String| {
         if let Some(path) = path {
             let file = dir.join(path);
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
