@@ -12,13 +12,14 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::common::{Aliases, ProviderError, wire_name};
-use super::conversation::{
-    OpenAiOptions, call_id, call_namespace, gemini_args, loaded_namespaces, responses_input_item, tool_use_index,
-    without_nulls,
-};
+use super::conversation::options::OpenAiOptions;
+use super::conversation::calls::{call_id, gemini_args, tool_use_index};
+use super::conversation::hosted::{responses_input_item, without_nulls};
+use super::conversation::namespaces::{call_namespace, loaded_namespaces};
 use super::json_text::{write_str, write_value, write_value_text};
 use super::response::{anthropic_hosted, gemini_part, openai_hosted};
-use super::writer::{self, Messages};
+use super::tool_bytes::ToolFormat;
+use super::writer::{self, Messages, SystemAt};
 use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
 use crate::engine::ExposureMode;
@@ -415,6 +416,24 @@ impl<'a> History<'a> {
 
 /// A body of carnet's providers: its messages are a [`History`].
 pub(crate) type Spliced<'a> = writer::Spliced<'a, History<'a>>;
+
+/// `body` as it is (no `history`), or with the prompt, the history and the tools in
+/// `tools`' format to splice in.
+pub(crate) fn spliced<'a>(
+    body: Value,
+    history: Option<History<'a>>,
+    at: SystemAt,
+    request: &ChatRequest<'a>,
+    tools: Option<ToolFormat>,
+) -> Spliced<'a> {
+    let Some(history) = history else {
+        return Spliced::whole(body);
+    };
+    let tools = tools
+        .filter(|_| !request.tools.is_empty())
+        .map(|format| (format, request.tools));
+    Spliced::new(body, at, request.system, history, tools)
+}
 
 impl Messages for History<'_> {
     fn key(&self) -> &str {

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::common::{Aliases, ProviderError};
-use super::conversation::{OpenAiOptions, searched_namespaces};
+use super::conversation::OpenAiOptions;
+use super::conversation::namespaces::searched_namespaces;
 use crate::Carnet;
 use crate::chat::ChatRequest;
 use crate::engine::ProviderSearch;

@@ -2,9 +2,13 @@
 
 use std::sync::Arc;
 
+use serde_json::json;
+
 use super::*;
+use crate::chat::{ChatRequest, Message};
 use crate::dispatch::ToolOutput;
-use crate::tool::ToolCall;
+use crate::engine::ExposureMode;
+use crate::tool::{ToolCall, ToolKind, ToolSpec};
 
 fn spec(name: &str, kind: ToolKind) -> ToolSpec {
     ToolSpec {
