@@ -52,4 +52,5 @@ pub use tools::{
 };
 
 mod openapi;
+mod stream;
 pub(super) mod tools;
