@@ -55,14 +55,25 @@
 //! # Why rig's tool registry and not rig's MCP client
 //!
 //! rig can also follow an MCP server's tool list (`rig-rmcp`, `tools/list_changed`), and
-//! carnet serves an agent over MCP. That path was weighed and not taken: MCP carries tools,
-//! not the agent's prompt, so the catalog would have to be copied into the preamble by
-//! hand and would not follow loads; each conversation would need its own MCP connection
-//! (carnet keeps one session per connection) and every call a JSON-RPC round trip through a
-//! transport in the same process; and the author's build would add rmcp's client and
-//! server and rig-rmcp to reach the same tools. Through rig's registry, one hook and one
-//! registry carry the prompt and the tools, calls go straight to the session, and the
-//! build adds nothing but rig itself.
+//! carnet serves an agent over MCP. Both routes were measured side by side
+//! (`bench/rig-route`, figures in `bench/RESULTS.md`), and the registry was taken:
+//!
+//! - **A load reaches the next request every time.** rig-rmcp re-fetches the tool list in a
+//!   task of its own when `list_changed` arrives, and rig sends the next request as soon as
+//!   the `loadSkill` result is in: in about half of the measured conversations (17 to 35 of 50
+//!   per run) the skill's tools were not registered yet and the model's call was refused as
+//!   unknown. Here the registry is synced before the result returns (50 of 50).
+//! - **The prompt follows the session.** MCP carries tools, not the agent's prompt: the
+//!   preamble would be the server's `initialize` instructions, fixed for the connection, without
+//!   the `## Loaded Skills` section.
+//! - **Less to write and to build**: 6 lines against 20 (a server, a pipe, a client handler, the
+//!   preamble copied), one MCP connection per conversation avoided, and no rmcp client,
+//!   rig-rmcp or carnet's `mcp` feature in the author's build. A call through the registry
+//!   costs ~6-9 µs, through JSON-RPC in the same process ~0.1-0.2 ms (~20×): negligible
+//!   beside a model, so not the reason.
+//!
+//! rig-rmcp stays the way to reach a carnet agent served by another process
+//! (`carnet serve-mcp`), with the race above.
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
