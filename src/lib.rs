@@ -248,8 +248,8 @@ pub mod __private {
 
 /// The README's and the guide's Rust examples, compiled and run by `cargo test --doc` with
 /// the crate's real dependencies (`mdbook test` cannot see them). A page joins once its
-/// fences are labelled (rustdoc reads a bare ```` ``` ```` as Rust): `remote-toolsets.md` and
-/// `a2a.md` are not yet.
+/// fences are labelled (rustdoc reads a bare ```` ``` ```` as Rust): `remote-toolsets.md` is
+/// not yet.
 #[cfg(doctest)]
 mod guide {
     #[doc = include_str!("../README.md")]
@@ -274,6 +274,8 @@ mod guide {
     struct McpGateway;
     #[doc = include_str!("../docs/serving.md")]
     struct Serving;
+    #[doc = include_str!("../docs/a2a.md")]
+    struct A2a;
     #[doc = include_str!("../docs/telemetry.md")]
     struct Telemetry;
     #[doc = include_str!("../docs/cli.md")]
