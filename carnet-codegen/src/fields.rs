@@ -2,7 +2,7 @@
 //! of file, with each field's type, default, meaning and an example.
 //!
 //! The parser consults these tables: a frontmatter field is read through
-//! [`Document`](crate::model) only if its file's table has it, with the type the table gives
+//! the frontmatter reader only if its file's table has it, with the type the table gives
 //! (checked whenever a file is parsed in a debug build, so every test that parses content
 //! checks the tables), and the did-you-mean of an unknown key of a tool entry or of
 //! `carnet.config.json` names the keys the tables list. The guide's content-format reference
