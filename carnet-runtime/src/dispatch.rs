@@ -115,6 +115,8 @@ impl ToolOutput {
 pub struct Context<'a> {
     pub(crate) states: &'a States,
     pub(crate) extensions: &'a Extensions,
+    /// The calling session's id ([`Session`](crate::Session)s never share one).
+    pub(crate) session: u64,
     pub(crate) agent: &'a str,
     pub(crate) loaded_skills: Vec<&'a str>,
     pub(crate) tool: &'a str,

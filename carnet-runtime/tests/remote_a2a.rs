@@ -155,6 +155,19 @@ async fn a_delegation_keeps_its_context_and_starts_only_after_a_load() {
         "another session, another context: {theirs:?}"
     );
     assert!(!theirs.value.as_str().unwrap().contains(&context));
+
+    // Sessions come and go (one per request in a server): a new one never continues a
+    // dropped one's remote conversation, wherever the allocator puts it.
+    drop((session, other));
+    for n in 0..16 {
+        let mut next = carnet.session("a").unwrap();
+        next.call("loadSkill", json!({"skillName": "s"})).await;
+        let answer = ask(&mut next, "hello").await;
+        assert!(
+            answer.value.as_str().unwrap().starts_with("#1 in "),
+            "session {n} after a drop, a context of its own: {answer:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -271,6 +271,7 @@ fn call(tool: &ToolImpl, arguments: Value) -> Result<Value, ToolError> {
     let context = Context {
         states: &states,
         extensions: &extensions,
+        session: 0,
         agent: "a",
         loaded_skills: Vec::new(),
         tool: &tool.name,

@@ -29,6 +29,9 @@ pub struct Session {
     pub(super) carnet: Carnet,
     pub(super) loaded: Loaded,
     pub(super) extensions: Arc<Extensions>,
+    /// Unique among the process's sessions, never reused: what per-session state kept
+    /// elsewhere (a remote A2A agent's context) is keyed by.
+    pub(super) id: u64,
     pub(super) history: History,
     pub(super) prompt_cache: OnceCell<Arc<String>>,
     pub(super) tools_cache: OnceCell<Arc<[ToolSpec]>>,
@@ -54,6 +57,7 @@ impl Session {
             carnet,
             loaded,
             extensions: Arc::default(),
+            id: next_id(),
             history: History::default(),
             prompt_cache: OnceCell::new(),
             tools_cache: OnceCell::new(),
@@ -509,4 +513,11 @@ fn join(prefix: &str, suffix: &str) -> String {
             prompt
         }
     }
+}
+
+/// A new session's id: a process-wide counter, so an id is never given twice (unlike an
+/// address, which a later session may reuse).
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }

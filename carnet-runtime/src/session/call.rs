@@ -353,6 +353,7 @@ impl Session {
         }
         let carnet = Carnet::clone(&self.carnet);
         let extensions = Arc::clone(&self.extensions);
+        let session = self.id;
         let skills = self.loaded.skills.clone();
         let agent = self.loaded.agent;
         let name = name.to_owned();
@@ -365,6 +366,7 @@ impl Session {
             let inner = &*carnet.inner;
             let place = Place {
                 extensions: &extensions,
+                session,
                 skills: &skills,
                 agent,
                 call_id: call_id.as_deref(),
@@ -387,6 +389,7 @@ impl Session {
 /// and the call's id.
 struct Place<'a> {
     extensions: &'a Extensions,
+    session: u64,
     skills: &'a [SkillIx],
     agent: crate::index::AgentIx,
     call_id: Option<&'a str>,
@@ -403,6 +406,7 @@ async fn run_domain(
 ) -> (ToolOutput, Option<Failure>) {
     let Place {
         extensions,
+        session,
         skills,
         agent,
         call_id,
@@ -438,6 +442,7 @@ async fn run_domain(
     let context = Context {
         states: &inner.states,
         extensions,
+        session,
         agent: &inner.agent(agent).name,
         loaded_skills: skills.iter().map(|&s| &*inner.skill(s).name).collect(),
         tool: &tool.spec.name,

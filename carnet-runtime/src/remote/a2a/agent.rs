@@ -56,7 +56,7 @@ struct Conversation {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(crate) enum SessionKey {
     Conversation(String),
-    Session(usize),
+    Session(u64),
 }
 
 /// What a call gave: the answer's text, the task's id and its state.

@@ -220,13 +220,14 @@ impl ToolHandler for DelegateTool {
 }
 
 /// Which conversation a call belongs to: the session's [`ConversationId`] when it holds
-/// one, else the session itself (its extensions live as long as it does).
+/// one, else the session itself (by its id, which no other session of the process has,
+/// before or after).
 ///
 /// [`ConversationId`]: crate::telemetry::ConversationId
 fn session_key(context: &Context<'_>) -> SessionKey {
     let extensions = context.extensions();
     match extensions.get::<crate::telemetry::ConversationId>() {
         Some(id) => SessionKey::Conversation(id.0.clone()),
-        None => SessionKey::Session(std::ptr::from_ref(extensions) as usize),
+        None => SessionKey::Session(context.session),
     }
 }
