@@ -1,7 +1,7 @@
 //! [`TaskStore`]: where the server keeps its tasks, and [`MemoryStore`], the one-process
 //! default.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -185,9 +185,47 @@ pub struct TaskPage {
 /// ```
 #[derive(Debug)]
 pub struct MemoryStore {
-    tasks: Mutex<HashMap<String, Held>>,
+    tasks: Mutex<Tasks>,
     capacity: usize,
     ttl: Duration,
+}
+
+/// Expired tasks are dropped at most this often (reads skip them meanwhile): dropping them
+/// at every save made each save walk every task held.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+#[derive(Debug)]
+struct Tasks {
+    held: HashMap<String, Held>,
+    /// Finished tasks in the order of their last save, the oldest first: the next to make
+    /// room. An entry whose task was saved again since, or is gone, is passed over.
+    finished: VecDeque<(Instant, String)>,
+    /// When expired tasks were last dropped.
+    swept: Instant,
+}
+
+impl Tasks {
+    /// Drops the finished tasks older than `ttl`, and the entries of `finished` that no
+    /// longer name a finished task as saved.
+    fn sweep(&mut self, now: Instant, ttl: Duration) {
+        self.held
+            .retain(|_, held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < ttl);
+        let held = &self.held;
+        self.finished
+            .retain(|(saved, id)| held.get(id).is_some_and(|h| h.is_finished_at(*saved)));
+        self.swept = now;
+    }
+
+    /// Forgets the finished task saved longest ago; `false` when none is finished.
+    fn evict_oldest_finished(&mut self) -> bool {
+        while let Some((saved, id)) = self.finished.pop_front() {
+            if self.held.get(&id).is_some_and(|h| h.is_finished_at(saved)) {
+                self.held.remove(&id);
+                return true;
+            }
+        }
+        false
+    }
 }
 
 #[derive(Debug)]
@@ -196,13 +234,23 @@ struct Held {
     saved: Instant,
 }
 
+impl Held {
+    fn is_finished_at(&self, saved: Instant) -> bool {
+        self.saved == saved && self.task.status.state.is_terminal()
+    }
+}
+
 impl MemoryStore {
     /// A store of at most `capacity` tasks, forgetting finished ones `ttl` after their last
     /// change.
     #[must_use]
     pub fn new(capacity: usize, ttl: Duration) -> Self {
         MemoryStore {
-            tasks: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(Tasks {
+                held: HashMap::new(),
+                finished: VecDeque::new(),
+                swept: Instant::now(),
+            }),
             capacity: capacity.max(1),
             ttl,
         }
@@ -211,25 +259,18 @@ impl MemoryStore {
     fn save_now(&self, task: Task) -> Result<(), StoreError> {
         let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
-        tasks.retain(|_, held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < self.ttl);
-        if !tasks.contains_key(&task.id) && tasks.len() >= self.capacity {
-            let oldest = tasks
-                .iter()
-                .filter(|(_, held)| held.task.status.state.is_terminal())
-                .min_by_key(|(_, held)| held.saved)
-                .map(|(id, _)| id.clone());
-            match oldest {
-                Some(id) => {
-                    tasks.remove(&id);
-                }
-                None => {
-                    return Err(StoreError::Full {
-                        capacity: self.capacity,
-                    });
-                }
-            }
+        if now.duration_since(tasks.swept) >= SWEEP_EVERY {
+            tasks.sweep(now, self.ttl);
         }
-        tasks.insert(task.id.clone(), Held { task, saved: now });
+        if !tasks.held.contains_key(&task.id) && tasks.held.len() >= self.capacity && !tasks.evict_oldest_finished() {
+            return Err(StoreError::Full {
+                capacity: self.capacity,
+            });
+        }
+        if task.status.state.is_terminal() {
+            tasks.finished.push_back((now, task.id.clone()));
+        }
+        tasks.held.insert(task.id.clone(), Held { task, saved: now });
         Ok(())
     }
 
@@ -238,6 +279,7 @@ impl MemoryStore {
         let now = Instant::now();
         page(
             tasks
+                .held
                 .values()
                 .filter(|held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < self.ttl)
                 .map(|held| &held.task),
@@ -287,6 +329,7 @@ impl TaskStore for MemoryStore {
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Task>, StoreError>> {
         let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
         let task = tasks
+            .held
             .get(id)
             .filter(|held| !held.task.status.state.is_terminal() || held.saved.elapsed() < self.ttl)
             .map(|held| held.task.clone());
@@ -395,13 +438,51 @@ mod tests {
         store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
         store.save_now(task("b", "c", TaskState::Working, 2)).unwrap();
         store.save_now(task("c", "c", TaskState::Working, 3)).unwrap();
-        assert!(store.tasks.lock().unwrap().get("a").is_none());
+        assert!(store.tasks.lock().unwrap().held.get("a").is_none());
         assert_eq!(
             store.save_now(task("d", "c", TaskState::Working, 4)),
             Err(StoreError::Full { capacity: 2 })
         );
         // Saving a task it holds is never refused.
         store.save_now(task("c", "c", TaskState::Completed, 5)).unwrap();
+    }
+
+    #[test]
+    fn a_full_store_replaces_the_task_finished_longest_ago() {
+        let store = MemoryStore::new(3, Duration::from_mins(1));
+        store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
+        store.save_now(task("b", "c", TaskState::Failed, 2)).unwrap();
+        store.save_now(task("w", "c", TaskState::Working, 3)).unwrap();
+        // `a` saved again: `b` is now the one finished longest ago.
+        store.save_now(task("a", "c", TaskState::Completed, 4)).unwrap();
+        store.save_now(task("d", "c", TaskState::Working, 5)).unwrap();
+        let held = |id: &str| store.tasks.lock().unwrap().held.contains_key(id);
+        assert!(!held("b") && held("a") && held("w") && held("d"));
+        // Then `a`; then nothing finished is left to replace.
+        store.save_now(task("e", "c", TaskState::Working, 6)).unwrap();
+        assert!(!held("a"));
+        assert_eq!(
+            store.save_now(task("f", "c", TaskState::Working, 7)),
+            Err(StoreError::Full { capacity: 3 })
+        );
+        // A task that finishes can be replaced again.
+        store.save_now(task("w", "c", TaskState::Canceled, 8)).unwrap();
+        store.save_now(task("f", "c", TaskState::Working, 9)).unwrap();
+        assert!(!held("w") && held("f"));
+    }
+
+    #[test]
+    fn expired_tasks_are_dropped_once_a_second_and_never_read() {
+        let store = MemoryStore::new(10, Duration::ZERO);
+        store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
+        // Within the second: still held, but neither loaded nor listed.
+        assert!(store.tasks.lock().unwrap().held.contains_key("a"));
+        assert!(crate::dispatch::block_on(store.load("a")).unwrap().is_none());
+        // A second later, the next save drops it.
+        store.tasks.lock().unwrap().swept -= SWEEP_EVERY;
+        store.save_now(task("b", "c", TaskState::Working, 2)).unwrap();
+        let tasks = store.tasks.lock().unwrap();
+        assert!(!tasks.held.contains_key("a") && tasks.finished.is_empty());
     }
 
     #[test]
