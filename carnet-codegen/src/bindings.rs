@@ -81,8 +81,12 @@ pub(crate) fn bindings_json(manifest: &Manifest, project: &Project, crate_dir: &
                     .collect();
                 let mut toolset =
                     Toolset::__from_parts(t.name.clone(), t.description.clone(), tools, Cow::Borrowed(""));
-                // The macros refuse to bind a remote toolset: its server implements it.
-                toolset.mcp = t.mcp.as_ref().map(|_| Cow::Borrowed("{}"));
+                // The macros refuse to bind a remote toolset (its server or agent implements
+                // it), and say which kind it is.
+                toolset.mcp = t.mcp.as_ref().map(|mcp| {
+                    let a2a = serde_json::from_str::<serde_json::Value>(mcp).is_ok_and(|mcp| mcp["protocol"] == "a2a");
+                    Cow::Borrowed(if a2a { r#"{"protocol":"a2a"}"# } else { "{}" })
+                });
                 toolset
             })
             .collect(),

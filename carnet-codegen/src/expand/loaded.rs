@@ -23,8 +23,10 @@ pub(super) struct Loaded {
 /// A toolset of the manifest, as the macros see it.
 pub(super) struct Toolset {
     pub(super) name: String,
-    /// An MCP server implements it (`mcp` is set).
+    /// An MCP server or an A2A agent implements it (`mcp` is set).
     pub(super) remote: bool,
+    /// The remote is an A2A agent (`mcp.protocol` is `a2a`).
+    pub(super) a2a: bool,
     pub(super) tools: Vec<Tool>,
 }
 
@@ -97,6 +99,7 @@ fn toolsets(manifest: &Value, sources: &Value) -> Result<Vec<Toolset>, String> {
             Ok(Toolset {
                 name,
                 remote: toolset.get("mcp").is_some_and(|m| !m.is_null()),
+                a2a: toolset.pointer("/mcp/protocol").and_then(Value::as_str) == Some("a2a"),
                 tools,
             })
         })
@@ -191,6 +194,18 @@ mod tests {
             names(&toolsets(&ts, &Value::Null).unwrap()),
             [("t".into(), false, vec![("a/b".into(), true), ("c".into(), false)])]
         );
+    }
+
+    #[test]
+    fn an_a2a_toolset_is_told_from_an_mcp_one() {
+        let manifest = json!({"version": 1, "toolsets": {
+            "agent": {"name": "agent", "description": "", "tools": [], "mcp": {"protocol": "a2a"}},
+            "server": {"name": "server", "description": "", "tools": [], "mcp": {}}}});
+        let read = toolsets(&manifest, &Value::Null).unwrap();
+        let kinds: Vec<_> = read.iter().map(|t| (&*t.name, t.remote, t.a2a)).collect();
+        assert_eq!(kinds, [("agent", true, true), ("server", true, false)]);
+        assert!(messages::remote_toolset("agent", true).contains("an A2A agent (`a2a:` in its TOOLSET.md)"));
+        assert!(messages::remote_toolset("server", false).contains("an MCP server (`mcp:` in its TOOLSET.md)"));
     }
 
     #[test]

@@ -211,8 +211,11 @@ pub(crate) fn ref_param(tool: &impl Display) -> String {
     format!("tool `{tool}` has a `ref` parameter: parameters need plain names")
 }
 
-pub(crate) fn remote_toolset(toolset: &str) -> String {
-    format!(
-        "toolset `{toolset}` is served by an MCP server (`mcp:` in its TOOLSET.md): carnet calls it, no Rust binds it"
-    )
+pub(crate) fn remote_toolset(toolset: &str, a2a: bool) -> String {
+    let by = if a2a {
+        "an A2A agent (`a2a:`"
+    } else {
+        "an MCP server (`mcp:`"
+    };
+    format!("toolset `{toolset}` is served by {by} in its TOOLSET.md): carnet calls it, no Rust binds it")
 }

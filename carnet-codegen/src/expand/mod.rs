@@ -200,8 +200,11 @@ fn expand_toolset(attr: TokenStream, item: TokenStream, manifest: Option<&Path>)
 /// The toolset the attribute names, or an error listing the manifest's.
 fn find_toolset<'m>(manifest: &'m Loaded, name: &LitStr) -> syn::Result<&'m Toolset> {
     let toolset_name = name.value();
-    if manifest.toolset(&toolset_name).is_some_and(|t| t.remote) {
-        return Err(syn::Error::new(name.span(), messages::remote_toolset(&toolset_name)));
+    if let Some(remote) = manifest.toolset(&toolset_name).filter(|t| t.remote) {
+        return Err(syn::Error::new(
+            name.span(),
+            messages::remote_toolset(&toolset_name, remote.a2a),
+        ));
     }
     manifest.toolset(&toolset_name).ok_or_else(|| {
         let names: Vec<&str> = manifest.toolsets.iter().map(|t| &*t.name).collect();
