@@ -13,7 +13,7 @@ pub static MANIFEST: rt::CompiledManifest<Toolsets> = rt::CompiledManifest::__ne
         ]
     },
     const { &[rt::Cow::Borrowed("CARNET_"), rt::Cow::Borrowed("PUBLIC_")] },
-    0x850272f8555a52d2,
+    0x11864cce700bb4dc,
 ), ::core::include_bytes!("search.bin"));
 
 const AGENTS: &[rt::Agent] = &[
@@ -101,7 +101,7 @@ const S1: rt::Skill = rt::Skill::__new(
     "Write a cited research brief; format citations, summarise text",
     S1_TOOLSETS,
     S1_FILES,
-    text(TEXT3, 0, 7993),
+    text(TEXT3, 0, 7985),
     None,
     None,
     &[],
