@@ -438,7 +438,7 @@ mod tests {
         store.save_now(task("a", "c", TaskState::Completed, 1)).unwrap();
         store.save_now(task("b", "c", TaskState::Working, 2)).unwrap();
         store.save_now(task("c", "c", TaskState::Working, 3)).unwrap();
-        assert!(store.tasks.lock().unwrap().held.get("a").is_none());
+        assert!(!store.tasks.lock().unwrap().held.contains_key("a"));
         assert_eq!(
             store.save_now(task("d", "c", TaskState::Working, 4)),
             Err(StoreError::Full { capacity: 2 })
