@@ -29,7 +29,9 @@
 //!
 //! The pipeline, one module per stage: `discover` → `frontmatter` → `model` → `validate` →
 //! `manifest` (lowering) → `generate` → `output`. Every problem is reported in one run, with a
-//! stable [`Code`]; see [`Code::ALL`] for the list.
+//! stable [`Code`]; see [`Code::ALL`] for the list, and [`Code::explanation`] (what
+//! `carnet explain CODE` prints) for each code's page of the error index: what it means, an
+//! erroneous example and the fixed one. [`fields`] lists every field of each content file.
 //!
 //! # Limits
 //!
