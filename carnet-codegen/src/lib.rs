@@ -90,8 +90,8 @@ pub use carnet_manifest::Manifest;
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
 pub use generate::Generated;
 pub use limits::Limits;
-pub use report::{Error, RemoteToolset, Report};
 pub use remote::RemoteProtocol;
+pub use report::{Error, RemoteToolset, Report};
 
 use crate::diagnostic::Diagnostics;
 
