@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp import MCPError
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
@@ -201,8 +202,106 @@ async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
     return types.ListToolsResult(tools=TOOLS)
 
 
+STATIC_TEXT = "This is the content of the static text resource."
+
+
+async def list_resources(_ctx: Any, _params: Any) -> types.ListResourcesResult:
+    return types.ListResourcesResult(
+        resources=[
+            types.Resource(uri="test://static-text", name="static-text", mime_type="text/plain"),
+            types.Resource(uri="test://static-binary", name="static-binary", mime_type="image/png"),
+        ]
+    )
+
+
+async def list_resource_templates(_ctx: Any, _params: Any) -> types.ListResourceTemplatesResult:
+    template = types.ResourceTemplate(uri_template="test://template/{id}/data", name="template", mime_type="application/json")
+    return types.ListResourceTemplatesResult(resource_templates=[template])
+
+
+async def read_resource(_ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    uri = str(params.uri)
+    if uri == "test://static-text":
+        contents: Any = types.TextResourceContents(uri=uri, mime_type="text/plain", text=STATIC_TEXT)
+    elif uri == "test://static-binary":
+        contents = types.BlobResourceContents(uri=uri, mime_type="image/png", blob=RED_PIXEL_PNG)
+    elif uri.startswith("test://template/") and uri.endswith("/data"):
+        id_ = uri.removeprefix("test://template/").removesuffix("/data")
+        data = json.dumps({"id": id_, "templateTest": True, "data": f"Data for ID: {id_}"}, separators=(",", ":"))
+        contents = types.TextResourceContents(uri=uri, mime_type="application/json", text=data)
+    else:
+        raise MCPError(code=-32602, message=f"no resource at {uri}")
+    return types.ReadResourceResult(contents=[contents])
+
+
+def argument(name: str, description: str) -> types.PromptArgument:
+    return types.PromptArgument(name=name, description=description, required=True)
+
+
+PROMPTS = [
+    types.Prompt(name="test_simple_prompt", description="A prompt without arguments"),
+    types.Prompt(
+        name="test_prompt_with_arguments",
+        description="A prompt with two arguments",
+        arguments=[argument("arg1", "First test argument"), argument("arg2", "Second test argument")],
+    ),
+    types.Prompt(
+        name="test_prompt_with_embedded_resource",
+        description="A prompt embedding a resource",
+        arguments=[argument("resourceUri", "URI of the resource to embed")],
+    ),
+    types.Prompt(name="test_prompt_with_image", description="A prompt with an image"),
+]
+
+
+async def list_prompts(_ctx: Any, _params: Any) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=PROMPTS)
+
+
+def user(content: Any) -> types.PromptMessage:
+    return types.PromptMessage(role="user", content=content)
+
+
+async def get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    arguments = params.arguments or {}
+    if params.name == "test_simple_prompt":
+        messages = [user(text("This is a simple prompt for testing."))]
+    elif params.name == "test_prompt_with_arguments":
+        arg1, arg2 = arguments.get("arg1", ""), arguments.get("arg2", "")
+        messages = [user(text(f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"))]
+    elif params.name == "test_prompt_with_embedded_resource":
+        uri = arguments.get("resourceUri", "test://example-resource")
+        messages = [
+            user(embedded(uri, "Embedded resource content for testing.")),
+            user(text("Please process the embedded resource above.")),
+        ]
+    elif params.name == "test_prompt_with_image":
+        image = types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png")
+        messages = [user(image), user(text("Please analyze the image above."))]
+    else:
+        raise MCPError(code=-32602, message=f"no prompt named {params.name}")
+    return types.GetPromptResult(messages=messages)
+
+
+async def complete(_ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+    typed = params.argument.value
+    values = [v for v in ["paris", "park", "party"] if v.startswith(typed)]
+    return types.CompleteResult(completion=types.Completion(values=values, total=len(values), has_more=False))
+
+
 async def main() -> None:
-    server = Server("carnet-conformance-fixture", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server(
+        "carnet-conformance-fixture",
+        version="1.0.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_completion=complete,
+    )
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 

@@ -94,8 +94,32 @@ async def scenario(transport: Any, label: str) -> None:
     ) as c:
         caps = c.server_capabilities
         check(caps.logging is not None, f"{label}: carnet declares `logging` (it has a remote toolset)", caps)
+        own = {str(r.uri) for r in (await c.list_resources(cache_mode="refresh")).resources}
+        own_prompts = {p.name for p in (await c.list_prompts(cache_mode="refresh")).prompts}
         loaded = await c.call_tool("loadSkill", {"skillName": "everything"})
         check(not loaded.is_error, f"{label}: loadSkill everything", texts(loaded))
+
+        # The upstream's resources and prompts, once its skill is loaded, beside carnet's own.
+        listed = (await c.list_resources(cache_mode="refresh")).resources
+        theirs = [r for r in listed if str(r.uri) not in own]
+        check(
+            theirs and not any(str(r.uri).startswith("skill://") for r in theirs) and own <= {str(r.uri) for r in listed},
+            f"{label}: after loading, resources/list has the upstream's resources ({len(theirs)}) beside carnet's ({len(own)})",
+            [str(r.uri) for r in listed][:10],
+        )
+        read = await c.read_resource(str(theirs[0].uri))
+        check(
+            read.contents and str(read.contents[0].uri) == str(theirs[0].uri),
+            f"{label}: resources/read of {theirs[0].uri} reaches the upstream",
+            read,
+        )
+        prompts = (await c.list_prompts(cache_mode="refresh")).prompts
+        new_prompts = [p for p in prompts if p.name not in own_prompts]
+        check(new_prompts, f"{label}: after loading, prompts/list has the upstream's prompts", [p.name for p in prompts])
+        simple = next((p for p in new_prompts if not any(a.required for a in p.arguments or [])), None)
+        if simple is not None:
+            got = await c.get_prompt(simple.name)
+            check(got.messages, f"{label}: prompts/get {simple.name} reaches the upstream", got)
         await c.set_logging_level("debug")
 
         progress: list[tuple[float, float | None, str | None]] = []
@@ -149,6 +173,9 @@ async def scenario(transport: Any, label: str) -> None:
 
     # A host that declares neither capability: the requests are refused, nothing hangs.
     async with Client(transport_again(label), mode="legacy", read_timeout_seconds=TIMEOUT) as c:
+        # Another session, which has not loaded the skill: none of the upstream's resources.
+        others = {str(r.uri) for r in (await c.list_resources(cache_mode="refresh")).resources}
+        check(others == own, f"{label}: another session that did not load the skill sees carnet's resources only", others - own)
         await c.call_tool("loadSkill", {"skillName": "everything"})
         started = time.monotonic()
         r = await c.call_tool("trigger-elicitation-request", {})

@@ -59,6 +59,20 @@ pub(crate) trait RemoteServer: Send + Sync {
         uri: String,
         digest: String,
     ) -> crate::dispatch::BoxFuture<'static, Result<String, crate::dispatch::ToolOutput>>;
+    /// Sends request `method` with `params` to the server (an MCP server: its resources and
+    /// prompts, which the MCP gateway passes through): its result, or a JSON-RPC error code
+    /// and message. Servers that are not MCP servers answer method-not-found.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "the MCP gateway calls it"))]
+    fn forward(
+        self: Arc<Self>,
+        method: &'static str,
+        _params: serde_json::Value,
+    ) -> crate::dispatch::BoxFuture<'static, Result<serde_json::Value, (i32, String)>> {
+        Box::pin(std::future::ready(Err((
+            -32601,
+            format!("`{method}` is not served here"),
+        ))))
+    }
 }
 
 /// A skill an MCP server serves: its server's toolset, and where and what to read.
@@ -274,6 +288,13 @@ impl Carnet {
     pub fn remote_started(&self, toolset: &str) -> Option<bool> {
         let ix = self.inner.toolset_index(toolset)?;
         self.inner.remote.get(ix.get())?.as_ref().map(|server| server.started())
+    }
+
+    /// The server of remote toolset `toolset`, if it is one (for the MCP gateway).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "the MCP gateway calls it"))]
+    pub(crate) fn remote_server(&self, toolset: &str) -> Option<Arc<dyn RemoteServer>> {
+        let ix = self.inner.toolset_index(toolset)?;
+        self.inner.remote.get(ix.get())?.clone()
     }
 
     /// The spec of every domain tool named `name` (canonical name or provider alias).

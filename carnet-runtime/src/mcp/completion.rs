@@ -46,6 +46,14 @@ struct Argument {
     value: String,
 }
 
+impl CompleteParams {
+    /// Whether it completes an argument of `agent`'s prompt (rather than another server's
+    /// prompt or resource template).
+    pub(super) fn is_for(&self, agent: &str) -> bool {
+        matches!(&self.reference, Reference::Prompt { name } if name == agent)
+    }
+}
+
 /// `completion/complete`'s result.
 pub(super) fn complete(shared: &Shared, request: &CompleteParams) -> Result<Value, RpcError> {
     let name = match &request.reference {

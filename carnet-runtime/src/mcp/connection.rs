@@ -16,13 +16,14 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::completion::{self, CompleteParams};
 use super::host::{LogLevel, RmcpHost};
 use super::messages;
 use super::methods::{self, CallParams, PromptParams, UriParams};
+use super::passthrough;
 use super::rpc::RpcError;
 use super::shared::Shared;
 use crate::{Session, SessionState, relay};
@@ -91,6 +92,16 @@ impl Connection {
             output
         };
         typed::<rmcp::model::CallToolResult>(methods::tool_result(output)).map(Into::into)
+    }
+
+    /// The state a request of `context` reads: the connection's session, or at the stateless
+    /// revision (no session) the agent's initial one.
+    async fn state_of(&self, context: &RequestContext<RoleServer>) -> SessionState {
+        if is_stateless(context) {
+            self.shared.session().state()
+        } else {
+            self.session.lock().await.state()
+        }
     }
 
     /// What this connection's session has loaded, to save or inspect
@@ -211,57 +222,89 @@ impl ServerHandler for Connection {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         first_page("prompts/list", request.as_ref())?;
-        typed(methods::list_prompts(&self.shared))
+        let state = self.state_of(&context).await;
+        typed(
+            passthrough::list(
+                &self.shared,
+                &state,
+                "prompts/list",
+                methods::list_prompts(&self.shared),
+            )
+            .await,
+        )
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let params = serde_json::to_value(&request).ok();
         let request: PromptParams = ours("prompts/get", request)?;
-        let result = methods::get_prompt(&self.shared, &*self.session.lock().await, request)?;
+        let theirs = request.name != self.shared.agent;
+        let own = methods::get_prompt(&self.shared, &*self.session.lock().await, request);
+        let state = self.state_of(&context).await;
+        let result = passthrough::or_forward(&self.shared, &state, "prompts/get", params.as_ref(), theirs, own).await?;
         typed::<rmcp::model::GetPromptResult>(result).map(Into::into)
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         first_page("resources/list", request.as_ref())?;
-        typed(methods::list_resources(&self.shared))
+        let state = self.state_of(&context).await;
+        typed(
+            passthrough::list(
+                &self.shared,
+                &state,
+                "resources/list",
+                methods::list_resources(&self.shared),
+            )
+            .await,
+        )
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let params = json!({ "uri": request.uri });
         let request = UriParams { uri: request.uri };
-        let result = methods::read_resource(&self.shared, &request)?;
+        let own = methods::read_resource(&self.shared, &request);
+        let state = self.state_of(&context).await;
+        let result = passthrough::or_forward(&self.shared, &state, "resources/read", Some(&params), true, own).await?;
         typed::<rmcp::model::ReadResourceResult>(result).map(Into::into)
     }
 
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         first_page("resources/templates/list", request.as_ref())?;
-        typed(serde_json::json!({ "resourceTemplates": [] }))
+        let state = self.state_of(&context).await;
+        let own = serde_json::json!({ "resourceTemplates": [] });
+        typed(passthrough::list(&self.shared, &state, "resources/templates/list", own).await)
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        let params = serde_json::to_value(&request).ok();
         let request: CompleteParams = ours("completion/complete", request)?;
-        typed(completion::complete(&self.shared, &request)?)
+        let theirs = !request.is_for(&self.shared.agent);
+        let own = completion::complete(&self.shared, &request);
+        let state = self.state_of(&context).await;
+        let method = "completion/complete";
+        typed(passthrough::or_forward(&self.shared, &state, method, params.as_ref(), theirs, own).await?)
     }
 
     async fn list_skills(

@@ -147,8 +147,12 @@ mod connection;
 mod direct;
 mod handle;
 mod hints;
+mod incoming;
 // Its hosts are read by the upstream client of `remote` only.
-#[cfg_attr(not(feature = "remote"), allow(dead_code, reason = "nothing relays without `remote`"))]
+#[cfg_attr(
+    not(feature = "remote"),
+    allow(dead_code, reason = "nothing relays without `remote`")
+)]
 mod host;
 #[cfg(feature = "mcp-http")]
 mod http;
@@ -157,6 +161,7 @@ mod limits;
 mod lines;
 mod messages;
 mod methods;
+mod passthrough;
 mod resources;
 mod rpc;
 mod server;

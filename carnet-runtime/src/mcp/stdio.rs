@@ -25,9 +25,11 @@ use tokio::task::JoinSet;
 
 use super::completion::{self, CompleteParams};
 use super::host::{LogLevel, Pending, SendLine, StreamHost};
+use super::incoming::{Message, classify};
 use super::lines::{Line, Lines};
 use super::messages;
 use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
+use super::passthrough;
 use super::rpc::{self, RpcError, code};
 use super::shared::Shared;
 use crate::Session;
@@ -59,82 +61,6 @@ impl<W: AsyncWrite + Unpin> Out<W> {
 
     async fn error(&self, id: &Value, error: &RpcError) {
         self.send(&rpc::error_line(id, error)).await;
-    }
-}
-
-/// A JSON-RPC message, as read.
-enum Message {
-    Request {
-        id: Value,
-        method: String,
-        params: Option<Value>,
-    },
-    Notification {
-        method: String,
-        params: Option<Value>,
-    },
-    /// A response to a request of this server's (a relayed sampling or elicitation).
-    Response {
-        id: Value,
-        result: Option<Value>,
-        error: Option<Value>,
-    },
-    /// No message: answered with an invalid-request error, with its id when it has one.
-    Invalid {
-        id: Value,
-        reason: &'static str,
-    },
-}
-
-fn classify(value: Value) -> Message {
-    let Value::Object(mut fields) = value else {
-        return Message::Invalid {
-            id: Value::Null,
-            reason: "a message is a JSON object (batches were removed from MCP in 2025-06-18)",
-        };
-    };
-    let id = match fields.remove("id") {
-        Some(id) if id.is_string() || id.is_i64() || id.is_u64() => Some(id),
-        Some(_) => {
-            return Message::Invalid {
-                id: Value::Null,
-                reason: "the `id` is neither a string nor an integer",
-            };
-        }
-        None => None,
-    };
-    let method = match fields.remove("method") {
-        Some(Value::String(method)) => Some(method),
-        None if fields.contains_key("result") || fields.contains_key("error") => {
-            return Message::Response {
-                id: id.unwrap_or(Value::Null),
-                result: fields.remove("result"),
-                error: fields.remove("error"),
-            };
-        }
-        _ => None,
-    };
-    let invalid = |reason| Message::Invalid {
-        id: id.clone().unwrap_or(Value::Null),
-        reason,
-    };
-    if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return match (&method, &id) {
-            // A notification gets no answer, even one that cannot be read.
-            (Some(_), None) => Message::Notification {
-                method: String::new(),
-                params: None,
-            },
-            _ => invalid("`jsonrpc` is not \"2.0\""),
-        };
-    }
-    let Some(method) = method else {
-        return invalid("no `method` (a request) and no `result` or `error` (a response)");
-    };
-    let params = fields.remove("params").filter(|p| !p.is_null());
-    match id {
-        Some(id) => Message::Request { id, method, params },
-        None => Message::Notification { method, params },
     }
 }
 
@@ -589,21 +515,39 @@ impl Request<'_> {
                 return Ok(Reply::Line(line));
             }
             "prompts/get" => {
-                let request: PromptParams = methods::params(method, params)?;
+                let request: PromptParams = methods::params(method, params.clone())?;
+                let theirs = request.name != shared.agent;
                 turn.wait().await;
                 let session = connection.session.lock().await;
                 turn.pass();
-                methods::get_prompt(shared, &session, request)
+                let (own, state) = (methods::get_prompt(shared, &session, request), session.state());
+                drop(session);
+                passthrough::or_forward(shared, &state, "prompts/get", params.as_ref(), theirs, own).await
             }
-            "prompts/list" => no_params(method, params.as_ref()).map(|()| methods::list_prompts(shared)),
-            "resources/list" => no_params(method, params.as_ref()).map(|()| methods::list_resources(shared)),
-            "resources/templates/list" => {
-                no_params(method, params.as_ref()).map(|()| serde_json::json!({ "resourceTemplates": [] }))
+            "prompts/list" | "resources/list" | "resources/templates/list" => {
+                no_params(method, params.as_ref())?;
+                let own = match method {
+                    "prompts/list" => methods::list_prompts(shared),
+                    "resources/list" => methods::list_resources(shared),
+                    _ => serde_json::json!({ "resourceTemplates": [] }),
+                };
+                let state = connection.session.lock().await.state();
+                Ok(passthrough::list(shared, &state, method, own).await)
             }
-            "resources/read" => methods::read_resource(shared, &methods::params::<UriParams>(method, params)?),
+            "resources/read" => {
+                let own = methods::read_resource(shared, &methods::params::<UriParams>(method, params.clone())?);
+                let state = connection.session.lock().await.state();
+                passthrough::or_forward(shared, &state, "resources/read", params.as_ref(), true, own).await
+            }
             "skills/list" => no_params(method, params.as_ref()).map(|()| methods::list_skills(shared)),
             "skills/get" => methods::get_skill(shared, &methods::params::<UriParams>(method, params)?),
-            "completion/complete" => completion::complete(shared, &methods::params::<CompleteParams>(method, params)?),
+            "completion/complete" => {
+                let request = methods::params::<CompleteParams>(method, params.clone())?;
+                let theirs = !request.is_for(&shared.agent);
+                let own = completion::complete(shared, &request);
+                let state = connection.session.lock().await.state();
+                passthrough::or_forward(shared, &state, "completion/complete", params.as_ref(), theirs, own).await
+            }
             "logging/setLevel" if shared.info.capabilities.get("logging").is_some() => {
                 let level = params.as_ref().and_then(|p| p.get("level")).and_then(Value::as_str);
                 match level {

@@ -67,6 +67,17 @@ impl RemoteServer for Upstream {
         Upstream::started(self)
     }
 
+    fn forward(
+        self: Arc<Self>,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<Value, (i32, String)>> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Box::pin(std::future::ready(Err((-32603, "outside a tokio runtime".to_owned()))));
+        }
+        Box::pin(async move { Upstream::forward(&self, method, params).await })
+    }
+
     fn read_skill(
         self: Arc<Self>,
         skill: String,

@@ -335,6 +335,31 @@ impl Upstream {
         }
     }
 
+    /// Sends request `method` with `params` to the server (its resources and prompts, which
+    /// the MCP gateway passes through): its result, or the JSON-RPC error code and message
+    /// (the server's own error, or `-32603` when it could not be reached or did not answer).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "the MCP gateway calls it"))]
+    pub(crate) async fn forward(&self, method: &'static str, params: Value) -> Result<Value, (i32, String)> {
+        let connection = self.connection().await.map_err(|e| (-32603, e.message))?;
+        let peer = connection.peer().clone();
+        drop(connection);
+        let request =
+            serde_json::from_value::<rmcp::model::ClientRequest>(json!({ "method": method, "params": params }))
+                .map_err(|e| (-32602, format!("invalid params for `{method}`: {e}")))?;
+        match tokio::time::timeout(self.options.call_timeout, peer.send_request(request)).await {
+            Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| (-32603, e.to_string())),
+            Ok(Err(rmcp::ServiceError::McpError(error))) => Err((error.code.0, error.message.into_owned())),
+            Ok(Err(error)) => Err((
+                -32603,
+                format!("the MCP server of toolset `{}` failed: {error}", self.toolset),
+            )),
+            Err(_) => Err((
+                -32603,
+                format!("the MCP server of toolset `{}` did not answer in time", self.toolset),
+            )),
+        }
+    }
+
     /// Calls `tool` on the server: its result, or why the server could not answer.
     pub(crate) async fn call(&self, tool: &str, arguments: Value) -> Result<CallToolResult, Unavailable> {
         let connection = self.connection().await?;
