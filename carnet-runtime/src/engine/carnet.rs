@@ -35,6 +35,10 @@ pub(crate) struct AgentTables {
     /// The skills' tools (`task.<skill>`, when skills are tools), one per skill the agent can
     /// reach, built once like `meta_tools`: every state's list shares their schema `Arc`s.
     pub(crate) task_tools: OnceLock<Box<[ToolSpec]>>,
+    /// Every tool the agent may be offered, each once: the meta-tools and task tools, then
+    /// every domain tool of the toolsets it can reach. Built once: a loop of one's own reads
+    /// calls back over them on every turn (`providers::openai::ChatTurn`).
+    pub(crate) reachable_tools: OnceLock<Arc<[ToolSpec]>>,
 }
 
 /// A domain tool: its toolset, what the model sees of it, and its code.

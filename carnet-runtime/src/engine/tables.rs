@@ -160,6 +160,7 @@ pub(super) fn agent_tables(manifest: &Manifest) -> Vec<AgentTables> {
                 all_tools: OnceLock::new(),
                 meta_tools: OnceLock::new(),
                 task_tools: OnceLock::new(),
+                reachable_tools: OnceLock::new(),
             }
         })
         .collect()

@@ -435,23 +435,29 @@ impl Session {
             .collect()
     }
 
-    /// Every tool the session's agent may be offered in this conversation: the meta-tools
-    /// and task tools, then every domain tool of the toolsets it can reach, loaded or not.
-    /// For reading a call to a tool that is not offered yet under its alias.
-    pub(crate) fn reachable_specs(&self) -> Vec<ToolSpec> {
+    /// Every tool the session's agent may be offered in this conversation, each once: the
+    /// meta-tools and task tools, then every domain tool of the toolsets it can reach, loaded
+    /// or not. For reading a call to a tool that is not offered yet under its alias. Built
+    /// once per agent and kept in its tables.
+    pub(crate) fn reachable_specs(&self) -> Arc<[ToolSpec]> {
         let inner = &*self.carnet.inner;
-        super::meta::specs(inner, &self.loaded)
-            .iter()
-            .chain(self.task_specs())
-            .cloned()
-            .chain(
-                self.loaded
-                    .reachable_toolsets(inner)
-                    .into_iter()
-                    .flat_map(|t| inner.toolset_tools(t))
-                    .map(|id| inner.tool(id).spec.clone()),
-            )
-            .collect()
+        let tables = inner.agent_tables(self.loaded.agent);
+        Arc::clone(tables.reachable_tools.get_or_init(|| {
+            let mut seen = std::collections::HashSet::new();
+            super::meta::specs(inner, &self.loaded)
+                .iter()
+                .chain(self.task_specs())
+                .cloned()
+                .chain(
+                    self.loaded
+                        .reachable_toolsets(inner)
+                        .into_iter()
+                        .flat_map(|t| inner.toolset_tools(t))
+                        .map(|id| inner.tool(id).spec.clone()),
+                )
+                .filter(|spec| seen.insert(spec.name.clone()))
+                .collect()
+        }))
     }
 
     /// The tools to offer the model: the meta-tools, then the domain tools the mode sends:

@@ -2,12 +2,15 @@
 //! JSON, and the answer's tool calls run and rendered back. For a program that already has
 //! a client (async-openai, its own HTTP) and a conversation of JSON messages.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
+
 use serde_json::{Value, json};
 
 use super::super::{Aliases, ProviderError, conversation};
 use crate::providers::openai;
 use crate::session::Session;
-use crate::tool::ToolCall;
+use crate::tool::{ToolCall, ToolSpec};
 
 /// One turn of a loop of your own, in OpenAI Chat Completions' JSON: the request body as of
 /// the session now ([`ChatTurn::request`]: the system prompt, the tools under their
@@ -50,7 +53,8 @@ pub struct ChatTurn {
     system: String,
     tools: Value,
     tool_choice: Option<Value>,
-    aliases: Aliases,
+    /// The aliases of every tool the agent can reach, shared by its turns.
+    aliases: Arc<Aliases>,
 }
 
 impl ChatTurn {
@@ -80,11 +84,8 @@ impl ChatTurn {
         // Names are read back over every tool the agent can reach: a call to one not
         // offered yet, under its alias, reaches the session as itself and is refused there
         // with the skill to load.
-        let mut reachable = session.reachable_specs();
-        let mut seen = std::collections::HashSet::new();
-        reachable.retain(|spec| seen.insert(spec.name.clone()));
         Ok(ChatTurn {
-            aliases: Aliases::new(&reachable)?,
+            aliases: reachable_aliases(&session.reachable_specs())?,
             system,
             tools,
             tool_choice,
@@ -198,5 +199,68 @@ impl ChatTurn {
             }
         }
         Ok(calls)
+    }
+}
+
+/// The aliases of an agent's reachable tools (a set the engine builds once per agent, which
+/// its sessions share), made once per set and kept for the process. An entry is found by
+/// the set's address and holds a `Weak` to it, which keeps the address from being reused
+/// while the entry exists; the entries of sets dropped with their engine go when a new set
+/// is added.
+fn reachable_aliases(reachable: &Arc<[ToolSpec]>) -> Result<Arc<Aliases>, ProviderError> {
+    type Kept = HashMap<usize, (Weak<[ToolSpec]>, Arc<Aliases>)>;
+    static KEPT: LazyLock<Mutex<Kept>> = LazyLock::new(Mutex::default);
+    let key = Arc::as_ptr(reachable).cast::<()>() as usize;
+    if let Some((_, aliases)) = KEPT.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        return Ok(Arc::clone(aliases));
+    }
+    let aliases = Arc::new(Aliases::new(reachable)?);
+    let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+    kept.retain(|_, (set, _)| set.strong_count() > 0);
+    kept.insert(key, (Arc::downgrade(reachable), Arc::clone(&aliases)));
+    Ok(aliases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::ToolKind;
+
+    fn set(names: &[&str]) -> Arc<[ToolSpec]> {
+        names
+            .iter()
+            .map(|name| ToolSpec {
+                name: (*name).to_owned(),
+                description: String::new(),
+                input_schema: Arc::new(json!({"type": "object"})),
+                kind: ToolKind::Domain,
+                toolset: None,
+                output_schema: None,
+                title: None,
+                annotations: crate::manifest::Annotations::NONE,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sets_aliases_are_made_once_and_let_go_with_it() {
+        let reachable = set(&["file.read", "loadSkill"]);
+        let first = reachable_aliases(&reachable).unwrap();
+        assert!(Arc::ptr_eq(&first, &reachable_aliases(&reachable).unwrap()));
+        assert_eq!(first.canonical("file_read"), "file.read");
+
+        let other = set(&["file.read", "loadSkill"]);
+        assert!(
+            !Arc::ptr_eq(&first, &reachable_aliases(&other).unwrap()),
+            "another set, its own"
+        );
+        assert!(matches!(
+            reachable_aliases(&set(&["file.read", "file_read"])),
+            Err(ProviderError::AliasCollision { .. })
+        ));
+
+        drop(reachable);
+        let _ = reachable_aliases(&set(&["x.y"])).unwrap();
+        assert_eq!(Arc::strong_count(&first), 1, "let go once its set is gone");
     }
 }
