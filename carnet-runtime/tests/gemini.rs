@@ -11,33 +11,13 @@ use std::time::{Duration, Instant};
 
 use carnet_runtime::chat::{self, ChatModel, ChatRequest, Delta, Message, ModelError, Stop, Usage};
 use carnet_runtime::models::{ApiKey, Gemini, ToolChoice};
-use carnet_runtime::{Carnet, ExposureMode, Manifest, ToolImpl, ToolsetImpl};
+use carnet_runtime::{Carnet, ExposureMode, Preset};
+use fake_server::agent::{carnet_with, complete};
 use fake_server::{Reply, Seen, fast, http, ok, server, sse};
 use serde_json::{Value, json};
 
 fn carnet(mode: ExposureMode) -> Carnet {
-    let manifest = Manifest::from_json(
-        r#"{
-        "agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
-        "skills": {"math": {"name": "math", "description": "Arithmetic", "toolsets": ["ops"], "content": "Use math.add."}},
-        "toolsets": {"ops": {"name": "ops", "description": "Ops", "content": "", "tools": [{"name": "math.add", "description": "Adds"}]}}
-    }"#,
-    )
-    .unwrap();
-    let add = ToolImpl::from_fn(
-        "math.add",
-        json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
-        |args| async move {
-            Ok(json!(
-                args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0)
-            ))
-        },
-    );
-    Carnet::builder(&manifest)
-        .toolset(ToolsetImpl::new("ops", [add]))
-        .mode(mode)
-        .build()
-        .unwrap()
+    carnet_with(mode, Preset::default())
 }
 
 fn gemini(base: &str) -> Gemini {
@@ -80,22 +60,6 @@ fn with_first_request<T>(mode: ExposureMode, f: impl FnOnce(ChatRequest<'_>) -> 
         mode,
         callable: &callable,
     })
-}
-
-async fn complete(model: &mut Gemini) -> Result<chat::ChatResponse, ModelError> {
-    let carnet = carnet(ExposureMode::Dynamic);
-    let session = carnet.session("a").unwrap();
-    let messages = [Message::User("2 + 3?".into())];
-    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
-    model
-        .complete(ChatRequest {
-            system: session.system_prompt(),
-            messages: &messages,
-            tools: session.tools(),
-            mode: ExposureMode::Dynamic,
-            callable: &callable,
-        })
-        .await
 }
 
 /// The agent's request once `math` is loaded, streamed: the answer, and the body

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use carnet_runtime::chat::{self, ChatModel, ChatRequest, Delta, Message, ModelError, Stop, Usage};
 use carnet_runtime::models::{Anthropic, ApiKey, OpenAi, OpenAiApi, ToolChoice};
-use carnet_runtime::{Carnet, ExposureMode, Manifest, Preset, ToolImpl, ToolsetImpl};
+use carnet_runtime::{Carnet, ExposureMode, Preset};
+use fake_server::agent::{carnet_with, complete};
 use fake_server::{Reply, Seen, fast, http, ok, server, sse};
 use serde_json::{Value, json};
 
@@ -21,32 +22,6 @@ fn carnet() -> Carnet {
 
 fn carnet_in(mode: ExposureMode) -> Carnet {
     carnet_with(mode, Preset::default())
-}
-
-fn carnet_with(mode: ExposureMode, preset: Preset) -> Carnet {
-    let manifest = Manifest::from_json(
-        r#"{
-        "agents": {"a": {"name": "a", "description": "d", "skills": ["math"], "prompt": "Compute."}},
-        "skills": {"math": {"name": "math", "description": "Arithmetic", "toolsets": ["ops"], "content": "Use math.add."}},
-        "toolsets": {"ops": {"name": "ops", "description": "Ops", "content": "", "tools": [{"name": "math.add", "description": "Adds"}]}}
-    }"#,
-    )
-    .unwrap();
-    let add = ToolImpl::from_fn(
-        "math.add",
-        json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
-        |args| async move {
-            Ok(json!(
-                args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0)
-            ))
-        },
-    );
-    Carnet::builder(&manifest)
-        .toolset(ToolsetImpl::new("ops", [add]))
-        .mode(mode)
-        .preset(preset)
-        .build()
-        .unwrap()
 }
 
 fn openai(base: &str) -> OpenAi {
@@ -62,23 +37,6 @@ fn chat_answer(text: &str) -> Value {
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55, "prompt_tokens_details": {"cached_tokens": 32}},
     })
-}
-
-/// One model call with the agent's first request.
-async fn complete(model: &mut dyn ChatModel) -> Result<chat::ChatResponse, ModelError> {
-    let carnet = carnet();
-    let session = carnet.session("a").unwrap();
-    let messages = [Message::User("2 + 3?".into())];
-    let callable: Vec<String> = session.callable_tools().map(str::to_owned).collect();
-    model
-        .complete(ChatRequest {
-            system: session.system_prompt(),
-            messages: &messages,
-            tools: session.tools(),
-            mode: ExposureMode::Dynamic,
-            callable: &callable,
-        })
-        .await
 }
 
 #[tokio::test]

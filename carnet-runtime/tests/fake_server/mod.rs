@@ -2,6 +2,8 @@
 //! body, a body in pieces with pauses (server-sent events), or nothing at all; it records
 //! every request's head and body.
 
+pub(crate) mod agent;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
