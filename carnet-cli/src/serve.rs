@@ -79,7 +79,6 @@ pub(crate) fn serve_on(
     let shared_key = keys.is_some();
     let mut server = Server::new(carnet, agent)
         .map_err(|_| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?
-        .named("carnet", env!("CARGO_PKG_VERSION"))
         .http_limits(options.limits());
     if let Some(keys) = keys {
         server = server.session_keys(keys);

@@ -592,7 +592,8 @@ fn serve_mcp_serves_the_meta_tools_over_stdio_and_says_domain_tools_have_no_impl
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cli-test", "version": "0"}}}),
     );
     let init = response(&mut lines, 1);
-    assert_eq!(init["result"]["serverInfo"]["name"], "carnet");
+    // The server names the agent it serves (issue 53), not carnet.
+    assert_eq!(init["result"]["serverInfo"]["name"], "researcher");
     let instructions = init["result"]["instructions"].as_str().unwrap();
     assert!(
         instructions.contains("working for Acme."),

@@ -115,7 +115,9 @@ impl ToolOutput {
 pub struct Context<'a> {
     pub(crate) states: &'a States,
     pub(crate) extensions: &'a Extensions,
-    /// The calling session's id ([`Session`](crate::Session)s never share one).
+    /// The calling session's id ([`Session`](crate::Session)s never share one): what a remote
+    /// A2A agent's per-session context is keyed by.
+    #[cfg_attr(not(feature = "remote-a2a"), allow(dead_code))]
     pub(crate) session: u64,
     pub(crate) agent: &'a str,
     pub(crate) loaded_skills: Vec<&'a str>,

@@ -1159,7 +1159,7 @@ async def cli_corpus_scenario(content: Path) -> None:
     watcher = Watcher()
     params = StdioServerParameters(command=CARNET, args=["--dir", str(content), "serve-mcp", "designer"])
     async with client(stdio_client(params, errlog=open(os.devnull, "w")), watcher) as c:
-        check_eq(c.server_info.name, "carnet", "serve-mcp: serverInfo.name is `carnet`")
+        check_eq(c.server_info.name, "designer", "serve-mcp: serverInfo.name is the agent served")
         check_eq(names(await c.list_tools()), META_TOOLS, "serve-mcp: the corpus declares no toolsets, so tools/list is the meta-tools")
         listed = (await c.list_resources()).resources
         uris = {str(r.uri) for r in listed if str(r.uri).startswith(f"skill://{skill}/")}
