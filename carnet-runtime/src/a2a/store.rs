@@ -114,7 +114,7 @@ pub trait TaskEvents: Send {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StoreError {
-    /// The store holds as many unfinished tasks as it may.
+    /// The store holds as many running tasks as it may.
     Full {
         /// Its capacity.
         capacity: usize,
@@ -170,8 +170,9 @@ pub struct TaskPage {
 }
 
 /// Tasks in this process's memory, at most `capacity` of them: a new task beyond it
-/// replaces the finished task updated longest ago, and is refused when every task held is
-/// unfinished. A finished task (completed, failed, canceled, rejected) is forgotten `ttl`
+/// replaces the task updated longest ago among those finished or waiting for input
+/// (nothing more happens to them by themselves), and is refused when every task held is
+/// running. A finished task (completed, failed, canceled, rejected) is forgotten `ttl`
 /// after its last change.
 ///
 /// # Examples
@@ -197,8 +198,9 @@ const SWEEP_EVERY: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 struct Tasks {
     held: HashMap<String, Held>,
-    /// Finished tasks in the order of their last save, the oldest first: the next to make
-    /// room. An entry whose task was saved again since, or is gone, is passed over.
+    /// Tasks finished or waiting for input, in the order of their last save, the oldest
+    /// first: the next to make room. An entry whose task was saved again since, or is gone,
+    /// is passed over.
     finished: VecDeque<(Instant, String)>,
     /// When expired tasks were last dropped.
     swept: Instant,
@@ -206,20 +208,21 @@ struct Tasks {
 
 impl Tasks {
     /// Drops the finished tasks older than `ttl`, and the entries of `finished` that no
-    /// longer name a finished task as saved.
+    /// longer name a task as saved.
     fn sweep(&mut self, now: Instant, ttl: Duration) {
         self.held
             .retain(|_, held| !held.task.status.state.is_terminal() || now.duration_since(held.saved) < ttl);
         let held = &self.held;
         self.finished
-            .retain(|(saved, id)| held.get(id).is_some_and(|h| h.is_finished_at(*saved)));
+            .retain(|(saved, id)| held.get(id).is_some_and(|h| h.is_idle_at(*saved)));
         self.swept = now;
     }
 
-    /// Forgets the finished task saved longest ago; `false` when none is finished.
+    /// Forgets the task finished or waiting for input saved longest ago; `false` when every
+    /// task is running.
     fn evict_oldest_finished(&mut self) -> bool {
         while let Some((saved, id)) = self.finished.pop_front() {
-            if self.held.get(&id).is_some_and(|h| h.is_finished_at(saved)) {
+            if self.held.get(&id).is_some_and(|h| h.is_idle_at(saved)) {
                 self.held.remove(&id);
                 return true;
             }
@@ -235,9 +238,17 @@ struct Held {
 }
 
 impl Held {
-    fn is_finished_at(&self, saved: Instant) -> bool {
-        self.saved == saved && self.task.status.state.is_terminal()
+    /// Saved at `saved` (not since), and finished or waiting for input: a task a client
+    /// leaves waiting for input must not hold its place for ever.
+    fn is_idle_at(&self, saved: Instant) -> bool {
+        self.saved == saved && is_idle(&self.task.status.state)
     }
+}
+
+/// Finished or interrupted (waiting for input or authentication): nothing more happens to
+/// the task by itself.
+fn is_idle(state: &TaskState) -> bool {
+    state.is_terminal() || matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
 }
 
 impl MemoryStore {
@@ -267,7 +278,7 @@ impl MemoryStore {
                 capacity: self.capacity,
             });
         }
-        if task.status.state.is_terminal() {
+        if is_idle(&task.status.state) {
             tasks.finished.push_back((now, task.id.clone()));
         }
         tasks.held.insert(task.id.clone(), Held { task, saved: now });
@@ -469,6 +480,24 @@ mod tests {
         store.save_now(task("w", "c", TaskState::Canceled, 8)).unwrap();
         store.save_now(task("f", "c", TaskState::Working, 9)).unwrap();
         assert!(!held("w") && held("f"));
+    }
+
+    #[test]
+    fn a_full_store_replaces_tasks_waiting_for_input() {
+        // Found by the a2a fuzz target: messages that each end waiting for input filled the
+        // store, and every later message was refused.
+        let store = MemoryStore::new(2, Duration::from_mins(1));
+        store.save_now(task("a", "c", TaskState::InputRequired, 1)).unwrap();
+        store.save_now(task("b", "c", TaskState::AuthRequired, 2)).unwrap();
+        store.save_now(task("c", "c", TaskState::Working, 3)).unwrap();
+        let held = |id: &str| store.tasks.lock().unwrap().held.contains_key(id);
+        assert!(!held("a") && held("b") && held("c"));
+        store.save_now(task("d", "c", TaskState::Working, 4)).unwrap();
+        assert!(!held("b"));
+        assert_eq!(
+            store.save_now(task("e", "c", TaskState::Working, 5)),
+            Err(StoreError::Full { capacity: 2 })
+        );
     }
 
     #[test]
