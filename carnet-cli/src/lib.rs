@@ -454,7 +454,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }) => {
             let report = Config::new().dir(&cli.dir).check();
             let timeout = std::time::Duration::from_secs(*timeout);
-            mcp::run(&report, color(cli), toolsets, *check, timeout, carnet_codegen::RemoteProtocol::Mcp)
+            mcp::run(
+                &report,
+                color(cli),
+                toolsets,
+                *check,
+                timeout,
+                carnet_codegen::RemoteProtocol::Mcp,
+            )
         }
         Command::A2a(A2aCommand::Pin {
             toolsets,
@@ -463,7 +470,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }) => {
             let report = Config::new().dir(&cli.dir).check();
             let timeout = std::time::Duration::from_secs(*timeout);
-            mcp::run(&report, color(cli), toolsets, *check, timeout, carnet_codegen::RemoteProtocol::A2a)
+            mcp::run(
+                &report,
+                color(cli),
+                toolsets,
+                *check,
+                timeout,
+                carnet_codegen::RemoteProtocol::A2a,
+            )
         }
         Command::Import(ImportCommand::McpConfig { file, timeout }) => {
             let report = import::mcp_config(file, &cli.dir, std::time::Duration::from_secs(*timeout))?;
@@ -488,9 +502,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             let (_, manifest) = checked(cli)?;
             serve_a2a::run(&manifest, agent, *mode, *preset, vars, options)
         }
-        Command::Explain { code } => {
-            explain::run(code.as_deref(), cli.format == Format::Json).map_err(Failure::usage)
-        }
+        Command::Explain { code } => explain::run(code.as_deref(), cli.format == Format::Json).map_err(Failure::usage),
         Command::Show { kind, name } => {
             let (_, manifest) = checked(cli)?;
             show::run(&manifest, *kind, name, cli.format == Format::Json)

@@ -34,7 +34,10 @@ mod index;
 mod meta_tool;
 mod prompt;
 #[cfg(any(feature = "mcp", feature = "remote"))]
-#[cfg_attr(not(all(feature = "mcp", feature = "remote")), allow(dead_code, reason = "one side of the relay"))]
+#[cfg_attr(
+    not(all(feature = "mcp", feature = "remote")),
+    allow(dead_code, reason = "one side of the relay")
+)]
 mod relay;
 pub mod session;
 mod state;

@@ -150,7 +150,10 @@ impl Client {
         if self.exact {
             check(status, &bytes, text);
         } else if status != hyper::StatusCode::OK || serde_json::from_slice::<Value>(&bytes).is_err() {
-            fail(&format!("the floor answered HTTP {status}: {}", String::from_utf8_lossy(&bytes)));
+            fail(&format!(
+                "the floor answered HTTP {status}: {}",
+                String::from_utf8_lossy(&bytes)
+            ));
         }
         bytes.len()
     }
@@ -158,8 +161,12 @@ impl Client {
 
 /// The answer is the completed task with the scripted text.
 fn check(status: hyper::StatusCode, bytes: &[u8], text: &str) {
-    let answer: Value = serde_json::from_slice(bytes)
-        .unwrap_or_else(|e| fail(&format!("an answer that is not JSON ({e}): {}", String::from_utf8_lossy(bytes))));
+    let answer: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| {
+        fail(&format!(
+            "an answer that is not JSON ({e}): {}",
+            String::from_utf8_lossy(bytes)
+        ))
+    });
     let task = &answer["result"]["task"];
     let expected = format!("you said: {text}");
     let said = task["status"]["message"]["parts"][0]["text"].as_str();
@@ -167,7 +174,9 @@ fn check(status: hyper::StatusCode, bytes: &[u8], text: &str) {
         || task["status"]["state"] != "TASK_STATE_COMPLETED"
         || said != Some(expected.as_str())
     {
-        fail(&format!("an answer that is not the completed task saying `{expected}` (HTTP {status}): {answer}"));
+        fail(&format!(
+            "an answer that is not the completed task saying `{expected}` (HTTP {status}): {answer}"
+        ));
     }
 }
 
@@ -233,7 +242,11 @@ async fn open_contexts(url: &str, contexts: usize, clients: usize) {
         let mut i = c;
         while i < contexts {
             client
-                .send_message(2_000_000 + i, &format!("context {i}"), Some(&format!("bench-context-{i}")))
+                .send_message(
+                    2_000_000 + i,
+                    &format!("context {i}"),
+                    Some(&format!("bench-context-{i}")),
+                )
                 .await;
             i += clients;
         }

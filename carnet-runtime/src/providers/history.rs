@@ -12,10 +12,10 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::common::{Aliases, ProviderError, wire_name};
-use super::conversation::options::OpenAiOptions;
 use super::conversation::calls::{call_id, gemini_args, tool_use_index};
 use super::conversation::hosted::{responses_input_item, without_nulls};
 use super::conversation::namespaces::{call_namespace, loaded_namespaces};
+use super::conversation::options::OpenAiOptions;
 use super::json_text::{write_str, write_value, write_value_text};
 use super::response::{anthropic_hosted, gemini_part, openai_hosted};
 use super::tool_bytes::ToolFormat;

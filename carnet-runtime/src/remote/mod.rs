@@ -179,7 +179,11 @@ pub(crate) fn toolset_impl(
     toolset: &Toolset,
     options: &RemoteOptions,
 ) -> Result<(ToolsetImpl, Arc<dyn RemoteServer>), BuildError> {
-    let remote: Value = toolset.mcp.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default();
+    let remote: Value = toolset
+        .mcp
+        .as_deref()
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default();
     if remote["protocol"] == "a2a" {
         #[cfg(feature = "remote-a2a")]
         return a2a::toolset_impl(toolset, &remote, options);
