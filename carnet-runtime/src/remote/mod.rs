@@ -242,6 +242,23 @@ pub(crate) fn toolset_impl(
     Ok((ToolsetImpl::new(toolset.name.to_string(), tools), server))
 }
 
+/// A remote call's value, from its whole output: an error output is the [`ToolError`] its
+/// message says (`failed` when it has none). What `ToolHandler::call` gives for the tools of
+/// remote toolsets, MCP and A2A alike.
+fn value_of<'a>(
+    output: BoxFuture<'a, Result<ToolOutput, ToolError>>,
+    failed: &'static str,
+) -> BoxFuture<'a, Result<Value, ToolError>> {
+    Box::pin(async move {
+        let output = output.await?;
+        if output.is_error {
+            Err(ToolError::new(output.error_message().unwrap_or(failed)))
+        } else {
+            Ok(output.value)
+        }
+    })
+}
+
 /// One remote tool: a call is a `tools/call` on its toolset's server.
 struct RemoteTool {
     upstream: Arc<Upstream>,
@@ -250,15 +267,7 @@ struct RemoteTool {
 
 impl ToolHandler for RemoteTool {
     fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
-        let output = self.call_output(context, arguments);
-        Box::pin(async move {
-            let output = output.await?;
-            if output.is_error {
-                Err(ToolError::new(output.error_message().unwrap_or("the tool failed")))
-            } else {
-                Ok(output.value)
-            }
-        })
+        value_of(self.call_output(context, arguments), "the tool failed")
     }
 
     fn call_output<'a>(

@@ -135,15 +135,7 @@ struct DelegateTool {
 
 impl ToolHandler for DelegateTool {
     fn call<'a>(&'a self, context: &'a Context<'a>, arguments: Value) -> BoxFuture<'a, Result<Value, ToolError>> {
-        let output = self.call_output(context, arguments);
-        Box::pin(async move {
-            let output = output.await?;
-            if output.is_error {
-                Err(ToolError::new(output.error_message().unwrap_or("the agent failed")))
-            } else {
-                Ok(output.value)
-            }
-        })
+        super::value_of(self.call_output(context, arguments), "the agent failed")
     }
 
     fn call_output<'a>(
