@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use carnet_runtime::ExposureMode;
+use carnet_runtime::{Carnet, ExposureMode, Manifest, tokens};
 use plotters::prelude::*;
 
 use crate::Failure;
@@ -203,6 +203,85 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// The most skills a chart drawn without `--load` loads, one per call.
+const MAX_LOADS: usize = 8;
+
+/// `--svg FILE`: the conversation of `agent` that loads `load`, in every exposure mode and
+/// with everything up front, drawn into `path`.
+pub(crate) fn svg(
+    manifest: &Manifest,
+    agent: Option<&str>,
+    load: &[String],
+    path: &std::path::Path,
+) -> Result<(), Failure> {
+    let agents = crate::select_agents(manifest, agent)?;
+    let [agent] = agents.as_slice() else {
+        return Err(Failure::usage(
+            "error: `--svg` draws one agent: name it (`carnet stats AGENT --svg FILE`)",
+        ));
+    };
+    let name = &*agent.name;
+    // Without `--load`, a conversation that loads each skill the agent can reach in turn (at
+    // most `MAX_LOADS`): one point would draw no line.
+    let reachable: Vec<String>;
+    let (load, all_skills) = if load.is_empty() {
+        let initial: Vec<&str> = agent
+            .initial_skills
+            .iter()
+            .chain(manifest.app.global_initial_skills.iter())
+            .map(|s| &**s)
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        reachable = agent
+            .skills
+            .iter()
+            .chain(manifest.app.global_skills.iter())
+            .map(ToString::to_string)
+            .filter(|s| !initial.contains(&s.as_str()) && seen.insert(s.clone()))
+            .take(MAX_LOADS)
+            .collect();
+        (reachable.as_slice(), true)
+    } else {
+        (load, false)
+    };
+    let mut series = Vec::new();
+    let mut calls = Vec::new();
+    for mode in ExposureMode::ALL {
+        let carnet = Carnet::builder(manifest)
+            .allow_unimplemented()
+            .mode(mode)
+            .build()
+            .map_err(|e| Failure::content(format!("error: {e}")))?;
+        let turns = crate::stats::conversation(&carnet, name, load)?;
+        if calls.is_empty() {
+            calls = turns
+                .iter()
+                .enumerate()
+                .map(|(i, t)| match t.label.strip_prefix("+ ") {
+                    Some(skill) => format!("{i}: +{skill}"),
+                    None => format!("{i}: start"),
+                })
+                .collect();
+        }
+        series.push(Series::of_mode(mode, &turns));
+    }
+    let carnet = Carnet::builder(manifest)
+        .allow_unimplemented()
+        .build()
+        .map_err(|e| Failure::content(format!("error: {e}")))?;
+    let baseline = carnet
+        .everything_up_front(name)
+        .map_err(|e| Failure::usage(format!("error: {e}")))?;
+    let up_front = tokens::context(&baseline.system_prompt, &baseline.tools).total();
+    series.insert(0, Series::up_front(up_front, calls.len()));
+    let title = if all_skills {
+        format!("Agent `{name}`: tokens per model call, loading each skill in turn")
+    } else {
+        format!("Agent `{name}`: tokens per model call")
+    };
+    write(path, &title, &calls, &series)
 }
 
 #[cfg(test)]

@@ -404,7 +404,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         } => {
             let (_, manifest) = checked(cli)?;
             if let Some(path) = svg {
-                stats::svg(&manifest, agent.as_deref(), load, path)?;
+                chart::svg(&manifest, agent.as_deref(), load, path)?;
             }
             stats::run(
                 &manifest,
