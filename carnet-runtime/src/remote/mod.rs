@@ -40,6 +40,7 @@
 
 #[cfg(feature = "remote-a2a")]
 pub mod a2a;
+pub mod handle;
 mod pin;
 mod server;
 mod upstream;
@@ -49,6 +50,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+pub use handle::{Remote, RemoteError, RemoteToolset};
 pub use pin::{PIN_FILE, PIN_VERSION, Pin, PinError};
 pub use server::{Server, ServerError};
 
@@ -58,13 +60,20 @@ use crate::engine::options::{BuildError, RemoteOptions};
 use crate::manifest::Toolset;
 use upstream::{PinnedTool, Unavailable, Upstream};
 
-impl RemoteServer for Upstream {
+/// An MCP toolset's server as the engine sees it: its connection, and the call timeout that
+/// bounds the requests of its [`Remote`] handles.
+struct McpServer {
+    upstream: Arc<Upstream>,
+    call_timeout: std::time::Duration,
+}
+
+impl RemoteServer for McpServer {
     fn warm(self: Arc<Self>) {
-        Upstream::warm(&self);
+        Upstream::warm(&self.upstream);
     }
 
     fn started(&self) -> bool {
-        Upstream::started(self)
+        self.upstream.started()
     }
 
     fn forward(
@@ -72,10 +81,15 @@ impl RemoteServer for Upstream {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'static, Result<Value, (i32, String)>> {
+        if handle::serve::is_handle_method(method) {
+            return Box::pin(async move {
+                Ok(handle::serve::answer(&self.upstream, self.call_timeout, method, params).await)
+            });
+        }
         if tokio::runtime::Handle::try_current().is_err() {
             return Box::pin(std::future::ready(Err((-32603, "outside a tokio runtime".to_owned()))));
         }
-        Box::pin(async move { Upstream::forward(&self, method, params).await })
+        Box::pin(async move { Upstream::forward(&self.upstream, method, params).await })
     }
 
     fn read_skill(
@@ -84,35 +98,36 @@ impl RemoteServer for Upstream {
         uri: String,
         digest: String,
     ) -> BoxFuture<'static, Result<String, ToolOutput>> {
+        let upstream = Arc::clone(&self.upstream);
         if tokio::runtime::Handle::try_current().is_err() {
             return Box::pin(std::future::ready(Err(skill_error(
-                &self,
+                &upstream,
                 &skill,
                 "upstream_unavailable",
                 "it can only be read inside a tokio runtime",
             ))));
         }
         Box::pin(async move {
-            let bytes = self
+            let bytes = upstream
                 .read_resource(&uri)
                 .await
-                .map_err(|e| skill_error(&self, &skill, e.code, &e.message))?;
+                .map_err(|e| skill_error(&upstream, &skill, e.code, &e.message))?;
             let found = pin::sha256(&bytes);
             if found != digest {
-                tracing::warn!(target: "carnet::remote", toolset = %self.toolset, skill = %skill, %found, pinned = %digest, "remote skill does not match its pin");
+                tracing::warn!(target: "carnet::remote", toolset = %upstream.toolset, skill = %skill, %found, pinned = %digest, "remote skill does not match its pin");
                 return Err(skill_error(
-                    &self,
+                    &upstream,
                     &skill,
                     "upstream_drift",
                     &format!(
                         "its `SKILL.md` ({uri}) does not match its pin: refused (run `carnet mcp pin {}` and rebuild to accept the server's new version)",
-                        self.toolset
+                        upstream.toolset
                     ),
                 ));
             }
             let text = String::from_utf8(bytes).map_err(|_| {
                 skill_error(
-                    &self,
+                    &upstream,
                     &skill,
                     "upstream_error",
                     &format!("its `SKILL.md` ({uri}) is not UTF-8"),
@@ -238,7 +253,10 @@ pub(crate) fn toolset_impl(
         }
         tools.push(tool);
     }
-    let server: Arc<dyn RemoteServer> = upstream;
+    let server: Arc<dyn RemoteServer> = Arc::new(McpServer {
+        upstream,
+        call_timeout: options.call_timeout,
+    });
     Ok((ToolsetImpl::new(toolset.name.to_string(), tools), server))
 }
 
