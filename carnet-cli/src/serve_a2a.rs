@@ -12,6 +12,10 @@ use carnet_runtime::{BoxFuture, Carnet, ExposureMode, Manifest, ToolCall};
 use serde_json::Value;
 
 use crate::Failure;
+use crate::unseen::{Source, Unseen};
+
+/// The address `serve-a2a` serves when given no `--http`.
+const DEFAULT_HTTP: &str = "127.0.0.1:8080";
 
 /// The options of `serve-a2a`, the same in the `carnet` binary and an author's program.
 #[derive(Debug, clap::Args)]
@@ -25,7 +29,7 @@ pub(crate) struct A2aOptions {
     #[arg(long, value_name = "PROVIDER:NAME")]
     model: String,
     /// The loopback address to serve (port 0 picks one); the server's URL is printed first.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(long, value_name = "ADDR", default_value = DEFAULT_HTTP)]
     http: String,
     /// The URL the agent card names, when clients reach the server elsewhere (a proxy);
     /// default: the bound address.
@@ -112,12 +116,25 @@ pub(crate) fn run(
         .preset(preset.into())
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
+    if let Some(entry) = manifest.agent(agent) {
+        // `serve-a2a` is given the manifest, not where it was read: the command names no
+        // crate (`cargo run -- ...`, as after `--manifest`).
+        let unseen = Unseen::reachable(manifest, Source::Markdown(None), entry);
+        let mut args = vec!["serve-a2a", agent, "--model", &options.model];
+        if options.http != DEFAULT_HTTP {
+            args.extend(["--http", &options.http]);
+        }
+        unseen.warn(
+            "the model is offered them with the schema `{\"type\": \"object\", \"additionalProperties\": true}`, \
+             and calling one returns an error result to it",
+            &unseen.command(&args),
+        );
+    }
     serve_on(
         &carnet,
         agent,
         options,
-        "domain tools have no Rust implementation here: calling one returns an error result; bind them with \
-         `#[carnet::toolset]` and serve your program with `carnet::cli`",
+        "remote toolsets' tools are called on their servers; tools implemented in Rust can be loaded, not run",
     )
 }
 

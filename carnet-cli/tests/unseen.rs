@@ -221,3 +221,47 @@ fn show_list_and_prompt_print_no_schema() {
         assert!(!stderr(&out).contains("implemented in Rust"), "{args:?}");
     }
 }
+
+/// `serve-a2a` names the Rust tools its model would be offered without schemas, and the
+/// command serving them from the author's program, before it says where it serves.
+#[test]
+fn serve_a2a_names_the_rust_tools_and_the_program_command() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    std::fs::write(&script, r#"{"replies": [{"steps": [{"text": "hi"}]}]}"#).unwrap();
+    let model = format!("scripted:{}", script.display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(["--dir", &example(), "serve-a2a", "researcher", "--http", "127.0.0.1:0"])
+        .args(["--model", &model])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        err.push_str(&line);
+        err.push('\n');
+        if line.starts_with("carnet: serving agent") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        err.contains("note: 11 tools (`filterByDate`, `filterByDomain`"),
+        "{err}"
+    );
+    assert!(err.contains("calling one returns an error result to it"), "{err}");
+    assert_eq!(
+        truth(&err).0,
+        format!("cargo run -- serve-a2a researcher --model {model} --http 127.0.0.1:0")
+    );
+    assert!(
+        err.contains("tools implemented in Rust can be loaded, not run"),
+        "{err}"
+    );
+}
