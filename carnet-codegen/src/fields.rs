@@ -33,8 +33,6 @@ pub enum Type {
     Entries(&'static Table),
     /// A mapping whose keys another table describes.
     Object(&'static Table),
-    /// A mapping described in another part of the guide (`mcp`, `a2a`).
-    Block(&'static str),
     /// Anything: the value is read and ignored.
     Ignored,
 }
@@ -53,7 +51,6 @@ impl Type {
             Type::Integer => "integer".into(),
             Type::Entries(table) => format!("list of [{}](#{})", table.title, table.anchor),
             Type::Object(table) => format!("[{}](#{})", table.title, table.anchor),
-            Type::Block(link) => format!("mapping, see [{link}]({link})"),
             Type::Ignored => "any (ignored)".into(),
         }
     }
@@ -412,12 +409,11 @@ pub static TOOLSET: Table = Table {
         ),
         field(
             "mcp",
-            Type::Block("../remote-toolsets.md"),
+            Type::Object(&MCP_SERVER),
             false,
             "none",
-            "Makes the toolset remote: its tools are those of an MCP server (`command`, `args`, \
-             `env` for stdio; `url`, `headers` for HTTP), checked against the pin \
-             `mcp.lock.json` that `carnet mcp pin` writes.",
+            "Makes the toolset remote: its tools are those of an MCP server, checked against \
+             the pin `mcp.lock.json` that `carnet mcp pin` writes.",
             "mcp:\n  command: uvx\n  args: [mcp-server-time]",
         ),
         field(
@@ -430,7 +426,7 @@ pub static TOOLSET: Table = Table {
         ),
         field(
             "a2a",
-            Type::Block("../a2a.md"),
+            Type::Object(&A2A_SERVER),
             false,
             "none",
             "Makes the toolset remote on an A2A agent instead of an MCP server.",
@@ -469,7 +465,9 @@ pub static TOOL_FILE: Table = Table {
 };
 
 mod config;
+mod remote;
 pub use config::{CONFIG, CONFIG_APP, CONFIG_LIMITS};
+pub use remote::{A2A_SERVER, MCP_SERVER};
 
 /// Every table, in the reference's order.
 pub static ALL: &[&Table] = &[
@@ -478,6 +476,8 @@ pub static ALL: &[&Table] = &[
     &SKILL_FILE,
     &TOOLSET,
     &TOOL,
+    &MCP_SERVER,
+    &A2A_SERVER,
     &TOOL_FILE,
     &CONFIG,
     &CONFIG_APP,

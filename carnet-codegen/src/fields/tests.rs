@@ -3,9 +3,10 @@
 //! its table (`Document::take` asserts it whenever a file is parsed, and the serde structs
 //! of `carnet.config.json` are compared here).
 
-use super::{AGENT, CONFIG, CONFIG_APP, CONFIG_LIMITS, SKILL, TOOL, TOOL_FILE, TOOLSET, Table};
+use super::{A2A_SERVER, AGENT, CONFIG, CONFIG_APP, CONFIG_LIMITS, MCP_SERVER, SKILL, TOOL, TOOL_FILE, TOOLSET, Table};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::limits::YamlLimits;
+use crate::remote::{RemoteProtocol, block_keys};
 use crate::source::Sources;
 
 /// A frontmatter holding the required fields of `table` and `extra` lines.
@@ -158,5 +159,36 @@ fn the_config_tables_list_exactly_the_keys_serde_reads() {
     ] {
         assert!(!fields.is_empty());
         assert_eq!(sorted(table.keys().collect()), sorted(fields), "{}", table.title);
+    }
+}
+
+#[test]
+fn the_remote_block_tables_list_exactly_the_keys_the_parser_reads() {
+    for (table, protocol) in [(&MCP_SERVER, RemoteProtocol::Mcp), (&A2A_SERVER, RemoteProtocol::A2a)] {
+        assert_eq!(
+            table.keys().collect::<Vec<_>>(),
+            block_keys(protocol),
+            "{}",
+            table.title
+        );
+    }
+}
+
+#[test]
+fn every_remote_block_key_example_parses_without_a_diagnostic() {
+    for (table, block) in [(&MCP_SERVER, "mcp"), (&A2A_SERVER, "a2a")] {
+        for field in table.fields {
+            // Each key beside the transport it belongs to (`args` with a `command`).
+            let transport = match field.key {
+                "command" | "url" => "",
+                "args" | "env" => "command: uvx\n",
+                _ => "url: https://agents.example.com\n",
+            };
+            let lines = format!("{transport}{}", field.example).replace('\n', "\n  ");
+            let text = frontmatter(&TOOLSET, &format!("{block}:\n  {lines}"));
+            let (diagnostics, leftover) = parse(&TOOLSET, &text);
+            assert!(diagnostics.is_empty(), "{block}.{}: {diagnostics:?}\n{text}", field.key);
+            assert_eq!(leftover, Some(0), "{block}.{}\n{text}", field.key);
+        }
     }
 }

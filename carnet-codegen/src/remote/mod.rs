@@ -112,6 +112,8 @@ mod server;
 
 pub(crate) use pin::PinnedSkill;
 use pin::{Pinned, PinnedTool, read_pin};
+#[cfg(test)]
+pub(crate) use server::block_keys;
 pub(crate) use server::parse_server;
 
 /// Reads the pin of a remote toolset (`pin`: its file, `None` when it does not exist) and

@@ -11,6 +11,15 @@ use crate::source::{FileId, Span};
 const STDIO_KEYS: [&str; 3] = ["command", "args", "env"];
 const HTTP_KEYS: [&str; 2] = ["url", "headers"];
 
+/// The keys a block of `protocol` takes: `mcp:` either transport's, `a2a:` HTTP's. The
+/// reference's tables (`fields::MCP_SERVER`, `fields::A2A_SERVER`) are checked against it.
+pub(crate) fn block_keys(protocol: RemoteProtocol) -> Vec<&'static str> {
+    match protocol {
+        RemoteProtocol::Mcp => STDIO_KEYS.iter().chain(&HTTP_KEYS).copied().collect(),
+        RemoteProtocol::A2a => HTTP_KEYS.to_vec(),
+    }
+}
+
 /// Checks an `mcp:` block: a mapping with `command` (and `args`, `env`) or `url` (and
 /// `headers`), strings everywhere; or an `a2a:` block (`protocol`): `url` and `headers`.
 /// Every problem is reported; `None` when there was one.
@@ -42,16 +51,13 @@ pub(crate) fn parse_server(
     let errors = diags.error_count();
     let mut server = Map::new();
     let unknown_key = |name: &str, k: &Node| {
-        let (known, keys): (Vec<&str>, &str) = match protocol {
-            RemoteProtocol::Mcp => (
-                STDIO_KEYS.iter().chain(&HTTP_KEYS).copied().collect(),
-                messages::MCP_KEYS,
-            ),
-            RemoteProtocol::A2a => (HTTP_KEYS.to_vec(), messages::A2A_KEYS),
+        let keys = match protocol {
+            RemoteProtocol::Mcp => messages::MCP_KEYS,
+            RemoteProtocol::A2a => messages::A2A_KEYS,
         };
         Builder::new(Code::InvalidMcpServer, messages::unknown_block_key(block, name))
             .at(span(k))
-            .help_opt(did_you_mean(name, known).map(messages::did_you_mean))
+            .help_opt(did_you_mean(name, block_keys(protocol)).map(messages::did_you_mean))
             .note(keys)
     };
     for (k, v) in entries {
