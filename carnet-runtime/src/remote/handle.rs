@@ -83,7 +83,7 @@ impl Carnet {
     ///
     /// let manifest = Manifest::from_json(r#"{"agents": {}, "skills": {}, "toolsets": {
     ///     "files": {"name": "files", "description": "Files", "content": "",
-    ///               "mcp": "{\"server\": {\"command\": \"/nonexistent/mcp-server\"}}"},
+    ///               "mcp": {"server": {"command": "/nonexistent/mcp-server"}}},
     ///     "notes": {"name": "notes", "description": "Notes", "content": ""}}}"#)?;
     /// let carnet = Carnet::builder(&manifest).allow_unimplemented().build()?;
     /// let files = carnet.remote("files")?;
@@ -304,15 +304,18 @@ impl Remote {
         self.parse("prompts/get", result)
     }
 
-    /// Sends MCP request `method` with `params` and returns the server's result as JSON: for
-    /// the requests the methods above do not cover (`completion/complete`, `ping`,
-    /// `logging/setLevel`). Bounded by the call timeout like every request.
+    /// Sends request `method` with `params` and returns the server's result as JSON: for the
+    /// requests the methods above do not cover (`completion/complete`, `ping`,
+    /// `logging/setLevel`, an extension's own methods such as `skills/list`). Bounded by the
+    /// call timeout like every request.
     ///
     /// # Errors
     ///
-    /// [`RemoteError::InvalidRequest`] for a method MCP does not define, parameters that do
-    /// not fit it, `initialize`, and `tools/call` (use [`Remote::call_tool`], which holds the
-    /// pin); the server's failures.
+    /// [`RemoteError::InvalidRequest`] for parameters that do not fit an MCP request,
+    /// `initialize`, `resources/subscribe` and `resources/unsubscribe` (a handle receives no
+    /// notifications), and `tools/call` (use [`Remote::call_tool`], which holds the pin); the
+    /// server's failures ([`RemoteError::Upstream`] with `-32601` for a method it does not
+    /// serve).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
         let span = self.span(method, None);
         let result = self

@@ -75,12 +75,13 @@ pub enum RemoteError {
         message: String,
     },
     /// The server answered with a JSON-RPC error (a resource it does not have: `-32002`; a
-    /// method it does not serve: `-32601`).
+    /// method it does not serve: `-32601`; a tool it no longer has).
     Upstream {
         /// The toolset.
         toolset: String,
-        /// The server's JSON-RPC error code.
-        code: i32,
+        /// The server's JSON-RPC error code; `None` for a refused `tools/call`, whose code the
+        /// connection does not keep.
+        code: Option<i32>,
         /// The server's message.
         message: String,
     },
@@ -139,9 +140,10 @@ impl RemoteError {
             "upstream_timeout" => RemoteError::Timeout { toolset, message },
             "upstream_drift" => RemoteError::Drift { toolset, message },
             "invalid_request" => RemoteError::InvalidRequest { toolset, message },
-            "upstream_error" => match rpc {
-                Some(code) => RemoteError::Upstream { toolset, code, message },
-                None => RemoteError::InvalidResponse { toolset, message },
+            "upstream_error" => RemoteError::Upstream {
+                toolset,
+                code: rpc,
+                message,
             },
             _ => RemoteError::InvalidResponse { toolset, message },
         }
@@ -159,7 +161,11 @@ impl fmt::Display for RemoteError {
                 f,
                 "tool `{tool}` is not pinned for toolset `{toolset}` (run `carnet mcp pin {toolset}` and rebuild to add the server's new tools)"
             ),
-            RemoteError::Upstream { toolset, code, message } => write!(
+            RemoteError::Upstream {
+                toolset,
+                code: Some(code),
+                message,
+            } => write!(
                 f,
                 "the MCP server of toolset `{toolset}` answered with error {code}: {message}"
             ),
@@ -169,7 +175,10 @@ impl fmt::Display for RemoteError {
                     "a request to the MCP server of toolset `{toolset}` is invalid: {message}"
                 )
             }
-            RemoteError::Unavailable { message, .. }
+            RemoteError::Upstream {
+                code: None, message, ..
+            }
+            | RemoteError::Unavailable { message, .. }
             | RemoteError::Crashed { message, .. }
             | RemoteError::Timeout { message, .. }
             | RemoteError::Drift { message, .. }
@@ -185,7 +194,7 @@ impl std::error::Error for RemoteError {}
 impl From<RemoteError> for ToolError {
     fn from(error: RemoteError) -> Self {
         let mut data = json!({"toolset": error.toolset()});
-        if let RemoteError::Upstream { code, .. } = &error {
+        if let RemoteError::Upstream { code: Some(code), .. } = &error {
             data["rpcCode"] = json!(code);
         }
         ToolError::new(error.to_string())

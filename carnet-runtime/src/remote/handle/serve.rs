@@ -108,7 +108,7 @@ async fn request(upstream: &Upstream, call_timeout: Duration, params: Value) -> 
     drop(connection);
     match tokio::time::timeout(call_timeout, peer.send_request(request)).await {
         Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| Failed {
-            code: "upstream_error",
+            code: "invalid_response",
             message: format!(
                 "the answer of the MCP server of toolset `{}` does not serialise: {e}",
                 upstream.toolset

@@ -1,0 +1,292 @@
+//! The typed handle to a remote toolset's connection (`Carnet::remote`): its faults against
+//! `tests/remote/standin.py` (an MCP server that misbehaves on purpose), and its resources,
+//! prompts and tool calls against the official `everything` server
+//! (`@modelcontextprotocol/server-everything`, installed by `tests/remote/setup.sh`; the test
+//! says so and skips when it is not there).
+#![cfg(feature = "remote")]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use carnet_runtime::remote::handle::ResourceBody;
+use carnet_runtime::remote::{Pin, RemoteError, Server};
+use carnet_runtime::{Carnet, DriftPolicy, Manifest, RemoteOptions, ToolsetId};
+use serde_json::{Value, json};
+
+fn standin(mode: &str) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/remote/standin.py");
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    json!({"command": python, "args": [script.canonicalize().unwrap().display().to_string(), "--mode", mode]})
+}
+
+/// The engine of a manifest whose toolset `t` is served by `server` as `pinned` recorded it
+/// (`pinned`: a server that behaves), beside `plain`, a toolset of Rust tools.
+async fn engine(pinned: &Value, server: &Value, options: RemoteOptions) -> Carnet {
+    let pin = Pin::fetch(&Server::from_json(pinned).unwrap(), Duration::from_secs(30), 1 << 24)
+        .await
+        .expect("the server pins");
+    let tools: Vec<Value> = pin.json()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let mut remote = json!({"inputSchema": t["inputSchema"]});
+            if let Some(output) = t.get("outputSchema") {
+                remote["outputSchema"] = output.clone();
+            }
+            json!({"name": t["name"], "description": t["description"], "remote": remote})
+        })
+        .collect();
+    let mcp = json!({"server": server, "pin": {"serverInfo": pin.json()["serverInfo"]}});
+    let manifest = Manifest::from_json(
+        &json!({
+            "agents": {},
+            "skills": {},
+            "toolsets": {
+                "t": {"name": "t", "description": "T", "content": "", "toolDefinitions": tools, "mcp": mcp},
+                "plain": {"name": "plain", "description": "P", "content": "",
+                          "toolDefinitions": [{"name": "nothing", "description": "Nothing"}]}
+            }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    Carnet::builder(&manifest)
+        .allow_unimplemented()
+        .remote_options(options)
+        .build()
+        .unwrap()
+}
+
+fn options() -> RemoteOptions {
+    RemoteOptions::default()
+        .connect_timeout(Duration::from_secs(15))
+        .call_timeout(Duration::from_secs(5))
+        .restart_backoff(Duration::from_millis(50), Duration::from_millis(200))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handle_starts_its_server_lazily_and_calls_pinned_tools_only() {
+    let carnet = engine(&standin("ok"), &standin("ok"), options()).await;
+    let t = carnet.remote(ToolsetId::__new("t")).expect("a typed id");
+    assert_eq!(t.toolset(), "t");
+    assert!(!t.started(), "a handle starts nothing");
+    assert_eq!(carnet.remote_started("t"), Some(false));
+
+    let echo = t.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+    assert_eq!(echo.value, json!({"text": "hi"}), "structured content");
+    assert_eq!(echo.content.as_ref().unwrap()[0]["text"], "hi", "the server's blocks");
+    assert!(
+        t.started() && carnet.remote_started("t") == Some(true),
+        "the engine's own connection"
+    );
+    let sum = t.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+    assert_eq!(sum.value, json!("5"));
+    let failed = t.call_tool("fail", json!({})).await.unwrap();
+    assert!(failed.is_error, "a tool's failure is an output, as in MCP");
+    assert_eq!(failed.error_message(), Some("it failed on purpose"));
+
+    let unknown = t.call_tool("shutdown", json!({})).await.unwrap_err();
+    assert_eq!(
+        unknown,
+        RemoteError::UnknownTool {
+            toolset: "t".into(),
+            tool: "shutdown".into()
+        }
+    );
+    assert!(unknown.to_string().contains("carnet mcp pin t"), "{unknown}");
+    // The stand-in serves tools only: its answer to the rest is its own error.
+    let resources = t.list_resources().await.unwrap_err();
+    assert!(
+        matches!(resources, RemoteError::Upstream { code: Some(-32601), .. }),
+        "{resources:?}"
+    );
+    assert_eq!(resources.code(), "upstream_error");
+    for method in ["tools/call", "initialize", "resources/subscribe"] {
+        let refused = t.request(method, json!({})).await.unwrap_err();
+        assert!(
+            matches!(refused, RemoteError::InvalidRequest { .. }),
+            "{method}: {refused:?}"
+        );
+    }
+    let custom = t.request("skills/list", json!({})).await.unwrap_err();
+    assert!(
+        matches!(custom, RemoteError::Upstream { code: Some(-32601), .. }),
+        "an extension's method reaches the server: {custom:?}"
+    );
+    assert_eq!(t.request("ping", json!({})).await.unwrap(), json!({}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_remote_toolsets_have_a_handle() {
+    let carnet = engine(&standin("ok"), &standin("ok"), options()).await;
+    for name in ["plain", "missing"] {
+        let error = carnet.remote(name).unwrap_err();
+        assert_eq!(error, RemoteError::NotRemote { toolset: name.into() });
+        assert_eq!(
+            error.to_string(),
+            format!("`{name}` is not a remote toolset of this engine")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_cannot_start_is_unavailable() {
+    let carnet = engine(
+        &standin("ok"),
+        &json!({"command": "/nonexistent/mcp-server"}),
+        options(),
+    )
+    .await;
+    let t = carnet.remote("t").unwrap();
+    let error = t.call_tool("echo", json!({"text": "hi"})).await.unwrap_err();
+    assert!(matches!(error, RemoteError::Unavailable { .. }), "{error:?}");
+    assert_eq!(error.toolset(), "t");
+    assert!(error.to_string().contains("`/nonexistent/mcp-server`"), "{error}");
+    // Within the backoff the next request is refused at once, saying when it retries.
+    let again = t.read_resource("file:///x").await.unwrap_err();
+    assert!(matches!(again, RemoteError::Unavailable { .. }), "{again:?}");
+    assert!(again.to_string().contains("tries again in"), "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_call_times_out_and_a_crash_is_named() {
+    let quick = options().call_timeout(Duration::from_millis(800));
+    let carnet = engine(&standin("ok"), &standin("hang-call"), quick).await;
+    let t = carnet.remote("t").unwrap();
+    let hung = t.call_tool("echo", json!({"text": "hi"})).await.unwrap_err();
+    assert!(matches!(hung, RemoteError::Timeout { .. }), "{hung:?}");
+    assert!(hung.to_string().contains("800 ms"), "{hung}");
+    // Restarted on the next call, which the stand-in answers.
+    let sum = t.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap();
+    assert_eq!(sum.value, json!("3"));
+
+    let carnet = engine(&standin("ok"), &standin("crash-call"), options()).await;
+    let crashed = carnet
+        .remote("t")
+        .unwrap()
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(crashed, RemoteError::Crashed { .. }), "{crashed:?}");
+    assert_eq!(crashed.code(), "upstream_crashed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drift_from_the_pin_is_refused_unless_accepted() {
+    for policy in [DriftPolicy::Refuse, DriftPolicy::Accept] {
+        let carnet = engine(&standin("ok"), &standin("drift"), options().drift(policy)).await;
+        let t = carnet.remote("t").unwrap();
+        assert_eq!(
+            t.call_tool("echo", json!({"text": "hi"})).await.unwrap().value,
+            json!({"text": "hi"})
+        );
+        // `echo` gained a required argument and `add` vanished, then `list_changed`: once it
+        // has arrived, carnet refuses (or, accepting, calls and the server refuses).
+        let mut outcome = None;
+        for _ in 0..50 {
+            // A call that overtakes the notification reaches the server, which refuses it.
+            match (policy, t.call_tool("add", json!({"a": 1, "b": 1})).await) {
+                (DriftPolicy::Refuse, Err(error @ RemoteError::Drift { .. }))
+                | (DriftPolicy::Accept, Err(error @ RemoteError::Upstream { .. })) => {
+                    outcome = Some(error);
+                    break;
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+        let error = outcome.expect("`add` vanished upstream");
+        if policy == DriftPolicy::Refuse {
+            assert!(matches!(error, RemoteError::Drift { .. }), "{error:?}");
+            assert!(error.to_string().contains("carnet mcp pin t"), "{error}");
+            let echo = t.call_tool("echo", json!({"text": "hi"})).await.unwrap_err();
+            assert_eq!(echo.code(), "upstream_drift", "its schema changed: {echo:?}");
+        } else {
+            // Called anyway: the server itself says it has no `add`.
+            assert!(matches!(error, RemoteError::Upstream { code: None, .. }), "{error:?}");
+        }
+    }
+}
+
+#[test]
+fn outside_a_tokio_runtime_a_request_is_unavailable() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let carnet = runtime.block_on(engine(&standin("ok"), &standin("ok"), options()));
+    let t = carnet.remote("t").unwrap();
+    let error = carnet_runtime::block_on(t.list_prompts()).unwrap_err();
+    assert!(matches!(error, RemoteError::Unavailable { .. }), "{error:?}");
+    assert!(error.to_string().contains("tokio runtime"), "{error}");
+    assert!(!t.started(), "nothing started");
+}
+
+/// The official `everything` server: `CARNET_TEST_EVERYTHING_SERVER`, else the wrapper
+/// `tests/remote/setup.sh` installs; `None` (the test skips, saying why) when neither exists.
+fn everything() -> Option<Value> {
+    let path = std::env::var("CARNET_TEST_EVERYTHING_SERVER").map_or_else(
+        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/remote/bin/everything-server"),
+        PathBuf::from,
+    );
+    if path.is_file() {
+        Some(json!({"command": path.display().to_string()}))
+    } else {
+        eprintln!(
+            "SKIP: no everything server at {} (run tests/remote/setup.sh, or set CARNET_TEST_EVERYTHING_SERVER)",
+            path.display()
+        );
+        None
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_s_resources_prompts_and_tools_through_a_handle() {
+    let Some(server) = everything() else { return };
+    let carnet = engine(&server, &server, options().call_timeout(Duration::from_secs(20))).await;
+    let t = carnet.remote("t").unwrap();
+
+    let resources = t.list_resources().await.unwrap();
+    let doc = resources
+        .iter()
+        .find(|r| r.uri.ends_with("/architecture.md"))
+        .unwrap_or_else(|| panic!("{resources:?}"));
+    assert_eq!(doc.mime_type.as_deref(), Some("text/markdown"));
+    let read = t.read_resource(&doc.uri).await.unwrap();
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert!(read[0].text().is_some_and(|text| !text.trim().is_empty()), "{read:?}");
+
+    let templates = t.list_resource_templates().await.unwrap();
+    let blob = templates
+        .iter()
+        .find(|r| r.uri_template.contains("/blob/"))
+        .unwrap_or_else(|| panic!("{templates:?}"));
+    let uri = blob.uri_template.replace("{resourceId}", "7");
+    let read = t.read_resource(&uri).await.unwrap();
+    let ResourceBody::Blob(bytes) = &read[0].body else {
+        panic!("a blob: {read:?}")
+    };
+    assert!(!bytes.is_empty() && read[0].text().is_none(), "decoded from base64");
+
+    let missing = t.read_resource("demo://no/such/resource").await.unwrap_err();
+    assert!(matches!(missing, RemoteError::Upstream { .. }), "{missing:?}");
+
+    let prompts = t.list_prompts().await.unwrap();
+    let args = prompts
+        .iter()
+        .find(|p| p.name == "args-prompt")
+        .unwrap_or_else(|| panic!("{prompts:?}"));
+    assert!(
+        args.arguments.iter().any(|a| a.name == "city" && a.required),
+        "{args:?}"
+    );
+    let prompt = t.get_prompt("args-prompt", json!({"city": "Lyon"})).await.unwrap();
+    assert!(
+        prompt
+            .messages
+            .iter()
+            .any(|m| m.text().is_some_and(|text| text.contains("Lyon"))),
+        "{prompt:?}"
+    );
+
+    let echo = t.call_tool("echo", json!({"message": "from a handle"})).await.unwrap();
+    assert!(!echo.is_error, "{echo:?}");
+    assert!(echo.to_text().contains("from a handle"), "{echo:?}");
+}
