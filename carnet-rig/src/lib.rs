@@ -74,6 +74,12 @@
 //!
 //! rig-rmcp stays the way to reach a carnet agent served by another process
 //! (`carnet serve-mcp`), with the race above.
+//!
+//! # On llama.cpp's Python server
+//!
+//! `llama-cpp-python`'s server refuses two of the bodies rig's OpenAI provider sends (text
+//! as a part array, an assistant turn after a tool call without `content`): attach
+//! [`LlamaCppPython`] to the provider's transport ([`llama_cpp`] says how).
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
@@ -89,6 +95,9 @@ use rig_core::message::ToolName;
 use rig_core::wasm_compat::WasmBoxedFuture;
 use serde_json::Value;
 
+pub mod llama_cpp;
+
+pub use llama_cpp::LlamaCppPython;
 pub use tokio::sync::MutexGuard;
 
 /// One conversation of a rig agent with carnet's progressive disclosure: its carnet

@@ -8,7 +8,8 @@ use carnet::Carnet;
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use rig_agent::AgentBuilder;
-use rig_core::providers::openai::OpenAIConfig;
+use rig_core::message::{ToolChoice, ToolName};
+use rig_core::providers::openai::{OpenAIConfig, wire};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -351,4 +352,52 @@ async fn a_skills_tool_called_beside_its_load_is_refused_with_the_reason() {
     assert!(tool_names(&bodies[2]).contains(&"convertUnits".to_owned()));
     let converted = tool_result(&bodies[3], "call_4");
     assert!(converted.contains("1000"), "{converted}");
+}
+
+#[tokio::test]
+async fn on_llama_cpp_python_the_round_after_a_call_is_sent_as_its_template_renders_it() {
+    let server = Recorder::start(vec![
+        tool_call("call_1", "loadSkill", &json!({"skillName": "dataAnalysis"})),
+        answer("Loaded."),
+    ])
+    .await;
+    let carnet = carnet();
+    let chat = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).unwrap();
+    // As rig-research-agent's `--model llamacpp:NAME` sets it up.
+    let mut dialect = wire::LLAMACPP;
+    dialect.quirks.rewrite = wire::BodyRewrite::None;
+    let model = OpenAIConfig::with_key(&dialect, "")
+        .with_base_url(&server.base_url)
+        .connect(rig_reqwest::shared().with_middleware(carnet_rig::LlamaCppPython))
+        .chat("smollm2");
+    let agent = AgentBuilder::new(model)
+        .tool_server_handle(chat.tool_server())
+        .add_hook(chat.hook())
+        .tool_choice(ToolChoice::Specific {
+            function_names: vec![ToolName::new("loadSkill").unwrap()],
+        })
+        .default_max_turns(3)
+        .build();
+    agent.prompt("Load dataAnalysis.").await.unwrap();
+
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 2);
+    // The named tool choice goes out (rig's llama.cpp dialect would refuse it).
+    assert_eq!(bodies[0]["tool_choice"]["function"]["name"], "loadSkill");
+    // Every content a string: the system prompt and the user's text as one string each,
+    // the assistant's call with an empty one beside its `tool_calls`.
+    for body in &bodies {
+        for message in body["messages"].as_array().unwrap() {
+            assert!(message["content"].is_string(), "{message}");
+        }
+    }
+    let fresh = carnet.session(agents::RESEARCHER);
+    assert_eq!(bodies[0]["messages"][0]["content"], fresh.system_prompt());
+    let call = &bodies[1]["messages"][2];
+    assert_eq!(call["role"], "assistant");
+    assert_eq!(call["content"], "");
+    assert_eq!(call["tool_calls"][0]["function"]["name"], "loadSkill");
+    assert!(tool_result(&bodies[1], "call_1").contains("Descriptive statistics"));
+    assert!(!tool_names(&bodies[0]).contains(&"analyzeStatistics".to_owned()));
+    assert!(tool_names(&bodies[1]).contains(&"analyzeStatistics".to_owned()));
 }

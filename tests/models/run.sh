@@ -6,7 +6,8 @@
 # calls. Runs carnet-runtime/tests/llama.rs (the protocol, streamed and not) and
 # `research-agent --model openai:smollm2 --prompt ... --json`, whose lines
 # tests/models/check.py checks; then a loop of one's own on async-openai (examples/own-loop) and
-# a rig agent (examples/rig-research-agent) against the same server, and examples/delegation (a
+# a rig agent (examples/rig-research-agent, its request bodies checked by
+# tests/models/check_rig.py) against the same server, and examples/delegation (a
 # carnet agent delegating to another over A2A, tests/a2a/delegate_llama.py). Asserts the protocol, not
 # the model's wisdom.
 #
@@ -83,16 +84,18 @@ grep -q '^turn 1: [0-9]* tools offered, [1-9][0-9]* calls' "$OWN"
 grep -q '^  [✓✗] ' "$OWN"
 grep -q '^loaded: ' "$OWN"
 RIG="$ROOT/target/llama-rig.txt"
-# rig's OpenAI provider (its llama.cpp dialect, system messages as strings). Not forced to call
-# a tool: after a tool call, rig sends the assistant message without a `content` key, which
-# llama-cpp-python's function-calling template cannot render (500 "'dict object' has no
-# attribute 'content'"); carnet-rig/tests/wire.rs follows rig's bodies through tool calls.
+RIG_WIRE="$ROOT/target/llama-rig-wire.jsonl"
+# rig's OpenAI provider on a transport mended by carnet_rig::LlamaCppPython (llama-cpp-python's
+# server cannot render rig's system text as a part array, nor an assistant turn after a tool
+# call without `content`). The first request forces `loadSkill`; the bodies as sent are kept
+# and checked: the skill's tools absent before the model's call, offered after carnet ran it.
 OPENAI_BASE_URL="$BASE" timeout 600 env -u OPENAI_API_KEY "$TARGET/debug/rig-research-agent" \
-    --model llamacpp:smollm2 --max-turns 3 --prompt "$PROMPT" >"$RIG"
+    --model llamacpp:smollm2 --max-turns 3 --max-tokens 128 --force-tool loadSkill --wire "$RIG_WIRE" --prompt "$PROMPT" >"$RIG"
 echo "rig-research-agent (rig's OpenAI provider) against llama.cpp:"
 cat "$RIG"
 grep -q '^offered at the start: listAvailableSkills, loadSkill' "$RIG"
 grep -Eq '^(answer: |stopped: )' "$RIG"
+"$VENV/bin/python" tests/models/check_rig.py "$RIG_WIRE"
 
 # examples/delegation over A2A: the forecaster on SmolLM2 answers what the planner delegates
 # (the planner scripted, so it does delegate), then both on SmolLM2 (the protocol asserted).

@@ -9,14 +9,17 @@
 //! `--model openai:NAME` runs on a real model through rig's OpenAI provider (Chat
 //! Completions), configured from `OPENAI_API_KEY` and `OPENAI_BASE_URL` (any server that
 //! speaks it: Ollama, vLLM, the C++ `llama-server`; the key may be unset for a local one).
-//! `--model llamacpp:NAME` is for llama-cpp-python's server, which refuses the content-part
-//! array rig sends as a system message's content: rig's llama.cpp dialect with text parts
-//! sent as one string.
+//! `--model llamacpp:NAME` is for llama-cpp-python's server, which cannot render two of the
+//! bodies rig sends (text as a part array, an assistant turn after a tool call without
+//! `content`): rig's transport with [`carnet_rig::LlamaCppPython`] mends them. After the
+//! run, what each request body carried as sent: its tools, its `tool_choice`, and the calls
+//! the model made in the turn before with carnet's results (`--wire FILE` keeps the bodies,
+//! one JSON line each).
 //!
 //! ```text
 //! cargo run --manifest-path carnet-rig/Cargo.toml -p rig-research-agent
 //! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 cargo run --manifest-path carnet-rig/Cargo.toml -p rig-research-agent -- --model llamacpp:smollm2 \
-//!     --prompt "Load dataAnalysis, then analyze the monthly_sales dataset, column units."
+//!     --force-tool loadSkill --prompt "Load dataAnalysis, then analyze the monthly_sales dataset, column units."
 //! ```
 
 // Token counts stay far below 2^52.
@@ -29,22 +32,25 @@ use carnet::{Carnet, tokens};
 use research_agent::manifest::{MANIFEST, agents};
 use research_agent::tools;
 use rig_agent::AgentBuilder;
-use rig_agent::run::PromptError;
 use rig_agent::tool::{DynamicTool, ToolOutput};
 use rig_core::completion::{CompletionRequest, ToolDefinition};
-use rig_core::message::{ToolChoice, ToolName};
-use rig_core::providers::openai::{OpenAIConfig, wire};
+use rig_core::message::ToolName;
 use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use serde_json::json;
 
+use live::{Run, Server, live};
+
+mod live;
+
 const USAGE: &str = "usage: rig-research-agent [--model openai:NAME|llamacpp:NAME] [--prompt TEXT] [--max-turns N]
-       [--force-tool NAME]
+       [--force-tool NAME] [--max-tokens N] [--wire FILE]
 
 Without --model: a scripted conversation, offline, and what each request carried beside a
 rig agent with every tool registered. With --model openai:NAME: the agent on that model
 (OPENAI_API_KEY, OPENAI_BASE_URL); llamacpp:NAME for llama-cpp-python's server at
-OPENAI_BASE_URL, which takes system messages as strings only. --force-tool NAME: every
-request makes the model call NAME (the run ends at the turn limit).";
+OPENAI_BASE_URL (its bodies mended by carnet_rig::LlamaCppPython). Then what each request
+carried. --force-tool NAME: the first request makes the model call NAME. --max-tokens N: the most
+the model writes per request. --wire FILE: the request bodies as sent, one JSON line each.";
 
 const QUESTION: &str = "How many units do we sell in a month?";
 
@@ -55,6 +61,8 @@ async fn main() -> ExitCode {
     let mut prompt = QUESTION.to_owned();
     let mut max_turns = 6;
     let mut forced = None;
+    let mut wire_log = None;
+    let mut max_tokens = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let value = match arg.as_str() {
@@ -62,7 +70,7 @@ async fn main() -> ExitCode {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
-            "--model" | "--prompt" | "--max-turns" | "--force-tool" => rest.next(),
+            "--model" | "--prompt" | "--max-turns" | "--max-tokens" | "--force-tool" | "--wire" => rest.next(),
             other => {
                 eprintln!("error: unknown argument `{other}`\n\n{USAGE}");
                 return ExitCode::from(2);
@@ -76,10 +84,12 @@ async fn main() -> ExitCode {
             "--model" => model = Some(value.clone()),
             "--prompt" => prompt.clone_from(value),
             "--force-tool" => forced = Some(value.clone()),
+            "--wire" => wire_log = Some(value.clone()),
             _ => match value.parse() {
-                Ok(n) => max_turns = n,
+                Ok(n) if arg == "--max-turns" => max_turns = n,
+                Ok(n) => max_tokens = Some(n as u64),
                 Err(_) => {
-                    eprintln!("error: `--max-turns {value}` is not a number");
+                    eprintln!("error: `{arg} {value}` is not a number");
                     return ExitCode::from(2);
                 }
             },
@@ -93,92 +103,25 @@ async fn main() -> ExitCode {
             offline(&carnet).await;
             ExitCode::SUCCESS
         }
-        Some(model) => match model.split_once(':') {
-            Some(("openai", name)) => live(&carnet, Server::OpenAi, name, &prompt, max_turns, forced.as_deref()).await,
-            Some(("llamacpp", name)) => {
-                live(
-                    &carnet,
-                    Server::LlamaCppPython,
-                    name,
-                    &prompt,
-                    max_turns,
-                    forced.as_deref(),
-                )
-                .await
-            }
-            _ => {
-                eprintln!("error: `--model {model}`: expected `openai:NAME` or `llamacpp:NAME`\n\n{USAGE}");
-                ExitCode::from(2)
-            }
-        },
-    }
-}
-
-/// Which OpenAI-compatible server the model is behind.
-#[derive(Clone, Copy)]
-enum Server {
-    /// OpenAI, or any server that takes OpenAI's bodies as they are (vLLM, Ollama, the C++
-    /// `llama-server`).
-    OpenAi,
-    /// llama.cpp's Python server (`llama-cpp-python[server]`), which takes a system
-    /// message's content as a string only: rig's llama.cpp dialect, with text-part arrays
-    /// sent as one string (the rewrite rig itself applies for Perplexity). rig's own
-    /// llama.cpp dialect targets the C++ `llama-server`, which takes content arrays.
-    LlamaCppPython,
-}
-
-/// The conversation on a real model: rig's OpenAI provider, carnet's skills.
-async fn live(
-    carnet: &Carnet,
-    server: Server,
-    name: &str,
-    prompt: &str,
-    max_turns: usize,
-    forced: Option<&str>,
-) -> ExitCode {
-    let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-    let mut config = match server {
-        Server::OpenAi => OpenAIConfig::new(key),
-        Server::LlamaCppPython => {
-            let mut dialect = wire::LLAMACPP;
-            dialect.quirks.rewrite = wire::BodyRewrite::Perplexity;
-            OpenAIConfig::with_key(&dialect, key)
-        }
-    };
-    if let Ok(base) = std::env::var("OPENAI_BASE_URL") {
-        config = config.with_base_url(base);
-    }
-    let chat = carnet_rig::Conversation::new(carnet.session(agents::RESEARCHER)).expect("every tool has an alias");
-    let mut agent = AgentBuilder::new(config.client().chat(name))
-        .tool_server_handle(chat.tool_server())
-        .add_hook(chat.hook())
-        .default_max_turns(max_turns);
-    if let Some(name) = forced {
-        let function_names = vec![ToolName::new(name).expect("a name is never empty")];
-        agent = agent.tool_choice(ToolChoice::Specific { function_names });
-    }
-    let agent = agent.build();
-    println!("offered at the start: {}", chat.offered().join(", "));
-    let outcome = agent.prompt(prompt).await;
-    println!("offered at the end: {}", chat.offered().join(", "));
-    println!(
-        "loaded: {}",
-        chat.session().await.loaded_skills().collect::<Vec<_>>().join(", ")
-    );
-    match outcome {
-        Ok(response) => {
-            println!("requests: {}", response.completion_calls.len());
-            println!("answer: {}", response.output());
-            ExitCode::SUCCESS
-        }
-        // A small model may keep calling tools: the turn limit ended the run, not a fault.
-        Err(PromptError::MaxTurns { max_turns, .. }) => {
-            println!("stopped: the model was still calling tools after {max_turns} requests");
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
+        Some(model) => {
+            let (server, name) = match model.split_once(':') {
+                Some(("openai", name)) => (Server::OpenAi, name),
+                Some(("llamacpp", name)) => (Server::LlamaCppPython, name),
+                _ => {
+                    eprintln!("error: `--model {model}`: expected `openai:NAME` or `llamacpp:NAME`\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            };
+            let run = Run {
+                server,
+                model: name,
+                prompt: &prompt,
+                max_turns,
+                forced: forced.as_deref(),
+                max_tokens,
+                wire_log: wire_log.as_deref(),
+            };
+            live(&carnet, &run).await
         }
     }
 }
