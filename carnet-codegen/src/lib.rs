@@ -429,6 +429,7 @@ impl Config {
                     .warnings()
                     .map(|warning| output::cargo_warning(&warning.to_string())),
             )
+            .chain(report::explain_hint(report.diagnostics()).map(|hint| output::cargo_warning(&hint)))
             .collect()
     }
 }
@@ -441,6 +442,26 @@ mod tests {
         let path = root.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_build_script_warns_then_names_the_command_explaining_the_codes() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "skills/research/SKILL.md",
+            "---\nname: research\ndescription: d\n---\nGo\n",
+        );
+        let mut config = Config::new();
+        config.dir(dir.path());
+        let lines = config.directives(&config.check());
+        let warnings: Vec<&String> = lines.iter().filter(|l| l.starts_with("cargo:warning=")).collect();
+        assert_eq!(warnings.len(), 2, "{lines:?}");
+        assert!(warnings[0].contains("W0010"), "{lines:?}");
+        assert_eq!(
+            warnings[1],
+            "cargo:warning=For more information about this warning, try `carnet explain W0010`."
+        );
     }
 
     #[test]
@@ -471,11 +492,13 @@ mod tests {
         let report = config.check();
         assert!(report.has_errors());
         assert_eq!(config.directives(&report), Vec::<String>::new());
-        // What `Error::exit` prints ends with one line naming the content, not a crate.
+        // What `Error::exit` prints ends with one line naming the content, not a crate, and
+        // the command explaining its code.
         let rendered = report.render(false);
         assert!(
             rendered.ends_with(&format!(
-                "error: the content in `{}` has 1 error\n",
+                "error: the content in `{}` has 1 error\n\
+                 For more information about this error, try `carnet explain E0001`.\n",
                 dir.path().display()
             )),
             "{rendered}"

@@ -130,6 +130,10 @@ impl Report {
                 plural(warnings, "warning")
             ));
         }
+        if let Some(hint) = explain_hint(diagnostics) {
+            out.push_str(&hint);
+            out.push('\n');
+        }
         out
     }
 
@@ -173,6 +177,26 @@ impl Report {
             None => self.project.root.join("carnet.manifest.json"),
         }
     }
+}
+
+/// The line that ends a report, as rustc's does: the codes seen, sorted, and the command
+/// that explains the first (`For more information about E0001 and E0006, try `carnet
+/// explain E0001`.`). `None` without diagnostics.
+pub(crate) fn explain_hint(diagnostics: &[Diagnostic]) -> Option<String> {
+    let mut codes: Vec<&str> = diagnostics.iter().map(|d| d.code.as_str()).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let subject = match codes.as_slice() {
+        [] => return None,
+        // One code, one severity.
+        [_] if diagnostics[0].is_error() => "this error".to_owned(),
+        [_] => "this warning".to_owned(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    Some(format!(
+        "For more information about {subject}, try `carnet explain {}`.",
+        codes[0]
+    ))
 }
 
 /// Why a compilation failed.

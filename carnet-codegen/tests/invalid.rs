@@ -212,6 +212,20 @@ fn check_report(report: &Report, expected: &[String]) -> Vec<String> {
             if report.has_errors() && !rendered.contains("error: the content in") {
                 problems.push(format!("`render(false)` has no summary line:\n{rendered}"));
             }
+            // Then, as rustc does, the codes seen and the command explaining the first.
+            let mut codes: Vec<&str> = report.diagnostics().iter().map(|d| d.code.as_str()).collect();
+            codes.sort_unstable();
+            codes.dedup();
+            let last = rendered.lines().last().unwrap_or_default();
+            let names_them = codes.len() == 1 || codes.iter().all(|code| last.contains(code));
+            if !(last.starts_with("For more information about ")
+                && last.ends_with(&format!(", try `carnet explain {}`.", codes[0]))
+                && names_them)
+            {
+                problems.push(format!(
+                    "`render(false)` does not end with the `carnet explain` hint:\n{rendered}"
+                ));
+            }
         }
         Err(payload) => problems.push(format!("`render(false)` panicked: {}", panic_message(&*payload))),
     }
