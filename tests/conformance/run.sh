@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (npm `@modelcontextprotocol/conformance`) against
-# `carnet serve-mcp` (issue 53 item 5), two runs:
+# `carnet serve-mcp` (issue 53 item 5) and against carnet's MCP client, three runs:
 #
 #   1. 0.1.16 (the suite's release; revisions 2025-06-18 and 2025-11-25), every server scenario,
 #      against the gateway: `carnet serve-mcp conformance --http` on tests/conformance/content,
@@ -9,6 +9,12 @@
 #      judges is what passes through carnet.
 #   2. 0.2.0-alpha.12 (`conformance-next`), `--requirements 2026-07-28`, against carnet's own
 #      server (the research agent, dispatcher mode: the stateless revision).
+#
+#   3. Both versions' client scenarios (0.1.16: 26, 0.2.0-alpha.12: 48) against carnet's own MCP
+#      client: carnet-runtime/examples/mcp_conformance_client.rs (feature `remote-oauth`),
+#      which connects and signs in through the engine's code (`remote::oauth::Session`); the
+#      suite brings each scenario's server and authorization server. Built here when missing
+#      (CARNET_CONFORMANCE_CLIENT: another binary). About 4 s for both.
 #
 # Each run has its expected failures (expected-failures-*.yml, each entry with its reason): a
 # scenario that fails and is not listed fails this script (a regression), and so does a listed
@@ -96,6 +102,31 @@ judge() { # name, suite dir, expected failures, suite arguments...
         return 1
     fi
 }
+
+# The client scenarios, in parallel (--suite all): each scenario's own servers, carnet's client.
+client="${CARNET_CONFORMANCE_CLIENT:-}"
+if [ -z "$client" ]; then
+    cargo build --quiet -p carnet-runtime --features remote-oauth --example mcp_conformance_client >>"$log" 2>&1 \
+        || { echo "FAIL: the conformance client does not build (see $log)" >&2; exit 1; }
+    client="$(cargo metadata --format-version 1 --no-deps 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')/debug/examples/mcp_conformance_client"
+fi
+[ -x "$client" ] || { echo "FAIL: no conformance client at $client" >&2; exit 2; }
+judge_client() { # name, suite dir, expected failures
+    local name="$1" suite="$2" expected="$3" status=0
+    timeout 300 "$node" "$nm/$suite/dist/index.js" client --command "$client" --suite all \
+        --expected-failures "$expected" -o "$out/$name" >"$out/$name.log" 2>&1 || status=$?
+    local passed failed
+    passed="$(sed -n '/SUITE SUMMARY/,$p' "$out/$name.log" | grep -c '^✓' || true)"
+    failed="$(sed -n '/SUITE SUMMARY/,$p' "$out/$name.log" | grep -c '^✗' || true)"
+    echo "conformance $name: $passed scenarios passed, $failed failed ($(grep -m1 '^Total:' "$out/$name.log" || echo 'no total'))"
+    if [ "$status" -ne 0 ]; then
+        sed -n '/SUITE SUMMARY/,$p' "$out/$name.log" | tail -40 >&2
+        echo "FAIL: conformance $name: a scenario failed that $expected does not list, or one it lists passed (log: $out/$name.log)" >&2
+        return 1
+    fi
+}
+judge_client client @modelcontextprotocol/conformance tests/conformance/expected-failures-client.yml
+judge_client client-next conformance-next tests/conformance/expected-failures-client-next.yml
 
 serve --dir tests/conformance/content serve-mcp conformance
 judge gateway @modelcontextprotocol/conformance tests/conformance/expected-failures-gateway.yml

@@ -387,6 +387,11 @@ pub struct RemoteOptions {
     pub max_message_bytes: usize,
     /// What to do when a server drifted from its pin (default [`DriftPolicy::Refuse`]).
     pub drift: DriftPolicy,
+    /// How to sign in to servers over HTTP that require OAuth (feature `remote-oauth`;
+    /// default: tokens from [`FileStore::default_dir`](crate::remote::oauth::FileStore::default_dir),
+    /// no sign-in of its own).
+    #[cfg(feature = "remote-oauth")]
+    pub oauth: crate::remote::oauth::OAuth,
 }
 
 impl Default for RemoteOptions {
@@ -398,6 +403,8 @@ impl Default for RemoteOptions {
             max_restart_backoff: std::time::Duration::from_secs(30),
             max_message_bytes: 16 << 20,
             drift: DriftPolicy::Refuse,
+            #[cfg(feature = "remote-oauth")]
+            oauth: crate::remote::oauth::OAuth::default(),
         }
     }
 }
@@ -436,6 +443,14 @@ impl RemoteOptions {
     #[must_use]
     pub fn drift(mut self, policy: DriftPolicy) -> Self {
         self.drift = policy;
+        self
+    }
+
+    /// Sets [`RemoteOptions::oauth`].
+    #[cfg(feature = "remote-oauth")]
+    #[must_use]
+    pub fn oauth(mut self, oauth: crate::remote::oauth::OAuth) -> Self {
+        self.oauth = oauth;
         self
     }
 }

@@ -41,6 +41,8 @@
 #[cfg(feature = "remote-a2a")]
 pub mod a2a;
 pub mod handle;
+#[cfg(feature = "remote-oauth")]
+pub mod oauth;
 mod pin;
 mod server;
 mod upstream;

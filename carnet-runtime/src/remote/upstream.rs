@@ -228,7 +228,15 @@ impl Upstream {
             stale: Arc::clone(&self.stale),
             calls: Arc::clone(&self.calls),
         };
-        let (service, child) = connect(&server, &self.server, handler, self.options.max_message_bytes).await?;
+        #[cfg(feature = "remote-oauth")]
+        let access = Access {
+            oauth: &self.options.oauth,
+            toolset: &self.toolset,
+        };
+        #[cfg(not(feature = "remote-oauth"))]
+        let access = Access::default();
+        let (service, child) =
+            connect_with(&server, &self.server, handler, self.options.max_message_bytes, access).await?;
         let generation = self.generations.fetch_add(1, Ordering::AcqRel);
         let connection = Connection {
             service,
@@ -433,7 +441,35 @@ impl Upstream {
     }
 }
 
-/// Starts (stdio) or reaches (HTTP) `server` and runs the `initialize` handshake.
+/// How a connection over HTTP signs in (feature `remote-oauth`): the options, and the
+/// toolset whose pre-registered client or client credentials apply.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "remote-oauth"), derive(Default))]
+pub(crate) struct Access<'a> {
+    #[cfg(feature = "remote-oauth")]
+    pub(crate) oauth: &'a super::oauth::OAuth,
+    #[cfg(feature = "remote-oauth")]
+    pub(crate) toolset: &'a str,
+    #[cfg(not(feature = "remote-oauth"))]
+    _options: std::marker::PhantomData<&'a ()>,
+}
+
+#[cfg(feature = "remote-oauth")]
+static DEFAULT_OAUTH: std::sync::LazyLock<super::oauth::OAuth> = std::sync::LazyLock::new(Default::default);
+
+#[cfg(feature = "remote-oauth")]
+impl Default for Access<'static> {
+    /// The tokens of the default store, for no toolset in particular (`carnet mcp pin`).
+    fn default() -> Self {
+        Access {
+            oauth: &DEFAULT_OAUTH,
+            toolset: "",
+        }
+    }
+}
+
+/// Starts (stdio) or reaches (HTTP) `server` and runs the `initialize` handshake, signing
+/// in over HTTP with the default store's tokens (feature `remote-oauth`).
 ///
 /// `written` is the description as written (`${VAR}` unresolved): messages name it, never
 /// the resolved values, which may hold secrets.
@@ -442,6 +478,21 @@ pub(crate) async fn connect(
     written: &Server,
     handler: Handler,
     max_message_bytes: usize,
+) -> Result<(RunningService<RoleClient, Handler>, Option<ChildGuard>), String> {
+    connect_with(server, written, handler, max_message_bytes, Access::default()).await
+}
+
+/// [`connect`], signing in over HTTP as `access` says.
+pub(crate) async fn connect_with(
+    server: &Server,
+    written: &Server,
+    handler: Handler,
+    max_message_bytes: usize,
+    #[cfg_attr(
+        not(feature = "remote-oauth"),
+        expect(unused_variables, reason = "HTTP signs in with `remote-oauth`")
+    )]
+    access: Access<'_>,
 ) -> Result<(RunningService<RoleClient, Handler>, Option<ChildGuard>), String> {
     match server {
         Server::Stdio { command, args, env } => {
@@ -491,10 +542,17 @@ pub(crate) async fn connect(
             }
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             config.max_sse_event_size = max_message_bytes;
+            let handshake = |e| format!("the `initialize` handshake with `{written}` failed: {e}");
+            // A server given an `Authorization` header of its own is not signed in to.
+            #[cfg(feature = "remote-oauth")]
+            if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
+                let client = super::oauth::http_client(url, access.oauth, access.toolset).await?;
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                let service = rmcp::serve_client(handler, transport).await.map_err(handshake)?;
+                return Ok((service, None));
+            }
             let transport = StreamableHttpClientTransport::from_config(config);
-            let service = rmcp::serve_client(handler, transport)
-                .await
-                .map_err(|e| format!("the `initialize` handshake with `{written}` failed: {e}"))?;
+            let service = rmcp::serve_client(handler, transport).await.map_err(handshake)?;
             Ok((service, None))
         }
     }

@@ -1,0 +1,119 @@
+//! carnet's MCP client as the official conformance suite's client scenarios run it:
+//! `conformance client --command "mcp_conformance_client" --scenario NAME` appends the
+//! scenario server's URL, and names the scenario (and its credentials, for some) in
+//! `MCP_CONFORMANCE_SCENARIO` and `MCP_CONFORMANCE_CONTEXT`.
+//!
+//! Everything goes through carnet's own client: [`Session`] connects as the engine does
+//! (the same connection, sign-in and relay code), signs in when the server answers 401
+//! (the suite's authorization servers approve at once: [`Redirects`] takes the redirect
+//! they answer with, as the suite's reference clients do), lists the tools and calls each
+//! one with arguments made from its schema, answering elicitations with the defaults the
+//! request's schema gives. Tokens stay in memory.
+//!
+//! Run by `tests/conformance/run.sh`; by hand:
+//!
+//! ```text
+//! cargo build -p carnet-runtime --features remote-oauth --example mcp_conformance_client
+//! node .../conformance/dist/index.js client --scenario auth/metadata-default \
+//!     --command target/debug/examples/mcp_conformance_client
+//! ```
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use carnet_runtime::RemoteOptions;
+use carnet_runtime::remote::Server;
+use carnet_runtime::remote::oauth::{Client, MemoryStore, OAuth, Redirects, Session};
+use serde_json::{Map, Value, json};
+
+/// The toolset name the session goes by.
+const TOOLSET: &str = "conformance";
+/// The client ID metadata document the suite's authorization servers accept.
+const METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+/// The loopback redirect URI the suite's authorization servers redirect to.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: mcp_conformance_client URL (MCP_CONFORMANCE_SCENARIO names the scenario)");
+        return ExitCode::from(2);
+    };
+    match run(&url).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(url: &str) -> Result<(), String> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    let field = |name: &str| context[name].as_str().map(str::to_owned);
+    let mut oauth = OAuth::new(Arc::new(MemoryStore::default()))
+        .authorizer(Arc::new(Redirects::new(REDIRECT_URI, Duration::from_secs(10))))
+        .client_name("carnet conformance client")
+        .client_metadata_url(METADATA_DOCUMENT);
+    if let Some(id) = field("client_id") {
+        let client = Client::new(id, field("client_secret"));
+        oauth = if scenario.starts_with("auth/client-credentials") {
+            oauth.client_credentials(TOOLSET, client)
+        } else {
+            oauth.preregistered(TOOLSET, client)
+        };
+    }
+    let options = RemoteOptions::default()
+        .connect_timeout(Duration::from_secs(20))
+        .call_timeout(Duration::from_secs(20))
+        .oauth(oauth);
+    let server = Server::from_json(&json!({ "url": url })).map_err(|e| e.to_string())?;
+    let session = Session::new(TOOLSET, server, options).on_elicitation(Arc::new(|params: Value| {
+        Box::pin(async move { Ok(json!({ "action": "accept", "content": defaults(&params["requestedSchema"]) })) })
+    }));
+    let tools = session.tools().await?;
+    eprintln!("listed {} tools", tools.len());
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let result = session.call(name, arguments(&tool["inputSchema"])).await?;
+        eprintln!("called `{name}`: isError {}", result["isError"]);
+    }
+    Ok(())
+}
+
+/// Arguments for a tool with input schema `schema`: each required property a plain value of
+/// its type.
+fn arguments(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    for name in schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let value = match schema["properties"][name]["type"].as_str() {
+            Some("number" | "integer") => json!(1),
+            Some("boolean") => json!(true),
+            Some("array") => json!([]),
+            Some("object") => json!({}),
+            _ => json!("test"),
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
+}
+
+/// The defaults an elicitation's requested schema gives its properties.
+fn defaults(schema: &Value) -> Value {
+    let properties = schema["properties"].as_object().into_iter().flatten();
+    Value::Object(
+        properties
+            .filter_map(|(name, property)| Some((name.clone(), property.get("default")?.clone())))
+            .collect(),
+    )
+}

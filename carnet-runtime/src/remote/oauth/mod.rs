@@ -1,0 +1,200 @@
+//! OAuth 2.1 for remote toolsets over streamable HTTP (feature `remote-oauth`), as the MCP
+//! authorization specification has it, on rmcp's `auth` (the `oauth2` crate).
+//!
+//! A server that answers `401` is signed in to: its protected-resource metadata is found
+//! (the `WWW-Authenticate` challenge's `resource_metadata`, then both well-known forms),
+//! then its authorization server's (OAuth, then `OpenID` Connect, then the 2025-03-26
+//! endpoints under the server's own origin); scopes come from the challenge, else from
+//! `scopes_supported`; the client is pre-registered ([`OAuth::preregistered`]), named by a
+//! client ID metadata document ([`OAuth::client_metadata_url`], when the server supports
+//! them), or registered dynamically; the code is exchanged with PKCE and the resource
+//! indicator. A `403` with `insufficient_scope` asks for the union of the scopes, at most
+//! [`OAuth::max_step_ups`] times (twice by default). Expired access tokens are refreshed with the refresh token.
+//!
+//! Who approves: a person through an [`Authorizer`] ([`Loopback`]: `carnet mcp login`), or
+//! nobody, for unattended agents: client credentials ([`OAuth::client_credentials`]).
+//! Without either, a server with no stored token is refused with a message that says how
+//! to sign in.
+//!
+//! Tokens live in a [`TokenStore`] keyed by the server's URL: by default a [`FileStore`]
+//! (`tokens.json`, mode 0600, in `$CARNET_OAUTH_DIR`, else `~/.config/carnet/oauth`).
+//! No token is ever written into a pin, a manifest, a log line, a span or an error.
+
+mod authorizer;
+mod client;
+mod session;
+mod store;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use authorizer::{Authorizer, Loopback, Redirects};
+pub(crate) use client::http_client;
+pub use session::{ElicitationHandler, Session};
+pub use store::{FileStore, MemoryStore, TOKEN_FILE, TokenStore};
+
+/// A client registered with an authorization server beforehand: its ID and, for a
+/// confidential client, its secret (never shown by `Debug`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Client {
+    /// The client ID.
+    pub id: String,
+    /// The client secret, if the client has one.
+    pub secret: Option<String>,
+}
+
+impl Client {
+    /// A client with ID `id` and secret `secret` (`None`: a public client).
+    pub fn new(id: impl Into<String>, secret: Option<String>) -> Self {
+        Client { id: id.into(), secret }
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("id", &self.id)
+            .field("secret", &self.secret.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// How carnet signs in to the remote toolsets that require OAuth (part of
+/// [`RemoteOptions`](crate::RemoteOptions)).
+///
+/// The default reads tokens from [`FileStore::default_dir`] and signs in to nothing by
+/// itself: a server with no valid token is refused until someone runs
+/// `carnet mcp login TOOLSET` (or the program sets an [`Authorizer`] or client
+/// credentials).
+#[derive(Clone)]
+pub struct OAuth {
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) authorizer: Option<Arc<dyn Authorizer>>,
+    pub(crate) client_name: String,
+    pub(crate) metadata_url: Option<String>,
+    pub(crate) preregistered: BTreeMap<String, Client>,
+    pub(crate) credentials: BTreeMap<String, Client>,
+    pub(crate) scopes: Vec<String>,
+    pub(crate) max_step_ups: u32,
+}
+
+impl Default for OAuth {
+    fn default() -> Self {
+        let store: Arc<dyn TokenStore> = match FileStore::default_dir() {
+            Some(dir) => Arc::new(FileStore::new(dir)),
+            None => Arc::new(MemoryStore::default()),
+        };
+        OAuth::new(store)
+    }
+}
+
+impl OAuth {
+    /// Signs in with tokens kept in `store`.
+    pub fn new(store: Arc<dyn TokenStore>) -> Self {
+        OAuth {
+            store,
+            authorizer: None,
+            client_name: "carnet".to_owned(),
+            metadata_url: None,
+            preregistered: BTreeMap::new(),
+            credentials: BTreeMap::new(),
+            scopes: Vec::new(),
+            max_step_ups: 2,
+        }
+    }
+
+    /// The store tokens are kept in.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn TokenStore> {
+        &self.store
+    }
+
+    /// Who approves an authorization when a server needs one and no token is stored.
+    #[must_use]
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// The name carnet registers under with dynamic client registration (default `carnet`).
+    #[must_use]
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The HTTPS URL of carnet's client ID metadata document, used as the client ID by
+    /// authorization servers that support them (`client_id_metadata_document_supported`).
+    #[must_use]
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// The client registered beforehand with the authorization server of `toolset`
+    /// (no dynamic registration for it).
+    #[must_use]
+    pub fn preregistered(mut self, toolset: impl Into<String>, client: Client) -> Self {
+        self.preregistered.insert(toolset.into(), client);
+        self
+    }
+
+    /// Signs in to the server of `toolset` with the client credentials grant (an
+    /// unattended agent: no person, no browser). `client.secret` is sent with HTTP Basic
+    /// or in the form, as the authorization server advertises.
+    #[must_use]
+    pub fn client_credentials(mut self, toolset: impl Into<String>, client: Client) -> Self {
+        self.credentials.insert(toolset.into(), client);
+        self
+    }
+
+    /// The scopes asked for (default: those the server's challenge or metadata name).
+    #[must_use]
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How many times a `403 insufficient_scope` is answered by asking for more scopes
+    /// before the request fails (default 2: with the first sign-in, at most three
+    /// authorizations for one server).
+    #[must_use]
+    pub fn max_step_ups(mut self, times: u32) -> Self {
+        self.max_step_ups = times;
+        self
+    }
+}
+
+impl fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuth")
+            .field("store", &self.store)
+            .field("authorizer", &self.authorizer)
+            .field("client_name", &self.client_name)
+            .field("metadata_url", &self.metadata_url)
+            .field("preregistered", &self.preregistered)
+            .field("credentials", &self.credentials)
+            .field("scopes", &self.scopes)
+            .field("max_step_ups", &self.max_step_ups)
+            .finish()
+    }
+}
+
+impl PartialEq for OAuth {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.store, &other.store)
+            && match (&self.authorizer, &other.authorizer) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+            && self.client_name == other.client_name
+            && self.metadata_url == other.metadata_url
+            && self.preregistered == other.preregistered
+            && self.credentials == other.credentials
+            && self.scopes == other.scopes
+            && self.max_step_ups == other.max_step_ups
+    }
+}
+
+impl Eq for OAuth {}
