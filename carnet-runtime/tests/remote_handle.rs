@@ -219,22 +219,28 @@ fn outside_a_tokio_runtime_a_request_is_unavailable() {
     assert!(!t.started(), "nothing started");
 }
 
-/// The official `everything` server: `CARNET_TEST_EVERYTHING_SERVER`, else the wrapper
-/// `tests/remote/setup.sh` installs; `None` (the test skips, saying why) when neither exists.
+/// The official `everything` server: `CARNET_TEST_EVERYTHING_SERVER` (which must exist), else
+/// the wrapper `tests/remote/setup.sh` installs; `None` (the test skips, saying why) when it is
+/// not installed.
 fn everything() -> Option<Value> {
-    let path = std::env::var("CARNET_TEST_EVERYTHING_SERVER").map_or_else(
-        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/remote/bin/everything-server"),
+    let set = std::env::var("CARNET_TEST_EVERYTHING_SERVER").ok();
+    let path = set.as_ref().map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/remote/bin/everything-server"),
         PathBuf::from,
     );
     if path.is_file() {
-        Some(json!({"command": path.display().to_string()}))
-    } else {
-        eprintln!(
-            "SKIP: no everything server at {} (run tests/remote/setup.sh, or set CARNET_TEST_EVERYTHING_SERVER)",
-            path.display()
-        );
-        None
+        return Some(json!({"command": path.display().to_string()}));
     }
+    assert!(
+        set.is_none(),
+        "CARNET_TEST_EVERYTHING_SERVER names no file: {}",
+        path.display()
+    );
+    eprintln!(
+        "SKIP: no everything server at {} (run tests/remote/setup.sh, or set CARNET_TEST_EVERYTHING_SERVER)",
+        path.display()
+    );
+    None
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

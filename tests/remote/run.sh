@@ -44,17 +44,26 @@ if [ ! -x "$desk_agent" ]; then
     exit 2
 fi
 printf 'hello from the desk\n' > "$CARNET_TEST_DESK/hello.txt"
+export CARNET_TEST_EVERYTHING_SERVER="$ROOT/target/remote/bin/everything-server"
 out="$(DESK_FS_SERVER="$CARNET_TEST_FS_SERVER" DESK_TIME_SERVER="$CARNET_TEST_TIME_SERVER" DESK_DIR="$CARNET_TEST_DESK" \
-    timeout 120 "$desk_agent" hello.txt 2>/dev/null)" || { echo "FAIL: desk-agent: $out" >&2; exit 1; }
+    DESK_EVERYTHING_SERVER="$CARNET_TEST_EVERYTHING_SERVER" timeout 120 "$desk_agent" hello.txt 2>/dev/null)" \
+    || { echo "FAIL: desk-agent: $out" >&2; exit 1; }
 for expected in '`hello.txt` says: "hello from the desk"' 'Noted (you have 1 note(s))' 'In Paris it is 20' \
-        'server of `filesystem`: started' 'server of `time`: started'; do
+        'The reference `features.md` is titled "Everything Server - Features"' \
+        'server of `filesystem`: started' 'server of `library`: started' 'server of `time`: started'; do
     grep -qF "$expected" <<<"$out" || { echo "FAIL: desk-agent's output lacks: $expected"$'\n'"$out" >&2; exit 1; }
 done
-echo "PASS desk-agent: read through the filesystem server, noted in Rust, the time from the time server"
+echo "PASS desk-agent: read through the filesystem server, noted in Rust, a reference read by a Rust tool through the everything server's connection (Carnet::remote), the time from the time server"
+
+# The typed handle (Carnet::remote) against the everything server: resources (text and blob),
+# templates, prompts, a tool call. `--workspace` keeps the feature set of the workspace's
+# test build, so nothing is compiled again.
+cargo test -q --workspace --test remote_handle the_everything_server 2>&1 | tail -n 3 | grep -q '1 passed' \
+    || { echo "FAIL: the remote handle against the everything server (cargo test --workspace --test remote_handle)" >&2; exit 1; }
+echo "PASS remote handle: the everything server's resources, templates, prompts and echo through Carnet::remote"
 
 # The gateway's pass-through (issue 53): the official SDK as the host receives the everything
 # server's progress, logs, elicitation and sampling requests through carnet, over stdio and HTTP.
-export CARNET_TEST_EVERYTHING_SERVER="$ROOT/target/remote/bin/everything-server"
 timeout 120 "$carnet" --dir tests/remote/relay mcp pin --check 2>/dev/null \
     || { echo "FAIL: tests/remote/relay's pin no longer matches the everything server" >&2; exit 1; }
 timeout --kill-after=15 400 target/remote/venv/bin/python -u tests/remote/relay.py --carnet "$carnet"

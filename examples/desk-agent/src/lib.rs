@@ -1,18 +1,21 @@
-//! The desk agent: two MCP servers behind skills (the official filesystem and time servers,
-//! pinned in `carnet/toolsets/*/mcp.lock.json`) beside a toolset written in Rust (`notes`),
-//! and a scripted model that uses them (no network, no API key).
+//! The desk agent: MCP servers behind skills (the official filesystem, time and everything
+//! servers, pinned in `carnet/toolsets/*/mcp.lock.json`) beside a toolset written in Rust
+//! (`notes`), and a scripted model that uses them (no network, no API key).
 //!
 //! The remote toolsets need no Rust: `manifest::Toolsets` has a field for `notes` only, and
-//! the engine starts each server on the first load of a skill that needs it.
+//! the engine starts each server on the first load of a skill that needs it. The `library`
+//! toolset offers none of its server's tools: `notes`' `readReference` reads the server's
+//! resources itself, through the engine's connection ([`Library`], from `Carnet::remote`).
 
 // Example code: results are returned, not accidentally dropped.
 #![allow(clippy::must_use_candidate)]
 
 use std::sync::Mutex;
 
-use carnet::ToolOutput;
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError};
+use carnet::remote::Remote;
 use carnet::tools::{BoxFuture, ToolCall};
+use carnet::{Context, ToolError, ToolOutput};
 use serde_json::{Value, json};
 
 carnet::include_manifest!(pub mod manifest);
@@ -41,7 +44,32 @@ impl Notes {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
+
+    /// Reads a reference document of the desk: resource
+    /// `demo://resource/static/document/{name}` of the `library` toolset's server, through
+    /// the session's [`Library`]. A server that cannot answer is the error the model would
+    /// read for one of its own tools (`upstream_unavailable`, `upstream_timeout`, ...).
+    #[carnet::tool]
+    pub async fn read_reference(&self, context: &Context<'_>, name: String) -> Result<String, ToolError> {
+        let Some(Library(library)) = context.extension::<Library>() else {
+            return Err(ToolError::new(
+                "this session has no library (`Session::with(Library(..))`)",
+            ));
+        };
+        let uri = format!("demo://resource/static/document/{name}");
+        let contents = library.read_resource(&uri).await?;
+        contents
+            .iter()
+            .find_map(|part| part.text())
+            .map(str::to_owned)
+            .ok_or_else(|| ToolError::new(format!("`{name}` has no text")))
+    }
 }
+
+/// The connection to the `library` toolset's server, in a session
+/// (`Session::with(Library(carnet.remote(toolsets::LIBRARY)?))`) for `readReference`.
+#[derive(Debug, Clone)]
+pub struct Library(pub Remote);
 
 /// The user's question.
 pub fn question(file: &str) -> Message {
@@ -89,6 +117,18 @@ impl ScriptedDesk {
         let Some(noted) = last("addNote") else {
             return self.call("addNote", json!({"text": format!("{}: {}", self.file, content.trim())}));
         };
+        let Some(reference) = last("readReference") else {
+            return self.call("readReference", json!({"name": "features.md"}));
+        };
+        // The document's title: its first line, without the heading's `#`.
+        let title = reference.to_text();
+        let title = title
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches('#')
+            .trim()
+            .to_owned();
         if !callable("get_current_time") {
             return self.call("loadSkill", json!({"skillName": "clock"}));
         }
@@ -97,7 +137,7 @@ impl ScriptedDesk {
         };
         let paris = time.value.get("datetime").and_then(Value::as_str).unwrap_or("unknown");
         ChatResponse::answer(format!(
-            "`{}` says: \"{}\". Noted (you have {} note(s)). In Paris it is {paris}.",
+            "`{}` says: \"{}\". Noted (you have {} note(s)). The reference `features.md` is titled \"{title}\". In Paris it is {paris}.",
             self.file,
             content.trim(),
             noted.value

@@ -1,21 +1,25 @@
 //! The desk agent end to end, offline: a scripted model reads a file of the desk through the
-//! official MCP filesystem server, keeps a note with a toolset written in Rust, and asks the
-//! official MCP time server for the time in Paris. Each server starts only when its skill is
-//! loaded.
+//! official MCP filesystem server, keeps a note with a toolset written in Rust, reads a
+//! reference document with a Rust tool that reads the official MCP everything server's
+//! resources through the engine's connection (`Carnet::remote`), and asks the official MCP
+//! time server for the time in Paris. Each server starts only when its skill is loaded.
 //!
 //! ```sh
 //! bash tests/remote/setup.sh     # the servers, from npm and PyPI, into target/remote
 //! DESK_FS_SERVER=target/remote/bin/fs-server DESK_TIME_SERVER=target/remote/bin/time-server \
+//!   DESK_EVERYTHING_SERVER=target/remote/bin/everything-server \
 //!   DESK_DIR=/path/to/a/folder cargo run -p desk-agent -- hello.txt
 //! ```
 //!
 //! Without the variables, the servers are looked up as `mcp-server-filesystem` (npm
-//! `@modelcontextprotocol/server-filesystem`) and `mcp-server-time` (the Python package) on the `PATH`.
+//! `@modelcontextprotocol/server-filesystem`), `mcp-server-everything` (npm
+//! `@modelcontextprotocol/server-everything`) and `mcp-server-time` (the Python package) on
+//! the `PATH`.
 
 use carnet::Carnet;
 use carnet::chat::{self, Step};
-use desk_agent::manifest::{MANIFEST, Toolsets, agents};
-use desk_agent::{Notes, ScriptedDesk, question};
+use desk_agent::manifest::{MANIFEST, Toolsets, agents, toolsets};
+use desk_agent::{Library, Notes, ScriptedDesk, question};
 
 fn main() {
     let file = std::env::args().nth(1).unwrap_or_else(|| "hello.txt".to_owned());
@@ -32,7 +36,9 @@ fn main() {
     )
     .build()
     .expect("every toolset is bound; remote ones by the engine");
-    let mut session = carnet.session(agents::DESK);
+    // The `library` server's connection, for the session's Rust tools: nothing starts yet.
+    let library = carnet.remote(toolsets::LIBRARY).expect("`library` is a remote toolset");
+    let mut session = carnet.session(agents::DESK).with(Library(library));
     let mut model = ScriptedDesk::new(&file);
     let mut messages = vec![question(&file)];
     let outcome = runtime
@@ -45,7 +51,7 @@ fn main() {
             }
         }))
         .expect("the scripted model does not fail");
-    for toolset in ["filesystem", "time"] {
+    for toolset in ["filesystem", "library", "time"] {
         let started = carnet.remote_started(toolset).unwrap_or(false);
         println!(
             "server of `{toolset}`: {}",

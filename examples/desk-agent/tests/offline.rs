@@ -4,9 +4,10 @@
 //! servers.
 
 use carnet::Carnet;
+use carnet::remote::RemoteError;
 use carnet::tools::block_on;
-use desk_agent::Notes;
-use desk_agent::manifest::{MANIFEST, Toolsets, agents, tools};
+use desk_agent::manifest::{MANIFEST, Toolsets, agents, tools, toolsets};
+use desk_agent::{Library, Notes};
 use serde_json::json;
 
 fn carnet() -> Carnet {
@@ -71,5 +72,34 @@ fn the_rust_toolset_runs_and_a_server_that_cannot_start_is_an_error_result() {
         );
         let listed = session.call("listNotes", json!({})).await;
         assert_eq!(listed.value, json!(["first"]), "the session goes on");
+    });
+}
+
+#[test]
+fn a_rust_tool_reading_through_a_server_that_cannot_start_gets_its_error() {
+    assert!(
+        std::env::var_os("DESK_EVERYTHING_SERVER").is_none(),
+        "this test needs DESK_EVERYTHING_SERVER unset (and no `mcp-server-everything` on the PATH)"
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let carnet = carnet();
+    let library = carnet.remote(toolsets::LIBRARY).unwrap();
+    assert!(
+        matches!(carnet.remote(toolsets::NOTES), Err(RemoteError::NotRemote { .. })),
+        "a toolset of Rust tools has no connection"
+    );
+    runtime.block_on(async {
+        let mut bare = carnet.session(agents::DESK);
+        bare.call("loadSkill", json!({"skillName": "notes"})).await;
+        let out = bare.call("readReference", json!({"name": "features.md"})).await;
+        assert!(out.error_message().unwrap().contains("no library"), "{out:?}");
+
+        let mut session = carnet.session(agents::DESK).with(Library(library.clone()));
+        session.call("loadSkill", json!({"skillName": "notes"})).await;
+        let out = session.call("readReference", json!({"name": "features.md"})).await;
+        // `?` on the handle's error: what a tool of the toolset itself would give the model.
+        assert_eq!(out.value["code"], "upstream_unavailable", "{out:?}");
+        assert_eq!(out.value["data"]["toolset"], "library", "{out:?}");
+        assert!(library.started(), "the session's load or the read started it");
     });
 }
