@@ -58,8 +58,8 @@ echo "PASS desk-agent: read through the filesystem server, noted in Rust, a refe
 # The typed handle (Carnet::remote) against the everything server: resources (text and blob),
 # templates, prompts, a tool call. `--workspace` keeps the feature set of the workspace's
 # test build, so nothing is compiled again.
-cargo test -q --workspace --test remote_handle the_everything_server 2>&1 | tail -n 3 | grep -q '1 passed' \
-    || { echo "FAIL: the remote handle against the everything server (cargo test --workspace --test remote_handle)" >&2; exit 1; }
+out="$(cargo test -q --workspace --test remote_handle the_everything_server 2>&1)" && grep -q '1 passed' <<<"$out" \
+    || { echo "FAIL: the remote handle against the everything server (cargo test --workspace --test remote_handle):"$'\n'"$out" >&2; exit 1; }
 echo "PASS remote handle: the everything server's resources, templates, prompts and echo through Carnet::remote"
 
 # The gateway's pass-through (issue 53): the official SDK as the host receives the everything
