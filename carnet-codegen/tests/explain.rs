@@ -9,6 +9,8 @@ use std::path::Path;
 
 use carnet_codegen::{Code, Config, Severity};
 
+mod common;
+
 /// Codes whose erroneous example cannot be written as text, with the reason and the test that
 /// produces the code instead. Their pages show the situation in a `text` block.
 const NOT_WRITTEN: &[(&str, &str)] = &[
@@ -202,16 +204,11 @@ fn error_index() -> String {
 #[test]
 fn the_guide_error_index_is_generated_from_the_pages() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/errors.md");
-    let generated = error_index();
-    if std::env::var_os("CARNET_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &generated).unwrap();
-        return;
+    if let Err(e) = common::check_or_bless(
+        &path,
+        &error_index(),
+        "CARNET_BLESS=1 cargo test -p carnet-codegen --test explain",
+    ) {
+        panic!("{e}");
     }
-    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        on_disk == generated,
-        "{} is out of date: run CARNET_BLESS=1 cargo test -p carnet-codegen --test explain",
-        path.display()
-    );
 }

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use carnet_codegen::fields::{self, Table};
 
+mod common;
+
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
@@ -61,16 +63,11 @@ fn reference() -> String {
 #[test]
 fn the_guide_format_reference_is_generated_from_the_tables() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/format.md");
-    let generated = reference();
-    if std::env::var_os("CARNET_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &generated).unwrap();
-        return;
+    if let Err(e) = common::check_or_bless(
+        &path,
+        &reference(),
+        "CARNET_BLESS=1 cargo test -p carnet-codegen --test fields",
+    ) {
+        panic!("{e}");
     }
-    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        on_disk == generated,
-        "{} is out of date: run CARNET_BLESS=1 cargo test -p carnet-codegen --test fields",
-        path.display()
-    );
 }

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use carnet_codegen::Config;
 
+mod common;
+
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
@@ -24,28 +26,14 @@ fn cases() -> Vec<PathBuf> {
     cases
 }
 
+/// Compares `actual` with the golden file (or re-blesses it), noting a difference.
 fn check_or_bless(path: &Path, actual: &str, failures: &mut Vec<String>) {
-    if std::env::var_os("CARNET_BLESS").is_some() {
-        fs::write(path, actual).unwrap();
-        return;
-    }
-    match fs::read_to_string(path) {
-        Ok(expected) if expected == actual => {}
-        Ok(expected) => {
-            let line = expected
-                .lines()
-                .zip(actual.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
-            failures.push(format!(
-                "{} differs from the generated output at line {}:\n  expected: {:?}\n  actual:   {:?}\n(re-bless with CARNET_BLESS=1)",
-                path.display(),
-                line + 1,
-                expected.lines().nth(line),
-                actual.lines().nth(line)
-            ));
-        }
-        Err(_) => failures.push(format!("{} is missing (create it with CARNET_BLESS=1)", path.display())),
+    if let Err(e) = common::check_or_bless(
+        path,
+        actual,
+        "CARNET_BLESS=1 cargo test -p carnet-codegen --test golden",
+    ) {
+        failures.push(e);
     }
 }
 
