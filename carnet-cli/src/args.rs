@@ -327,6 +327,34 @@ pub(crate) enum McpCommand {
         #[arg(long, value_name = "SECS", default_value_t = 60)]
         timeout: u64,
     },
+    /// Sign in to the server of a remote toolset that requires OAuth: prints the
+    /// authorization URL to open in a browser, waits for the redirect on a loopback port and
+    /// stores the token (`$CARNET_OAUTH_DIR/tokens.json`, else
+    /// `~/.config/carnet/oauth/tokens.json`, mode 0600), where `mcp pin`, `serve-mcp` and
+    /// programs find it.
+    Login {
+        /// The remote toolset.
+        toolset: String,
+        /// Seconds to wait for the browser's redirect.
+        #[arg(long, value_name = "SECS", default_value_t = 300)]
+        timeout: u64,
+        /// The loopback port of the redirect URI (default: a free one; a pre-registered
+        /// client needs the one it was registered with).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// A client registered beforehand with the authorization server (its secret, if
+        /// any, in `CARNET_OAUTH_CLIENT_SECRET`); default: dynamic registration.
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+        /// A scope to ask for (repeatable; default: what the server names).
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
+    },
+    /// Forget the stored tokens of a remote toolset's server.
+    Logout {
+        /// The remote toolset.
+        toolset: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

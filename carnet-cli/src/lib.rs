@@ -38,6 +38,7 @@ mod explain;
 mod import;
 mod init;
 mod list;
+mod login;
 mod mcp;
 mod new;
 pub mod program;
@@ -462,6 +463,27 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 timeout,
                 carnet_codegen::RemoteProtocol::Mcp,
             )
+        }
+        Command::Mcp(McpCommand::Login {
+            toolset,
+            timeout,
+            port,
+            client_id,
+            scopes,
+        }) => {
+            let report = Config::new().dir(&cli.dir).check();
+            let request = login::Login {
+                toolset,
+                timeout: std::time::Duration::from_secs(*timeout),
+                port: *port,
+                client_id: client_id.as_deref(),
+                scopes,
+            };
+            login::login(&report, &request)
+        }
+        Command::Mcp(McpCommand::Logout { toolset }) => {
+            let report = Config::new().dir(&cli.dir).check();
+            login::logout(&report, toolset)
         }
         Command::A2a(A2aCommand::Pin {
             toolsets,

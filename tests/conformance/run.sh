@@ -128,6 +128,14 @@ judge_client() { # name, suite dir, expected failures
 judge_client client @modelcontextprotocol/conformance tests/conformance/expected-failures-client.yml
 judge_client client-next conformance-next tests/conformance/expected-failures-client-next.yml
 
+# A toolset behind OAuth through the CLI (carnet-cli/tests/oauth_login.rs, ignored by a plain
+# `cargo test`): `carnet mcp login`, pin, a call at run time, a refresh after expiry, against
+# the official Python SDK's authorization server (tests/conformance/client_oauth_server.py;
+# the suite's serve no refresh grant). About 5 s once built.
+CARNET_OAUTH_TEST_PYTHON="$venv/bin/python" cargo test --quiet -p carnet-cli --test oauth_login -- --ignored \
+    >"$out/oauth_login.log" 2>&1 || { cat "$out/oauth_login.log" >&2; echo "FAIL: carnet-cli's oauth_login test" >&2; exit 1; }
+echo "conformance oauth: $(grep -m1 '^test result' "$out/oauth_login.log")"
+
 serve --dir tests/conformance/content serve-mcp conformance
 judge gateway @modelcontextprotocol/conformance tests/conformance/expected-failures-gateway.yml
 
