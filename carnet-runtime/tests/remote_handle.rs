@@ -296,3 +296,85 @@ async fn the_everything_server_s_resources_prompts_and_tools_through_a_handle() 
     assert!(!echo.is_error, "{echo:?}");
     assert!(echo.to_text().contains("from a handle"), "{echo:?}");
 }
+
+#[cfg(feature = "remote-a2a")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_a2a_agent_s_toolset_has_a_handle_that_refuses_every_request() {
+    let card = json!({
+        "name": "n", "version": "1", "description": "d",
+        "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "skills": [{"id": "echo", "name": "Echo", "description": "E", "tags": []}]
+    });
+    let pinned = carnet_runtime::remote::a2a::pin_card(&card).unwrap();
+    let tool = &pinned.json()["tools"][0];
+    let remote = json!({"inputSchema": tool["inputSchema"], "a2a": tool["a2a"]});
+    let mcp = json!({"server": {"url": "http://127.0.0.1:9/rpc"}, "protocol": "a2a",
+                     "pin": {"serverInfo": {"name": "n", "version": "1"}}});
+    let manifest = Manifest::from_json(
+        &json!({"agents": {}, "skills": {}, "toolsets": {"agent": {"name": "agent", "description": "A",
+            "content": "", "mcp": mcp, "toolDefinitions": [{"name": "echo", "description": "E", "remote": remote}]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let carnet = Carnet::builder(&manifest).build().unwrap();
+    let agent = carnet.remote("agent").expect("a remote toolset");
+    let call = agent.call_tool("echo", json!({"message": "hi"})).await.unwrap_err();
+    let listed = agent.list_resources().await.unwrap_err();
+    for error in [call, listed] {
+        assert!(matches!(error, RemoteError::Unsupported { .. }), "{error:?}");
+        assert!(error.to_string().contains("A2A agent"), "{error}");
+    }
+    assert!(!agent.started(), "nothing was reached");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_request_is_a_span_naming_the_toolset_the_server_and_the_failure() {
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+
+    /// Every string field of every span, as `name=value`.
+    #[derive(Clone, Default)]
+    struct Fields(Arc<Mutex<Vec<String>>>);
+    struct Push<'a>(&'a mut Vec<String>);
+    impl Visit for Push<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.push(format!("{}={value:?}", field.name()));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.push(format!("{}={value}", field.name()));
+        }
+    }
+    impl<S: tracing::Subscriber> Layer<S> for Fields {
+        fn on_new_span(&self, attributes: &tracing::span::Attributes<'_>, _: &tracing::span::Id, _: Context<'_, S>) {
+            let mut fields = self.0.lock().unwrap();
+            fields.push(format!("span={}", attributes.metadata().name()));
+            attributes.record(&mut Push(&mut fields));
+        }
+        fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
+            values.record(&mut Push(&mut self.0.lock().unwrap()));
+        }
+    }
+
+    let fields = Fields::default();
+    let carnet = engine(&standin("ok"), &standin("ok"), options()).await;
+    let t = carnet.remote("t").unwrap();
+    let _guard = tracing::subscriber::set_default(tracing_subscriber::Registry::default().with(fields.clone()));
+    t.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+    t.list_prompts().await.unwrap_err();
+    let fields = fields.0.lock().unwrap().clone();
+    for expected in [
+        "span=remote_request",
+        "otel.name=tools/call t",
+        "otel.kind=client",
+        "mcp.method.name=tools/call",
+        "carnet.toolset.name=t",
+        "gen_ai.tool.name=echo",
+        "carnet.mcp.server=standin",
+        "otel.name=prompts/list t",
+        "error.type=upstream_error",
+        "otel.status_code=error",
+    ] {
+        assert!(fields.iter().any(|f| f == expected), "no {expected} in {fields:?}");
+    }
+}
