@@ -9,6 +9,12 @@
 //! answers go back to the server. A call outside an MCP server (a program's own loop) has no
 //! host: nothing is relayed, and the server's requests are refused.
 //!
+//! Outside calls, a host session is a [`Listener`]: the MCP server runs the requests it passes
+//! through to a server (`resources/subscribe`, lists, reads) inside [`LISTENER`], and the
+//! upstream client remembers the session, weakly, to send it what that server later says for
+//! it: updates of the resources it subscribed to, and changes of the server's resource and
+//! prompt lists. A session that ends is forgotten and its subscriptions dropped.
+//!
 //! The two sides meet only here, in JSON: neither imports the other.
 
 use std::sync::Arc;
@@ -22,9 +28,19 @@ tokio::task_local! {
     pub(crate) static HOST: Arc<dyn Host>;
 }
 
+tokio::task_local! {
+    /// The host session of the request being passed through to a server.
+    pub(crate) static LISTENER: Arc<dyn Listener>;
+}
+
 /// The host connection of the call being run, if it runs inside an MCP server's `tools/call`.
 pub(crate) fn current() -> Option<Arc<dyn Host>> {
     HOST.try_with(Arc::clone).ok()
+}
+
+/// The host session of the request being passed through, if one is (see [`LISTENER`]).
+pub(crate) fn listener() -> Option<Arc<dyn Listener>> {
+    LISTENER.try_with(Arc::clone).ok()
 }
 
 /// A JSON-RPC error answering a relayed request.
@@ -69,4 +85,17 @@ pub(crate) trait Host: Send + Sync {
     fn notify(&self, method: &'static str, params: Value) -> BoxFuture<'static, ()>;
     /// Sends request `method` with `params` to the host: its result, or its error.
     fn request(&self, method: &'static str, params: Value) -> BoxFuture<'static, Result<Value, RelayError>>;
+}
+
+/// One host session (an MCP connection at a revision with sessions), as a server's
+/// notifications that answer no call see it.
+pub(crate) trait Listener: Send + Sync {
+    /// The session's number, unique in the process.
+    fn id(&self) -> u64;
+    /// Sends notification `method` with `params`, from the server of remote toolset `toolset`,
+    /// to the host: only while that toolset is in reach of the session (nothing of a toolset
+    /// reaches a session that has not loaded it).
+    fn notify(&self, toolset: &str, method: &'static str, params: Value) -> BoxFuture<'static, ()>;
+    /// Completes when the session ends (its connection closed), at once if it has.
+    fn ended(&self) -> BoxFuture<'static, ()>;
 }

@@ -234,6 +234,21 @@ async def read_resource(_ctx: Any, params: types.ReadResourceRequestParams) -> t
     return types.ReadResourceResult(contents=[contents])
 
 
+# The URIs the client subscribed to (`resources/subscribe`; the suite's scenarios ask that they be
+# tracked): the server has nothing that changes, so it never sends an update.
+SUBSCRIBED: set[str] = set()
+
+
+async def subscribe_resource(_ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
+    SUBSCRIBED.add(str(params.uri))
+    return types.EmptyResult()
+
+
+async def unsubscribe_resource(_ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+    SUBSCRIBED.discard(str(params.uri))
+    return types.EmptyResult()
+
+
 def argument(name: str, description: str) -> types.PromptArgument:
     return types.PromptArgument(name=name, description=description, required=True)
 
@@ -298,6 +313,8 @@ async def main() -> None:
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
+        on_subscribe_resource=subscribe_resource,
+        on_unsubscribe_resource=unsubscribe_resource,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
         on_completion=complete,

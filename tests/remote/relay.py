@@ -18,6 +18,15 @@ tools through carnet. It must receive, from the upstream server and through carn
 - a sampling request (`trigger-sampling-request`) that the host serves: its text reaches the
   server, whose result quotes it.
 
+Resources: after loading, the upstream's resources and prompts are listed beside carnet's (and
+the load itself is announced: `notifications/resources/list_changed` and `prompts/list_changed`);
+a resource the host subscribes to (`resources/subscribe`) sends it `notifications/resources/updated`
+(`toggle-subscriber-updates` makes the server send them every 5 s) until it unsubscribes; a
+resource the server adds (`gzip-file-as-resource`) becomes `notifications/resources/list_changed`.
+Over HTTP, where one carnet serves several sessions with one upstream connection, a second
+session that loaded the skill but subscribed to nothing receives the list change and no update,
+and a third that did not load it receives nothing at all.
+
 Then a host that declares neither capability gets the tools' requests refused (the server's
 result says so) and nothing hangs. Every check prints `PASS`; the first failure prints `FAIL`
 and exits 1. Environment: CARNET_TEST_EVERYTHING_SERVER (set by run.sh).
@@ -26,6 +35,7 @@ and exits 1. Environment: CARNET_TEST_EVERYTHING_SERVER (set by run.sh).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -67,6 +77,17 @@ class Host:
         self.logs: list[types.LoggingMessageNotificationParams] = []
         self.elicited: list[types.ElicitRequestParams] = []
         self.sampled: list[types.CreateMessageRequestParams] = []
+        # Every notification but logs and progress: (method, uri or None).
+        self.notes: list[tuple[str, str | None]] = []
+
+    async def on_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method and method not in ("notifications/message", "notifications/progress"):
+            uri = getattr(getattr(message, "params", None), "uri", None)
+            self.notes.append((method, None if uri is None else str(uri)))
+
+    def count(self, method: str, uri: str | None = None) -> int:
+        return sum(1 for m, u in self.notes if m == method and (uri is None or u == uri))
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params)
@@ -91,13 +112,25 @@ async def scenario(transport: Any, label: str) -> None:
         logging_callback=host.on_log,
         elicitation_callback=host.on_elicit,
         sampling_callback=host.on_sample,
+        message_handler=host.on_message,
     ) as c:
         caps = c.server_capabilities
         check(caps.logging is not None, f"{label}: carnet declares `logging` (it has a remote toolset)", caps)
         own = {str(r.uri) for r in (await c.list_resources(cache_mode="refresh")).resources}
         own_prompts = {p.name for p in (await c.list_prompts(cache_mode="refresh")).prompts}
+        check(
+            caps.resources.subscribe and caps.resources.list_changed and caps.prompts.list_changed,
+            f"{label}: carnet declares resource subscriptions and resource and prompt list changes",
+            caps,
+        )
         loaded = await c.call_tool("loadSkill", {"skillName": "everything"})
         check(not loaded.is_error, f"{label}: loadSkill everything", texts(loaded))
+        await until(lambda: host.count(PROMPTS_CHANGED) and host.count(RESOURCES_CHANGED))
+        check(
+            host.count(RESOURCES_CHANGED) == 1 and host.count(PROMPTS_CHANGED) == 1,
+            f"{label}: the load announced the new resource and prompt lists",
+            host.notes,
+        )
 
         # The upstream's resources and prompts, once its skill is loaded, beside carnet's own.
         listed = (await c.list_resources(cache_mode="refresh")).resources
@@ -120,6 +153,7 @@ async def scenario(transport: Any, label: str) -> None:
         if simple is not None:
             got = await c.get_prompt(simple.name)
             check(got.messages, f"{label}: prompts/get {simple.name} reaches the upstream", got)
+        await subscriptions(c, host, str(theirs[0].uri), label)
         await c.set_logging_level("debug")
 
         progress: list[tuple[float, float | None, str | None]] = []
@@ -154,7 +188,7 @@ async def scenario(transport: Any, label: str) -> None:
         r = await c.call_tool("toggle-simulated-logging", {})
 
         r = await c.call_tool("trigger-elicitation-request", {})
-        check(len(host.elicited) == 1, f"{label}: the upstream's elicitation reached the host", host.elicited)
+        check(len(host.elicited) == 1, f"{label}: the upstream's elicitation reached the host", (host.elicited, texts(r)))
         check(
             not r.is_error and NAME in texts(r),
             f"{label}: the host's answer reached the upstream (its result quotes it)",
@@ -162,7 +196,7 @@ async def scenario(transport: Any, label: str) -> None:
         )
 
         r = await c.call_tool("trigger-sampling-request", {"prompt": "What is six times seven?", "maxTokens": 20})
-        check(len(host.sampled) == 1, f"{label}: the upstream's sampling request reached the host", host.sampled)
+        check(len(host.sampled) == 1, f"{label}: the upstream's sampling request reached the host", (host.sampled, texts(r)))
         prompt = str(host.sampled[0].messages[0].content)
         check("six times seven" in prompt, f"{label}: the sampling request is the upstream's", prompt)
         check(
@@ -186,6 +220,73 @@ async def scenario(transport: Any, label: str) -> None:
             f"{label}: without the host's `elicitation`, the upstream's request is refused at once",
             refused,
         )
+
+
+RESOURCES_CHANGED = "notifications/resources/list_changed"
+PROMPTS_CHANGED = "notifications/prompts/list_changed"
+UPDATED = "notifications/resources/updated"
+
+
+async def until(condition: Any, seconds: float = 8.0) -> None:
+    """Waits until `condition()` holds, for at most `seconds` (the caller checks it)."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+
+
+async def subscriptions(c: Client, host: Host, watched: str, label: str) -> None:
+    """Subscriptions and list changes, judged by `c` (which loaded the skill) and, over HTTP, by
+    two more sessions of the same carnet."""
+    async with contextlib.AsyncExitStack() as stack:
+        bystanders: list[tuple[str, Host]] = []
+        if label == "http":
+            for loads in (True, False):
+                other = Host()
+                session = await stack.enter_async_context(
+                    Client(transport_again(label), mode="legacy", read_timeout_seconds=TIMEOUT, message_handler=other.on_message)
+                )
+                if loads:
+                    await session.call_tool("loadSkill", {"skillName": "everything"})
+                    await session.list_resources(cache_mode="refresh")
+                    # What the load announced is not what is judged here.
+                    await until(lambda: other.count(RESOURCES_CHANGED))
+                    other.notes.clear()
+                bystanders.append(("a session that loaded the skill" if loads else "a session that did not", other))
+        await c.subscribe_resource(watched)
+        r = await c.call_tool("toggle-subscriber-updates", {})
+        check(not r.is_error, f"{label}: toggle-subscriber-updates", texts(r))
+        try:
+            await until(lambda: host.count(UPDATED, watched))
+            check(host.count(UPDATED, watched), f"{label}: the update of {watched} reached the subscribed host", host.notes)
+            await c.unsubscribe_resource(watched)
+            seen = host.count(UPDATED)
+            # The server sends the next update 5 s after the first.
+            await anyio.sleep(5.5)
+            check(host.count(UPDATED) == seen, f"{label}: after resources/unsubscribe, no more updates", host.notes)
+        finally:
+            await c.call_tool("toggle-subscriber-updates", {})
+
+        # A resource the server adds: its list change reaches the sessions that have it in reach.
+        r = await c.call_tool(
+            "gzip-file-as-resource",
+            {"name": "relay.txt.gz", "data": "data:text/plain;base64,cmVsYXllZA==", "outputType": "resourceLink"},
+        )
+        check(not r.is_error, f"{label}: gzip-file-as-resource adds a resource upstream", texts(r))
+        await until(lambda: host.count(RESOURCES_CHANGED) >= 2 and all(o.count(RESOURCES_CHANGED) for _, o in bystanders[:1]))
+        check(host.count(RESOURCES_CHANGED) == 2, f"{label}: the server's resource list change reached the host", host.notes)
+        listed = {str(resource.uri) for resource in (await c.list_resources(cache_mode="refresh")).resources}
+        check(any("relay.txt.gz" in uri for uri in listed), f"{label}: the new resource is listed", sorted(listed))
+        await anyio.sleep(0.5)
+        for what, other in bystanders:
+            updates, changes = other.count(UPDATED), other.count(RESOURCES_CHANGED)
+            if what.startswith("a session that loaded"):
+                check(
+                    updates == 0 and changes == 1,
+                    f"{label}: {what} and subscribed to nothing got the list change and no update",
+                    other.notes,
+                )
+            else:
+                check(not other.notes, f"{label}: {what} received nothing of the server's", other.notes)
 
 
 _transports: dict[str, Any] = {}

@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest, CustomResult,
-    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -21,11 +22,13 @@ use tokio::sync::Mutex;
 
 use super::completion::{self, CompleteParams};
 use super::host::{LogLevel, RmcpHost};
+use super::listener::SessionListener;
 use super::messages;
 use super::methods::{self, CallParams, PromptParams, UriParams};
 use super::passthrough;
 use super::rpc::RpcError;
-use super::shared::Shared;
+use super::shared::{Shared, passes_through};
+use crate::relay::Listener;
 use crate::{Session, SessionState, relay};
 
 /// One MCP connection: the [`rmcp::ServerHandler`] that serves a [`Server`](super::Server)'s
@@ -37,6 +40,9 @@ pub struct Connection {
     session: Mutex<Session>,
     /// The level of the log messages relayed to this client (`logging/setLevel`).
     log_level: LogLevel,
+    /// This client's session as remote toolsets' servers see it, where they are passed
+    /// through.
+    listener: Option<Arc<SessionListener>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -49,12 +55,23 @@ impl std::fmt::Debug for Connection {
 
 impl Connection {
     pub(super) fn new(shared: Arc<Shared>) -> Connection {
-        let session = Mutex::new(shared.session());
+        let session = shared.session();
+        let listener =
+            passes_through(shared.carnet.manifest()).then(|| SessionListener::rmcp(&shared, &session.state()));
         Connection {
             shared,
-            session,
+            session: Mutex::new(session),
             log_level: LogLevel::default(),
+            listener,
         }
+    }
+
+    /// The host session a request of `context` is passed through for: none at the stateless
+    /// revision.
+    fn host_session(&self, context: &RequestContext<RoleServer>) -> Option<Arc<dyn Listener>> {
+        let listener = self.listener.as_ref().filter(|_| !is_stateless(context))?;
+        listener.attach(&context.peer);
+        Some(Arc::clone(listener) as Arc<dyn Listener>)
     }
 
     /// `tools/call`, inside the relay to this client.
@@ -82,12 +99,19 @@ impl Connection {
             };
             let session = self.session.lock().await;
             let cancelled = context.ct.cancelled();
+            let listener = self.listener.as_deref();
+            if let Some(listener) = listener {
+                listener.attach(&context.peer);
+            }
             let (output, changed) =
-                methods::call_in_session(&self.shared, session, request, &call_id, cancelled).await?;
-            if changed {
-                // Sent before the result, so a client has it when the call returns. A client
-                // gone away is not this call's error.
+                methods::call_in_session(&self.shared, session, request, &call_id, cancelled, listener).await?;
+            // Sent before the result, so a client has them when the call returns. A client
+            // gone away is not this call's error.
+            if changed.tools {
                 let _ = context.peer.notify_tool_list_changed().await;
+            }
+            if let Some(listener) = listener.filter(|_| changed.lists) {
+                listener.lists_changed().await;
             }
             output
         };
@@ -102,6 +126,20 @@ impl Connection {
         } else {
             self.session.lock().await.state()
         }
+    }
+
+    /// `resources/subscribe` (`subscribe`) or `resources/unsubscribe` of `uri`.
+    async fn subscription(
+        &self,
+        subscribe: bool,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let state = self.state_of(context).await;
+        let host = self.host_session(context);
+        let params = json!({ "uri": uri });
+        passthrough::subscription(&self.shared, &state, host.as_ref(), subscribe, &params).await?;
+        Ok(())
     }
 
     /// What this connection's session has loaded, to save or inspect
@@ -163,6 +201,13 @@ impl ServerHandler for Connection {
                 .expect("the server's information is an rmcp `ServerConfig`")
         });
         info.clone()
+    }
+
+    /// `server/discover`: what the byte-stream server answers (no subscriptions and no list
+    /// changes of resources and prompts, which the stateless revision cannot receive).
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        let supported = methods::supported_versions(self.shared.carnet.mode());
+        typed(self.shared.info.discover_result(supported))
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -230,6 +275,7 @@ impl ServerHandler for Connection {
             passthrough::list(
                 &self.shared,
                 &state,
+                self.host_session(&context).as_ref(),
                 "prompts/list",
                 methods::list_prompts(&self.shared),
             )
@@ -247,7 +293,18 @@ impl ServerHandler for Connection {
         let theirs = request.name != self.shared.agent;
         let own = methods::get_prompt(&self.shared, &*self.session.lock().await, request);
         let state = self.state_of(&context).await;
-        let result = passthrough::or_forward(&self.shared, &state, "prompts/get", params.as_ref(), theirs, own).await?;
+        let host = self.host_session(&context);
+        let method = "prompts/get";
+        let result = passthrough::or_forward(
+            &self.shared,
+            &state,
+            host.as_ref(),
+            method,
+            params.as_ref(),
+            theirs,
+            own,
+        )
+        .await?;
         typed::<rmcp::model::GetPromptResult>(result).map(Into::into)
     }
 
@@ -262,6 +319,7 @@ impl ServerHandler for Connection {
             passthrough::list(
                 &self.shared,
                 &state,
+                self.host_session(&context).as_ref(),
                 "resources/list",
                 methods::list_resources(&self.shared),
             )
@@ -278,7 +336,10 @@ impl ServerHandler for Connection {
         let request = UriParams { uri: request.uri };
         let own = methods::read_resource(&self.shared, &request);
         let state = self.state_of(&context).await;
-        let result = passthrough::or_forward(&self.shared, &state, "resources/read", Some(&params), true, own).await?;
+        let host = self.host_session(&context);
+        let method = "resources/read";
+        let result =
+            passthrough::or_forward(&self.shared, &state, host.as_ref(), method, Some(&params), true, own).await?;
         typed::<rmcp::model::ReadResourceResult>(result).map(Into::into)
     }
 
@@ -290,7 +351,8 @@ impl ServerHandler for Connection {
         first_page("resources/templates/list", request.as_ref())?;
         let state = self.state_of(&context).await;
         let own = serde_json::json!({ "resourceTemplates": [] });
-        typed(passthrough::list(&self.shared, &state, "resources/templates/list", own).await)
+        let host = self.host_session(&context);
+        typed(passthrough::list(&self.shared, &state, host.as_ref(), "resources/templates/list", own).await)
     }
 
     async fn complete(
@@ -304,7 +366,35 @@ impl ServerHandler for Connection {
         let own = completion::complete(&self.shared, &request);
         let state = self.state_of(&context).await;
         let method = "completion/complete";
-        typed(passthrough::or_forward(&self.shared, &state, method, params.as_ref(), theirs, own).await?)
+        let host = self.host_session(&context);
+        typed(
+            passthrough::or_forward(
+                &self.shared,
+                &state,
+                host.as_ref(),
+                method,
+                params.as_ref(),
+                theirs,
+                own,
+            )
+            .await?,
+        )
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscription(true, &request.uri, &context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscription(false, &request.uri, &context).await
     }
 
     async fn list_skills(

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::handle::HandleError;
+use super::listener::SessionListener;
 use super::messages;
 use super::rpc::RpcError;
 use super::shared::Shared;
@@ -421,15 +422,17 @@ pub(super) async fn call_opened(
 /// Domain tools run without the session, so one connection's calls run side by side (hosts
 /// issue a model's parallel tool calls at once); the meta-tools that load things run under
 /// it. A client that cancels the request stops the call; the session keeps what the call had
-/// done by then, as after a panic. Also says whether the tool list changed (dynamic mode only:
-/// the caller then sends `notifications/tools/list_changed` before the result).
+/// done by then, as after a panic. Also says what changed that the host is told of before the
+/// result ([`Changed`]); `listener` is the connection's host session, which learns the remote
+/// toolsets now in reach.
 pub(super) async fn call_in_session(
     shared: &Shared,
     mut session: MutexGuard<'_, Session>,
     request: CallParams,
     call_id: &str,
     cancelled: impl Future<Output = ()>,
-) -> Result<(ToolOutput, bool), RpcError> {
+    listener: Option<&SessionListener>,
+) -> Result<(ToolOutput, Changed), RpcError> {
     let arguments = Value::Object(request.arguments.unwrap_or_default());
     let name = canonical(shared, &session, &request.name);
     let refuse = || messages::cancelled(&name);
@@ -439,7 +442,7 @@ pub(super) async fn call_in_session(
         let output = crate::cancel::unless(std::pin::pin!(cancelled), call)
             .await
             .ok_or_else(refuse)?;
-        return Ok((output, false));
+        return Ok((output, Changed::default()));
     }
     let before: Vec<String> = session.tools().iter().map(|t| t.name.clone()).collect();
     let output = crate::cancel::unless(
@@ -448,8 +451,23 @@ pub(super) async fn call_in_session(
     )
     .await
     .ok_or_else(refuse)?;
-    let changed = session.tools().iter().map(|t| &t.name).ne(before.iter());
-    Ok((output, changed && shared.carnet.mode() == ExposureMode::Dynamic))
+    let tools = session.tools().iter().map(|t| &t.name).ne(before.iter());
+    let lists = listener.is_some_and(|listener| listener.update(shared, &session.state()));
+    let changed = Changed {
+        tools: tools && shared.carnet.mode() == ExposureMode::Dynamic,
+        lists,
+    };
+    Ok((output, changed))
+}
+
+/// What a call in a session changed that the host is told of before its result.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Changed {
+    /// The tool list (dynamic mode only): `notifications/tools/list_changed`.
+    pub(super) tools: bool,
+    /// The remote MCP toolsets in reach, and with them the resource and prompt lists:
+    /// `notifications/resources/list_changed` and `notifications/prompts/list_changed`.
+    pub(super) lists: bool,
 }
 
 /// A refused session handle as the result the model reads.

@@ -159,6 +159,7 @@ mod http;
 #[cfg(feature = "mcp-http")]
 mod limits;
 mod lines;
+mod listener;
 mod messages;
 mod methods;
 mod passthrough;

@@ -9,8 +9,9 @@
 //! passed through. Where two servers list the same URI or name, the first toolset's (manifest
 //! order) is listed, and reads go to the toolsets in that order: the first that serves it.
 //!
-//! Not passed through yet: subscriptions (`resources/subscribe`) and the servers'
-//! `list_changed` notifications for resources and prompts.
+//! Requests of a session with a [`Listener`] are passed through inside it ([`relay::LISTENER`]):
+//! the server then knows the session, and sends it its list changes and the updates of the
+//! resources it subscribes to (`resources/subscribe`, [`subscription`]).
 
 use std::sync::Arc;
 
@@ -21,6 +22,25 @@ use super::rpc::RpcError;
 use super::shared::Shared;
 use crate::SessionState;
 use crate::engine::carnet::RemoteServer;
+use crate::relay::{self, Listener};
+
+/// The host session a request is passed through for, if it has one (not at the stateless
+/// revision).
+pub(super) type HostSession<'a> = Option<&'a Arc<dyn Listener>>;
+
+/// Sends `method` with `params` to `server`, for `session`.
+async fn ask(
+    server: Arc<dyn RemoteServer>,
+    session: HostSession<'_>,
+    method: &'static str,
+    params: Value,
+) -> Result<Value, (i32, String)> {
+    let asked = server.forward(method, params);
+    match session {
+        Some(listener) => relay::LISTENER.scope(Arc::clone(listener), asked).await,
+        None => asked.await,
+    }
+}
 
 /// The servers of the remote toolsets in reach of `state`, in the order they came in reach.
 fn in_reach(shared: &Shared, state: &SessionState) -> Vec<Arc<dyn RemoteServer>> {
@@ -57,7 +77,14 @@ fn identity<'a>(key: &str, item: &'a Value) -> Option<&'a str> {
 /// Appends to `items` (list `key` of carnet's own `method` result) those of the servers in
 /// reach of `state`. A server that does not serve the list (no such capability, unreachable)
 /// adds nothing: the host's list never fails for an upstream's sake.
-async fn extend(shared: &Shared, state: &SessionState, method: &'static str, key: &str, result: &mut Value) {
+async fn extend(
+    shared: &Shared,
+    state: &SessionState,
+    session: HostSession<'_>,
+    method: &'static str,
+    key: &str,
+    result: &mut Value,
+) {
     let servers = in_reach(shared, state);
     if servers.is_empty() {
         return;
@@ -70,7 +97,7 @@ async fn extend(shared: &Shared, state: &SessionState, method: &'static str, key
         .collect();
     let mut added = Vec::new();
     for server in servers {
-        let Ok(listed) = server.forward(method, json!({})).await else {
+        let Ok(listed) = ask(server, session, method, json!({})).await else {
             continue;
         };
         for item in listed[key].as_array().into_iter().flatten() {
@@ -92,6 +119,7 @@ async fn extend(shared: &Shared, state: &SessionState, method: &'static str, key
 pub(super) async fn forward(
     shared: &Shared,
     state: &SessionState,
+    session: HostSession<'_>,
     method: &'static str,
     params: &Value,
 ) -> Option<Result<Value, RpcError>> {
@@ -102,7 +130,7 @@ pub(super) async fn forward(
     }
     let mut last = None;
     for server in in_reach(shared, state) {
-        match server.forward(method, params.clone()).await {
+        match ask(server, session, method, params.clone()).await {
             Ok(mut result) => {
                 if let Some(fields) = result.as_object_mut() {
                     // The server's revision's fields are its own: carnet shapes the result for
@@ -126,6 +154,7 @@ pub(super) async fn forward(
 pub(super) async fn or_forward(
     shared: &Shared,
     state: &SessionState,
+    session: HostSession<'_>,
     method: &'static str,
     params: Option<&Value>,
     theirs: bool,
@@ -134,20 +163,80 @@ pub(super) async fn or_forward(
     match own {
         Err(error) if theirs => {
             let params = params.cloned().unwrap_or_else(|| json!({}));
-            forward(shared, state, method, &params).await.unwrap_or(Err(error))
+            forward(shared, state, session, method, &params)
+                .await
+                .unwrap_or(Err(error))
         }
         own => own,
     }
 }
 
 /// Carnet's own result `own` of list request `method` with the servers' items appended.
-pub(super) async fn list(shared: &Shared, state: &SessionState, method: &str, mut own: Value) -> Value {
+pub(super) async fn list(
+    shared: &Shared,
+    state: &SessionState,
+    session: HostSession<'_>,
+    method: &str,
+    mut own: Value,
+) -> Value {
     let (method, key) = match method {
         "resources/list" => ("resources/list", "resources"),
         "resources/templates/list" => ("resources/templates/list", "resourceTemplates"),
         "prompts/list" => ("prompts/list", "prompts"),
         _ => return own,
     };
-    extend(shared, state, method, key, &mut own).await;
+    extend(shared, state, session, method, key, &mut own).await;
     own
+}
+
+/// `resources/subscribe` (`subscribe`) or `resources/unsubscribe` of `params` by `session`;
+/// not served without one (nothing is passed through, or the stateless revision: no session
+/// to send updates to).
+///
+/// Carnet's own resources never change while it runs: subscribing to one succeeds and
+/// nothing is ever sent for it. Any other URI is subscribed to at the first server in reach
+/// that accepts it (as reads go), and unknown when none does; an unsubscribe goes to every
+/// remote MCP server, in reach or no longer, and only those the session subscribed on hear
+/// of it.
+pub(super) async fn subscription(
+    shared: &Shared,
+    state: &SessionState,
+    session: HostSession<'_>,
+    subscribe: bool,
+    params: &Value,
+) -> Result<Value, RpcError> {
+    let method = if subscribe {
+        "resources/subscribe"
+    } else {
+        "resources/unsubscribe"
+    };
+    let Some(session) = session else {
+        return Err(RpcError::not_served(method));
+    };
+    let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+        return Err(super::messages::invalid_params(
+            method,
+            "`uri` is missing or not a string",
+        ));
+    };
+    if shared.resources.contains(uri) {
+        return Ok(json!({}));
+    }
+    let params = json!({ "uri": uri });
+    if subscribe {
+        return forward(shared, state, Some(session), method, &params)
+            .await
+            .unwrap_or_else(|| Err(super::messages::unknown_resource(uri)));
+    }
+    let manifest = shared.carnet.manifest();
+    let servers = manifest
+        .toolsets
+        .iter()
+        .filter(|toolset| toolset.mcp.is_some())
+        .filter_map(|toolset| shared.carnet.remote_server(&toolset.name));
+    for server in servers {
+        // Only the server holding the session's subscription answers other than `{}`.
+        let _ = ask(server, Some(session), method, params.clone()).await;
+    }
+    Ok(json!({}))
 }

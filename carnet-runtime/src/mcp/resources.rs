@@ -203,6 +203,11 @@ impl Index {
         Some(contents)
     }
 
+    /// Whether `uri` is one of these resources.
+    pub(super) fn contains(&self, uri: &str) -> bool {
+        self.find(uri).is_some()
+    }
+
     fn find(&self, uri: &str) -> Option<&Entry> {
         let key = parse_uri(uri)?;
         self.entries

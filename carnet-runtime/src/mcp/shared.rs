@@ -72,8 +72,10 @@ pub(super) struct Info {
 impl Info {
     /// The server's information for `agent`, named after it ([`agent_version`]), offering
     /// what `mode` allows: tools (`listChanged` in dynamic mode), prompts (the system prompt,
-    /// whose arguments `completion/complete` completes), resources, the Skills extension, and
-    /// logging where remote toolsets' servers have log messages to relay ([`relays_logs`]).
+    /// whose arguments `completion/complete` completes), resources, the Skills extension;
+    /// and where remote MCP toolsets' servers are passed through ([`passes_through`]),
+    /// logging, resource subscriptions and list changes of resources and prompts (which a
+    /// load brings, and the servers send).
     pub(super) fn new(manifest: &Manifest, agent: &str, mode: ExposureMode, instructions: String) -> Info {
         let mut info = Info {
             name: agent.to_owned(),
@@ -88,8 +90,10 @@ impl Info {
             }),
             instructions,
         };
-        if relays_logs(manifest) {
+        if passes_through(manifest) {
             info.capabilities["logging"] = json!({});
+            info.capabilities["resources"] = json!({ "listChanged": true, "subscribe": true });
+            info.capabilities["prompts"] = json!({ "listChanged": true });
         }
         info
     }
@@ -108,12 +112,23 @@ impl Info {
         })
     }
 
-    /// `server/discover`'s result.
+    /// `server/discover`'s result: at the stateless revision, which has no session to send
+    /// notifications to, no subscriptions and no list changes of resources and prompts.
     pub(super) fn discover_result(&self, supported: &[&str]) -> Value {
+        let mut capabilities = self.capabilities.clone();
+        for (list, feature) in [
+            ("resources", "subscribe"),
+            ("resources", "listChanged"),
+            ("prompts", "listChanged"),
+        ] {
+            if let Some(Value::Object(fields)) = capabilities.get_mut(list) {
+                fields.insert(feature.to_owned(), Value::Bool(false));
+            }
+        }
         json!({
             "resultType": "complete",
             "supportedVersions": supported,
-            "capabilities": self.capabilities,
+            "capabilities": capabilities,
             "instructions": self.instructions,
             "ttlMs": 0,
             "cacheScope": "private",
@@ -137,9 +152,10 @@ pub(super) fn agent_version(manifest: &Manifest, agent: &str) -> String {
     declared.unwrap_or_else(|| format!("{:016x}", manifest.fingerprint))
 }
 
-/// Whether the server relays log messages: the manifest has remote toolsets (an `mcp:` block)
-/// and carnet calls them (feature `remote`); their servers' log messages for a call reach the
-/// client that made it.
-pub(super) fn relays_logs(manifest: &Manifest) -> bool {
+/// Whether the server passes remote toolsets' servers through: the manifest has remote MCP
+/// toolsets (an `mcp:` block) and carnet calls them (feature `remote`). Their log messages for
+/// a call then reach the client that made it, and their resources' updates and list changes
+/// the sessions that have them in reach.
+pub(super) fn passes_through(manifest: &Manifest) -> bool {
     cfg!(feature = "remote") && manifest.toolsets.iter().any(|t| t.mcp.is_some())
 }

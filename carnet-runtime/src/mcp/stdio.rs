@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::{Arc, Mutex as StdMutex, PoisonError};
+use std::sync::{Arc, Mutex as StdMutex, PoisonError, Weak};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -27,13 +27,14 @@ use super::completion::{self, CompleteParams};
 use super::host::{LogLevel, Pending, SendLine, StreamHost};
 use super::incoming::{Message, classify};
 use super::lines::{Line, Lines};
+use super::listener::SessionListener;
 use super::messages;
 use super::methods::{self, CallParams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PromptParams, UriParams};
 use super::passthrough;
 use super::rpc::{self, RpcError, code};
-use super::shared::Shared;
+use super::shared::{Shared, passes_through};
 use crate::Session;
-use crate::relay::{self, Host};
+use crate::relay::{self, Host, Listener};
 
 /// How long the end of the input waits for the answers still due (a tool still running): the
 /// connection then ends, and the calls still running are dropped.
@@ -115,11 +116,20 @@ struct Connection<W> {
     capabilities: StdMutex<Value>,
     /// The level of the log messages relayed to the client (`logging/setLevel`).
     log_level: LogLevel,
+    /// The client's session as remote toolsets' servers see it, where they are passed through.
+    listener: Option<Arc<SessionListener>>,
 }
 
 impl<W> Connection<W> {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<()>>> {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The host session a request at the revision `stateless` or not is passed through for:
+    /// none at the stateless revision.
+    fn host_session(&self, stateless: bool) -> Option<Arc<dyn Listener>> {
+        let listener = self.listener.as_ref().filter(|_| !stateless)?;
+        Some(Arc::clone(listener) as Arc<dyn Listener>)
     }
 }
 
@@ -171,16 +181,33 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
         discarding: false,
         max: shared.max_message_bytes,
     };
-    let connection = Arc::new(Connection {
-        session: Mutex::new(shared.session()),
-        shared,
-        out: Out {
-            write: Mutex::new(write),
-        },
-        running: StdMutex::default(),
-        pending: Arc::default(),
-        capabilities: StdMutex::new(Value::Null),
-        log_level: LogLevel::default(),
+    let connection = Arc::new_cyclic(|me: &Weak<Connection<Writer>>| {
+        let session = shared.session();
+        let listener = passes_through(shared.carnet.manifest()).then(|| {
+            // Weak: the session's listener lives in the connection.
+            let me = me.clone();
+            let send: SendLine = Arc::new(move |line: Vec<u8>| {
+                let me = me.clone();
+                Box::pin(async move {
+                    if let Some(connection) = me.upgrade() {
+                        connection.out.send(&line).await;
+                    }
+                })
+            });
+            SessionListener::lines(send, &shared, &session.state())
+        });
+        Connection {
+            session: Mutex::new(session),
+            shared,
+            out: Out {
+                write: Mutex::new(write),
+            },
+            running: StdMutex::default(),
+            pending: Arc::default(),
+            capabilities: StdMutex::new(Value::Null),
+            log_level: LogLevel::default(),
+            listener,
+        }
     });
     let mut lifecycle = Lifecycle::None;
     let mut last_turn: Option<oneshot::Receiver<()>> = None;
@@ -462,6 +489,8 @@ impl Request<'_> {
     ) -> Result<Reply, RpcError> {
         let shared = &*connection.shared;
         let method = self.method;
+        let host = connection.host_session(self.stateless);
+        let host = host.as_ref();
         let value = match method {
             "ping" => Ok(Value::Object(Map::new())),
             "tools/list" => {
@@ -500,12 +529,16 @@ impl Request<'_> {
                 } else {
                     let session = connection.session.lock().await;
                     turn.pass();
+                    let listener = connection.listener.as_deref();
                     let (output, changed) =
-                        methods::call_in_session(shared, session, request, &call_id, cancelled).await?;
-                    if changed {
-                        // Sent before the result, so a client has it when the call returns.
+                        methods::call_in_session(shared, session, request, &call_id, cancelled, listener).await?;
+                    // Sent before the result, so a client has them when the call returns.
+                    if changed.tools {
                         let line = rpc::notification_line("notifications/tools/list_changed");
                         connection.out.send(&line).await;
+                    }
+                    if let Some(listener) = listener.filter(|_| changed.lists) {
+                        listener.lists_changed().await;
                     }
                     output
                 };
@@ -522,7 +555,7 @@ impl Request<'_> {
                 turn.pass();
                 let (own, state) = (methods::get_prompt(shared, &session, request), session.state());
                 drop(session);
-                passthrough::or_forward(shared, &state, "prompts/get", params.as_ref(), theirs, own).await
+                passthrough::or_forward(shared, &state, host, "prompts/get", params.as_ref(), theirs, own).await
             }
             "prompts/list" | "resources/list" | "resources/templates/list" => {
                 no_params(method, params.as_ref())?;
@@ -532,12 +565,12 @@ impl Request<'_> {
                     _ => serde_json::json!({ "resourceTemplates": [] }),
                 };
                 let state = connection.session.lock().await.state();
-                Ok(passthrough::list(shared, &state, method, own).await)
+                Ok(passthrough::list(shared, &state, host, method, own).await)
             }
             "resources/read" => {
                 let own = methods::read_resource(shared, &methods::params::<UriParams>(method, params.clone())?);
                 let state = connection.session.lock().await.state();
-                passthrough::or_forward(shared, &state, "resources/read", params.as_ref(), true, own).await
+                passthrough::or_forward(shared, &state, host, "resources/read", params.as_ref(), true, own).await
             }
             "skills/list" => no_params(method, params.as_ref()).map(|()| methods::list_skills(shared)),
             "skills/get" => methods::get_skill(shared, &methods::params::<UriParams>(method, params)?),
@@ -546,7 +579,8 @@ impl Request<'_> {
                 let theirs = !request.is_for(&shared.agent);
                 let own = completion::complete(shared, &request);
                 let state = connection.session.lock().await.state();
-                passthrough::or_forward(shared, &state, "completion/complete", params.as_ref(), theirs, own).await
+                let method = "completion/complete";
+                passthrough::or_forward(shared, &state, host, method, params.as_ref(), theirs, own).await
             }
             "logging/setLevel" if shared.info.capabilities.get("logging").is_some() => {
                 let level = params.as_ref().and_then(|p| p.get("level")).and_then(Value::as_str);
@@ -555,11 +589,15 @@ impl Request<'_> {
                     _ => Err(messages::invalid_params(method, "`level` is not a log level")),
                 }
             }
-            // Known to MCP, not offered here (subscriptions, tasks, directories; logging where
-            // there is nothing to relay).
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let subscribe = method == "resources/subscribe";
+                let request = params.unwrap_or(Value::Null);
+                let state = connection.session.lock().await.state();
+                passthrough::subscription(shared, &state, host, subscribe, &request).await
+            }
+            // Known to MCP, not offered here (tasks, directories; logging where there is
+            // nothing to relay).
             "logging/setLevel"
-            | "resources/subscribe"
-            | "resources/unsubscribe"
             | "subscriptions/listen"
             | "tasks/get"
             | "tasks/update"

@@ -21,6 +21,7 @@ use relayed::Calls;
 pub(crate) use relayed::Handler;
 
 mod relayed;
+mod subscriptions;
 
 /// A server's child process: killed when dropped; `exited` once it is gone.
 pub(crate) struct ChildGuard {
@@ -346,11 +347,29 @@ impl Upstream {
     /// Sends request `method` with `params` to the server (its resources and prompts, which
     /// the MCP gateway passes through): its result, or the JSON-RPC error code and message
     /// (the server's own error, or `-32603` when it could not be reached or did not answer).
+    ///
+    /// Inside a host session's [`relay::LISTENER`], the session is remembered, to be told of
+    /// the server's list changes, and `resources/subscribe` and `resources/unsubscribe` are
+    /// the session's (see [`subscriptions`]): an unsubscribe of what it did not subscribe to
+    /// does not reach (or start) the server.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "the MCP gateway calls it"))]
     pub(crate) async fn forward(&self, method: &'static str, params: Value) -> Result<Value, (i32, String)> {
+        let listener = relay::listener();
+        if let Some(listener) = &listener
+            && method == "resources/unsubscribe"
+        {
+            return self.calls.watchers.unsubscribe(listener.id(), &params).await;
+        }
         let connection = self.connection().await.map_err(|e| (-32603, e.message))?;
         let peer = connection.peer().clone();
         drop(connection);
+        if let Some(listener) = &listener {
+            self.calls.watchers.watch(listener, &self.toolset);
+            if method == "resources/subscribe" {
+                let timeout = self.options.call_timeout;
+                return self.calls.watchers.subscribe(listener, &peer, &params, timeout).await;
+            }
+        }
         let request =
             serde_json::from_value::<rmcp::model::ClientRequest>(json!({ "method": method, "params": params }))
                 .map_err(|e| (-32602, format!("invalid params for `{method}`: {e}")))?;

@@ -5,7 +5,12 @@
 //! always reaches the right host; log messages, sampling and elicitation requests name no call
 //! (stdio has no way to), so they are relayed only while exactly one call is in flight on the
 //! connection, and dropped (logs) or refused (requests) otherwise: never sent to a host that
-//! did not make the call.
+//! did not make the call. A log message while no call is in flight is dropped too: the
+//! connection is every session's, and what the server logs then (for a subscription, a timer,
+//! another session's earlier request) belongs to no session carnet can name.
+//!
+//! Resource updates and list changes answer no call: they go to the host sessions of
+//! [`Watchers`] (the ones subscribed to the resource; every one the server serves).
 //!
 //! rmcp runs each notification handler on a task of its own, which may run after the call's
 //! response arrived: a relayed call waits, before it returns, until the notifications already
@@ -18,19 +23,20 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode, Implementation, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ServerResult,
+    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, ServerResult,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData, Peer};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+use super::subscriptions::Watchers;
 use crate::relay::{self, Host};
 
 /// The longest a relayed call's result waits for its notifications to go out.
@@ -39,6 +45,8 @@ const DRAIN_LIMIT: Duration = Duration::from_millis(200);
 /// One call in flight and its host.
 struct Call {
     host: Arc<dyn Host>,
+    /// The progress token rmcp gave the request (as JSON), once it was sent.
+    token: std::sync::OnceLock<String>,
     /// Notifications being relayed for it.
     relaying: AtomicUsize,
     idle: Notify,
@@ -62,38 +70,78 @@ impl Drop for Relaying {
     }
 }
 
-/// The calls in flight on one server, by the progress token rmcp gave each request (as JSON).
+/// The calls in flight on one server (each registered before its request is sent, and known
+/// by the progress token rmcp gave the request once it was), and the host sessions its
+/// notifications that answer no call go to.
 #[derive(Default)]
 pub(crate) struct Calls {
-    calls: std::sync::Mutex<HashMap<String, Arc<Call>>>,
+    calls: std::sync::Mutex<HashMap<u64, Arc<Call>>>,
+    next: AtomicU64,
+    /// Woken when a call learns its token.
+    named: Notify,
+    pub(super) watchers: Watchers,
 }
 
+/// How long a progress notification naming no known token waits for a call being sent to learn
+/// its token (the server answered before the sender went on).
+const NAMING_LIMIT: Duration = Duration::from_secs(1);
+
 impl Calls {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Call>>> {
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Call>>> {
         self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Registers a call made by `host` under its `token` upstream: a guard that forgets it.
-    fn enter(self: &Arc<Self>, token: &ProgressToken, host: Arc<dyn Host>) -> (Arc<Call>, CallGuard) {
-        let token = serde_json::to_string(token).unwrap_or_default();
+    /// Registers a call made by `host`, before its request is sent (what the server sends for
+    /// it may arrive before the sender goes on): a guard that forgets it.
+    fn enter(self: &Arc<Self>, host: Arc<dyn Host>) -> (Arc<Call>, CallGuard) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
         let call = Arc::new(Call {
             host,
+            token: std::sync::OnceLock::new(),
             relaying: AtomicUsize::new(0),
             idle: Notify::new(),
         });
-        self.calls().insert(token.clone(), Arc::clone(&call));
+        self.calls().insert(id, Arc::clone(&call));
         (
             call,
             CallGuard {
                 calls: Arc::clone(self),
-                token,
+                id,
             },
         )
     }
 
+    /// Gives `call` the progress token rmcp gave its request.
+    fn name(&self, call: &Call, token: &ProgressToken) {
+        let _ = call.token.set(serde_json::to_string(token).unwrap_or_default());
+        self.named.notify_waiters();
+    }
+
     /// The call holding `token`.
     fn call_of(&self, token: &Value) -> Option<Arc<Call>> {
-        self.calls().get(&token.to_string()).cloned()
+        let token = token.to_string();
+        self.calls()
+            .values()
+            .find(|call| call.token.get() == Some(&token))
+            .cloned()
+    }
+
+    /// The call holding `token`, waiting (at most [`NAMING_LIMIT`]) while calls being sent
+    /// have not learnt theirs yet: a token no call holds is never guessed.
+    async fn call_named(&self, token: &Value) -> Option<Arc<Call>> {
+        let waited = async {
+            loop {
+                let named = self.named.notified();
+                if let Some(call) = self.call_of(token) {
+                    return Some(call);
+                }
+                if self.calls().values().all(|call| call.token.get().is_some()) {
+                    return None;
+                }
+                named.await;
+            }
+        };
+        tokio::time::timeout(NAMING_LIMIT, waited).await.ok().flatten()
     }
 
     /// The one call in flight, if exactly one is (else how many are).
@@ -109,12 +157,14 @@ impl Calls {
 /// Forgets its call when dropped (the call ended, or was abandoned).
 struct CallGuard {
     calls: Arc<Calls>,
-    token: String,
+    id: u64,
 }
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        self.calls.calls().remove(&self.token);
+        self.calls.calls().remove(&self.id);
+        // A progress notification waiting for this call's token waits no more.
+        self.calls.named.notify_waiters();
     }
 }
 
@@ -126,11 +176,12 @@ pub(super) async fn call(
     host: Arc<dyn Host>,
 ) -> Result<CallToolResult, rmcp::ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let (call, _guard) = calls.enter(host);
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await?;
-    // rmcp gives the request its progress token: the call is known by it.
-    let (call, _guard) = calls.enter(&handle.progress_token, host);
+    // rmcp gave the request its progress token: the call's progress is known by it.
+    calls.name(&call, &handle.progress_token);
     let response = handle.await_response().await;
     // Handlers of notifications received before the response may not have run yet.
     for _ in 0..4 {
@@ -208,11 +259,31 @@ impl ClientHandler for Handler {
         self.stale.store(true, Ordering::Release);
     }
 
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Ok(params) = serde_json::to_value(params) {
+            self.calls.watchers.updated(params).await;
+        }
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let method = "notifications/resources/list_changed";
+        self.calls.watchers.list_changed(method).await;
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let method = "notifications/prompts/list_changed";
+        self.calls.watchers.list_changed(method).await;
+    }
+
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let Ok(mut params) = serde_json::to_value(params) else {
             return;
         };
-        let Some(call) = self.calls.call_of(&params["progressToken"]) else {
+        let Some(call) = self.calls.call_named(&params["progressToken"]).await else {
             return;
         };
         let relaying = Relaying::new(call);
@@ -309,10 +380,14 @@ mod tests {
     fn what_names_no_call_is_attributed_only_while_one_call_is_in_flight() {
         let calls = Arc::new(Calls::default());
         assert!(matches!(calls.only_call(), Err(0)));
-        let (_, a) = calls.enter(&token(1), Arc::new(Named("a")));
+        // Known from before its request is sent: a request of the server's that arrives
+        // before the sender learnt the token is still the call's.
+        let (call_a, a) = calls.enter(Arc::new(Named("a")));
         let only = calls.only_call().ok().map(|c| c.host.progress_token());
         assert_eq!(only, Some(Some(json!("a"))));
-        let (_, b) = calls.enter(&token(2), Arc::new(Named("b")));
+        calls.name(&call_a, &token(1));
+        let (call_b, b) = calls.enter(Arc::new(Named("b")));
+        calls.name(&call_b, &token(2));
         assert!(
             matches!(calls.only_call(), Err(2)),
             "two calls: a log or a request is nobody's"
@@ -334,12 +409,34 @@ mod tests {
     #[test]
     fn a_call_counts_the_notifications_being_relayed_for_it() {
         let calls = Arc::new(Calls::default());
-        let (call, _guard) = calls.enter(&token(7), Arc::new(Named("a")));
+        let (call, _guard) = calls.enter(Arc::new(Named("a")));
         let first = Relaying::new(Arc::clone(&call));
         let second = Relaying::new(Arc::clone(&call));
         assert_eq!(call.relaying.load(Ordering::Acquire), 2);
         drop(first);
         drop(second);
         assert_eq!(call.relaying.load(Ordering::Acquire), 0);
+    }
+
+    #[tokio::test]
+    async fn progress_arriving_before_its_call_learnt_its_token_waits_for_it() {
+        let calls = Arc::new(Calls::default());
+        let (other, _other) = calls.enter(Arc::new(Named("b")));
+        calls.name(&other, &token(1));
+        // A token no call holds, while none is being sent: nobody's, at once.
+        assert!(calls.call_named(&json!(9)).await.is_none());
+        let (call, _guard) = calls.enter(Arc::new(Named("a")));
+        let waiting = {
+            let calls = Arc::clone(&calls);
+            tokio::spawn(async move { calls.call_named(&json!(2)).await.map(|c| c.host.progress_token()) })
+        };
+        tokio::task::yield_now().await;
+        calls.name(&call, &token(2));
+        assert_eq!(waiting.await.unwrap(), Some(Some(json!("a"))));
+        // A call being sent does not make a stranger's token its own.
+        let (_pending, _pending_guard) = calls.enter(Arc::new(Named("c")));
+        let started = std::time::Instant::now();
+        assert!(calls.call_named(&json!(9)).await.is_none());
+        assert!(started.elapsed() >= NAMING_LIMIT);
     }
 }
