@@ -1,8 +1,8 @@
 //! A remote toolset behind OAuth, end to end: `carnet mcp login` (the browser played by the
 //! test: it opens the printed URL and follows the authorization server's redirect to carnet's
-//! loopback listener), the token store's permissions, `carnet mcp pin` and a call at run time
-//! with the stored token, its refresh after it expired, and no token in anything carnet wrote
-//! or printed besides the token store.
+//! loopback listener), the token store's permissions, `carnet mcp pin`, a call at run time
+//! with the stored token and its refresh after it expired, a call through `carnet serve-mcp`
+//! by an MCP host, and no token in anything carnet wrote or printed besides the token store.
 //!
 //! The server is `tests/conformance/client_oauth_server.py`: the official MCP Python SDK's
 //! MCP endpoint and authorization server (the conformance suite's authorization servers
@@ -129,7 +129,7 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
     let grants = tmp.path().join("grants.log");
     // Access tokens live 31 s: carnet refreshes one with under 30 s left, so 2 s after the
     // sign-in the next use refreshes it.
-    let mut server = Command::new(python)
+    let mut server = Command::new(&python)
         .arg(repo().join("tests/conformance/client_oauth_server.py"))
         .args(["--expires", "31"])
         .stdout(Stdio::piped())
@@ -251,6 +251,39 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
     let refreshed = tokens(&oauth);
     assert!(refreshed.iter().all(|t| !signed_in.contains(t)), "new tokens stored");
 
+    // Through the gateway: an MCP host (the official Python SDK) calls the tool.
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(["--dir", dir, "serve-mcp", "a", "--http", "127.0.0.1:0"])
+        .env("CARNET_OAUTH_DIR", &oauth)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(gateway.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let gateway_log = gateway.stderr.take().unwrap();
+    let gateway = Killed(gateway);
+    let endpoint = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the endpoint first");
+    let hosted = Command::new(&python)
+        .arg(repo().join("tests/conformance/client_oauth_host.py"))
+        .args([endpoint, "through the gateway"])
+        .output()
+        .unwrap();
+    assert!(hosted.status.success(), "{}", text(&hosted.stderr));
+    assert!(
+        text(&hosted.stdout).contains("through the gateway"),
+        "{}",
+        text(&hosted.stdout)
+    );
+    drop(gateway);
+    let mut served = String::new();
+    BufReader::new(gateway_log).read_to_string(&mut served).unwrap();
+
     // No token in what carnet wrote (the content, the pin) or printed.
     let mut seen: Vec<(String, String)> = files(Path::new(dir))
         .into_iter()
@@ -266,6 +299,7 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
         seen.push((format!("{name} stderr"), text(&output.stderr)));
     }
     seen.push(("login stderr".into(), printed));
+    seen.push(("serve-mcp stderr".into(), served));
     for token in signed_in.iter().chain(&refreshed) {
         for (what, text) in &seen {
             assert!(!text.contains(token.as_str()), "a token in {what}");
