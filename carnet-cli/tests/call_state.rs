@@ -2,7 +2,7 @@
 //! skills, every toolset in reach and why, and the history of loads.
 
 mod common;
-use common::{carnet, example, stderr, stdout};
+use common::{call_researcher, stderr, stdout};
 
 use serde_json::{Value, json};
 
@@ -16,16 +16,7 @@ fn documents(text: &str) -> Vec<Value> {
 
 #[test]
 fn call_state_prints_the_toolsets_in_reach_and_the_history_after_the_result() {
-    let dir = example();
-    let out = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "dataAnalysis"}"#,
-        "--state",
-    ]);
+    let out = call_researcher(&["loadSkill", r#"{"skillName": "dataAnalysis"}"#, "--state"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let [result, state] = <[Value; 2]>::try_from(documents(&stdout(&out))).unwrap();
     assert_eq!(result["success"], true);
@@ -61,18 +52,10 @@ fn call_state_prints_the_toolsets_in_reach_and_the_history_after_the_result() {
     );
 
     // An error result is followed by the state too (status 1); without `--state`, nothing.
-    let out = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "nope"}"#,
-        "--state",
-    ]);
+    let out = call_researcher(&["loadSkill", r#"{"skillName": "nope"}"#, "--state"]);
     assert_eq!(out.status.code(), Some(1));
     let [_, state] = <[Value; 2]>::try_from(documents(&stdout(&out))).unwrap();
     assert!(state.get("history").is_none(), "nothing was loaded: {state:#}");
-    let out = carnet(&["--dir", &dir, "call", "researcher", "listAvailableSkills"]);
+    let out = call_researcher(&["listAvailableSkills"]);
     assert_eq!(documents(&stdout(&out)).len(), 1);
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{carnet, example, repo, stderr, stdout};
+use common::{call_researcher, carnet, example, repo, stderr, stdout};
 
 fn broken() -> String {
     repo()
@@ -761,63 +761,35 @@ fn tools_in_the_modes_that_send_every_tool() {
 
 #[test]
 fn call_prints_a_meta_tools_result_as_the_model_receives_it() {
-    let dir = example();
-    let out = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "dataAnalysis"}"#,
-    ]);
+    let out = call_researcher(&["loadSkill", r#"{"skillName": "dataAnalysis"}"#]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let result: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(result["success"], true);
     assert!(result["content"].as_str().unwrap().starts_with("# Data analysis"));
     assert!(result.get("toolSpecs").is_none());
 
-    let dispatcher = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "dataAnalysis"}"#,
-        "--mode",
-        "dispatcher",
-    ]);
+    let dispatcher = call_researcher(&["loadSkill", r#"{"skillName": "dataAnalysis"}"#, "--mode", "dispatcher"]);
     let result: serde_json::Value = serde_json::from_str(&stdout(&dispatcher)).unwrap();
     assert!(result["toolSpecs"].is_array(), "dispatcher results carry the schemas");
 
     // An error result is printed too, with status 1.
-    let out = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "dataAnalyss"}"#,
-    ]);
+    let out = call_researcher(&["loadSkill", r#"{"skillName": "dataAnalyss"}"#]);
     assert_eq!(out.status.code(), Some(1));
     let result: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(result["similar"], serde_json::json!(["dataAnalysis"]));
-    let out = carnet(&["--dir", &dir, "call", "researcher", "loadSkill", "{not json"]);
+    let out = call_researcher(&["loadSkill", "{not json"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("not valid JSON"), "{}", stdout(&out));
 
     // Files of a loaded skill; a domain tool is a usage error.
-    let out = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
+    let out = call_researcher(&[
         "loadSkillFile",
         r#"{"skillName": "dataAnalysis", "path": "templates/report.md"}"#,
         "--load",
         "dataAnalysis",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = carnet(&["--dir", &dir, "call", "researcher", "basicSearch"]);
+    let out = call_researcher(&["basicSearch"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("`carnet call` runs meta-tools"));
 }
@@ -957,11 +929,7 @@ fn prompt_catalog_xml_stats_modes_and_envelope_results() {
     );
     assert!(prompt.contains("<location>\nskill://dataAnalysis/SKILL.md\n</location>"));
 
-    let out = carnet(&[
-        "--dir",
-        &dir,
-        "call",
-        "researcher",
+    let out = call_researcher(&[
         "loadSkill",
         r#"{"skillName": "reportWriting"}"#,
         "--results",

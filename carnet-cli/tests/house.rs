@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 mod common;
-use common::{carnet, example, stderr, stdout};
+use common::{call_researcher, carnet, example, stderr, stdout};
 
 /// `carnet init`'s content plus two skills no agent reaches: two warnings (W0001).
 fn content_with_warnings() -> (tempfile::TempDir, PathBuf) {
@@ -60,19 +60,10 @@ fn preset_reaches_tools_call_prompt_and_serve_mcp() {
     assert_eq!(meta, ["loadSkill", "loadSkillFile"]);
 
     // `listTools` answers only when the preset offers it.
-    let call = carnet(&[
-        "--dir",
-        &example(),
-        "call",
-        "researcher",
-        "listTools",
-        "{}",
-        "--preset",
-        "discovery",
-    ]);
+    let call = call_researcher(&["listTools", "{}", "--preset", "discovery"]);
     assert!(call.status.success(), "{}{}", stdout(&call), stderr(&call));
     assert!(stdout(&call).contains("analyzeStatistics"), "{}", stdout(&call));
-    let refused = carnet(&["--dir", &example(), "call", "researcher", "listTools", "{}"]);
+    let refused = call_researcher(&["listTools", "{}"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
     assert!(
         stderr(&refused).contains("`--preset discovery`"),

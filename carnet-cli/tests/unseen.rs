@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::{carnet, example, repo, stderr, stdout};
+use common::{call_researcher, carnet, example, repo, stderr, stdout};
 
 /// The example's crate, as the note names it from the carnet-cli package's directory.
 fn example_crate() -> String {
@@ -137,16 +137,7 @@ fn a_built_manifest_names_no_crate() {
 #[test]
 fn call_and_search_say_what_they_cannot_show() {
     // describeTool shows a schema; a plain loadSkill in dynamic mode shows none.
-    let out = carnet(&[
-        "--dir",
-        &example(),
-        "call",
-        "researcher",
-        "describeTool",
-        r#"{"name": "basicSearch"}"#,
-        "--preset",
-        "discovery",
-    ]);
+    let out = call_researcher(&["describeTool", r#"{"name": "basicSearch"}"#, "--preset", "discovery"]);
     let err = stderr(&out);
     assert!(
         err.contains("where this `describeTool` result shows one of them"),
@@ -156,27 +147,11 @@ fn call_and_search_say_what_they_cannot_show() {
         truth(&err).1,
         r#"call researcher describeTool '{"name": "basicSearch"}'"#
     );
-    let out = carnet(&[
-        "--dir",
-        &example(),
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "webSearch"}"#,
-    ]);
+    let out = call_researcher(&["loadSkill", r#"{"skillName": "webSearch"}"#]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("implemented in Rust"), "{}", stderr(&out));
     // In dispatcher mode a load's result carries the schemas.
-    let out = carnet(&[
-        "--dir",
-        &example(),
-        "call",
-        "researcher",
-        "loadSkill",
-        r#"{"skillName": "webSearch"}"#,
-        "--mode",
-        "dispatcher",
-    ]);
+    let out = call_researcher(&["loadSkill", r#"{"skillName": "webSearch"}"#, "--mode", "dispatcher"]);
     assert!(stderr(&out).contains("implemented in Rust"), "{}", stderr(&out));
 
     let out = carnet(&["--dir", &example(), "search", "researcher", "chart a column"]);

@@ -34,3 +34,12 @@ pub(crate) fn example() -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// `carnet --dir <the research agent's content> call researcher ARGS`: the tool, its
+/// arguments as JSON, then any flags.
+pub(crate) fn call_researcher(args: &[&str]) -> Output {
+    let dir = example();
+    let mut all = vec!["--dir", &dir, "call", "researcher"];
+    all.extend_from_slice(args);
+    carnet(&all)
+}
