@@ -271,8 +271,11 @@ async fn request(peer: &Peer<RoleClient>, subscribe: bool, uri: &str, timeout: D
     }
 }
 
-#[cfg(all(test, feature = "mcp-http"))]
+#[cfg(test)]
 mod tests {
+    // The server side of the test is rmcp's, which `mcp-http` brings.
+    #![cfg(feature = "mcp-http")]
+
     use super::*;
     use crate::dispatch::BoxFuture;
     use rmcp::model::{ServerCapabilities, ServerInfo};
