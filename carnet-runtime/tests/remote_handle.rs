@@ -109,6 +109,8 @@ async fn a_handle_starts_its_server_lazily_and_calls_pinned_tools_only() {
             "{method}: {refused:?}"
         );
     }
+    let numbers = t.request("ping", json!(7)).await.unwrap_err();
+    assert!(matches!(numbers, RemoteError::InvalidRequest { .. }), "{numbers:?}");
     let custom = t.request("skills/list", json!({})).await.unwrap_err();
     assert!(
         matches!(custom, RemoteError::Upstream { code: Some(-32601), .. }),

@@ -44,6 +44,9 @@ use crate::manifest::ToolsetId;
 /// The most pages a list follows (`nextCursor`) before it gives up: a server that pages
 /// forever does not hold the caller forever.
 const MAX_PAGES: usize = 100;
+/// The most items a list gathers over its pages: each page is bounded by
+/// [`RemoteOptions::max_message_bytes`](crate::RemoteOptions), the whole list by this.
+const MAX_ITEMS: usize = 10_000;
 
 /// A handle to the MCP connection of a remote toolset of an engine: see the
 /// [module's docs](self). Cheap to clone (two `Arc`s); from
@@ -220,7 +223,8 @@ impl Remote {
         Ok(super::output(self.toolset(), tool, &result))
     }
 
-    /// The server's resources (`resources/list`, every page).
+    /// The server's resources (`resources/list`, every page: at most 100 pages and 10,000
+    /// resources, else [`RemoteError::InvalidResponse`]).
     ///
     /// # Errors
     ///
@@ -311,8 +315,8 @@ impl Remote {
     ///
     /// # Errors
     ///
-    /// [`RemoteError::InvalidRequest`] for parameters that do not fit an MCP request,
-    /// `initialize`, `resources/subscribe` and `resources/unsubscribe` (a handle receives no
+    /// [`RemoteError::InvalidRequest`] for a request carnet cannot send (parameters that are
+    /// not an object), `initialize`, `resources/subscribe` and `resources/unsubscribe` (a handle receives no
     /// notifications), and `tools/call` (use [`Remote::call_tool`], which holds the pin); the
     /// server's failures ([`RemoteError::Upstream`] with `-32601` for a method it does not
     /// serve).
@@ -334,6 +338,15 @@ impl Remote {
             let mut page = self.request(method, params).await?;
             let found: Vec<T> = self.parse(method, page[key].take())?;
             items.extend(found);
+            if items.len() > MAX_ITEMS {
+                return Err(RemoteError::InvalidResponse {
+                    toolset: self.toolset().to_owned(),
+                    message: format!(
+                        "the MCP server of toolset `{}` listed more than {MAX_ITEMS} items for `{method}`",
+                        self.toolset()
+                    ),
+                });
+            }
             match page["nextCursor"].as_str() {
                 Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
                 _ => return Ok(items),

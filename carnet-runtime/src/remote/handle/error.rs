@@ -35,8 +35,9 @@ pub enum RemoteError {
         /// The tool asked for.
         tool: String,
     },
-    /// The request is not one the handle sends: it names no MCP request, its parameters do
-    /// not fit it, or it is one the handle sends itself (`tools/call`: use
+    /// The request is not one the handle sends: carnet cannot send it (parameters that are
+    /// not an object), carnet sends it itself (`initialize`), it needs notifications
+    /// (`resources/subscribe`), or another method holds the pin (`tools/call`: use
     /// [`Remote::call_tool`](super::Remote::call_tool)).
     InvalidRequest {
         /// The toolset.
