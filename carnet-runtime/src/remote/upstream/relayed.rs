@@ -75,7 +75,7 @@ impl Drop for Relaying {
 /// notifications that answer no call go to.
 #[derive(Default)]
 pub(crate) struct Calls {
-    calls: std::sync::Mutex<HashMap<u64, Arc<Call>>>,
+    in_flight: std::sync::Mutex<HashMap<u64, Arc<Call>>>,
     next: AtomicU64,
     /// Woken when a call learns its token.
     named: Notify,
@@ -87,8 +87,8 @@ pub(crate) struct Calls {
 const NAMING_LIMIT: Duration = Duration::from_secs(1);
 
 impl Calls {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Call>>> {
-        self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Call>>> {
+        self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Registers a call made by `host`, before its request is sent (what the server sends for
@@ -101,7 +101,7 @@ impl Calls {
             relaying: AtomicUsize::new(0),
             idle: Notify::new(),
         });
-        self.calls().insert(id, Arc::clone(&call));
+        self.in_flight().insert(id, Arc::clone(&call));
         (
             call,
             CallGuard {
@@ -120,7 +120,7 @@ impl Calls {
     /// The call holding `token`.
     fn call_of(&self, token: &Value) -> Option<Arc<Call>> {
         let token = token.to_string();
-        self.calls()
+        self.in_flight()
             .values()
             .find(|call| call.token.get() == Some(&token))
             .cloned()
@@ -135,7 +135,7 @@ impl Calls {
                 if let Some(call) = self.call_of(token) {
                     return Some(call);
                 }
-                if self.calls().values().all(|call| call.token.get().is_some()) {
+                if self.in_flight().values().all(|call| call.token.get().is_some()) {
                     return None;
                 }
                 named.await;
@@ -146,7 +146,7 @@ impl Calls {
 
     /// The one call in flight, if exactly one is (else how many are).
     fn only_call(&self) -> Result<Arc<Call>, usize> {
-        let calls = self.calls();
+        let calls = self.in_flight();
         match (calls.len(), calls.values().next()) {
             (1, Some(call)) => Ok(Arc::clone(call)),
             (n, _) => Err(n),
@@ -162,7 +162,7 @@ struct CallGuard {
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        self.calls.calls().remove(&self.id);
+        self.calls.in_flight().remove(&self.id);
         // A progress notification waiting for this call's token waits no more.
         self.calls.named.notify_waiters();
     }
