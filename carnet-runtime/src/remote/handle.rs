@@ -85,9 +85,9 @@ impl Carnet {
     /// use carnet_runtime::{Carnet, Manifest};
     ///
     /// let manifest = Manifest::from_json(r#"{"agents": {}, "skills": {}, "toolsets": {
-    ///     "files": {"name": "files", "description": "Files", "content": "",
+    ///     "files": {"name": "files", "description": "Files", "content": "", "tools": [],
     ///               "mcp": {"server": {"command": "/nonexistent/mcp-server"}}},
-    ///     "notes": {"name": "notes", "description": "Notes", "content": ""}}}"#)?;
+    ///     "notes": {"name": "notes", "description": "Notes", "content": "", "tools": []}}}"#)?;
     /// let carnet = Carnet::builder(&manifest).allow_unimplemented().build()?;
     /// let files = carnet.remote("files")?;
     /// assert!(!files.started());
