@@ -79,13 +79,17 @@ pub struct OAuth {
     pub(crate) max_step_ups: u32,
 }
 
+/// The default store, one per process (read from the environment on first use).
+static DEFAULT_STORE: std::sync::LazyLock<Arc<dyn TokenStore>> =
+    std::sync::LazyLock::new(|| match FileStore::default_dir() {
+        Some(dir) => Arc::new(FileStore::new(dir)),
+        None => Arc::new(MemoryStore::default()),
+    });
+
 impl Default for OAuth {
+    /// The default store ([`FileStore::default_dir`], else memory), no sign-in of its own.
     fn default() -> Self {
-        let store: Arc<dyn TokenStore> = match FileStore::default_dir() {
-            Some(dir) => Arc::new(FileStore::new(dir)),
-            None => Arc::new(MemoryStore::default()),
-        };
-        OAuth::new(store)
+        OAuth::new(Arc::clone(&DEFAULT_STORE))
     }
 }
 
@@ -198,3 +202,21 @@ impl PartialEq for OAuth {
 }
 
 impl Eq for OAuth {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_equal_and_debug_shows_no_secret() {
+        assert_eq!(OAuth::default(), OAuth::default());
+        assert_eq!(crate::RemoteOptions::default(), crate::RemoteOptions::default());
+        let oauth = OAuth::default()
+            .client_credentials("crm", Client::new("agent", Some("s3cret-value".into())))
+            .preregistered("docs", Client::new("person", Some("other-s3cret".into())));
+        assert_ne!(oauth, OAuth::default());
+        let shown = format!("{oauth:?}");
+        assert!(shown.contains("agent") && shown.contains("<redacted>"), "{shown}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+}
