@@ -273,188 +273,189 @@ async fn request(peer: &Peer<RoleClient>, subscribe: bool, uri: &str, timeout: D
 
 #[cfg(test)]
 mod tests {
-    // The server side of the test is rmcp's, which `mcp-http` brings.
-    #![cfg(feature = "mcp-http")]
+    /// The server side of these tests is rmcp's, which `mcp-http` brings.
+    #[cfg(feature = "mcp-http")]
+    mod with_a_server {
+        use super::super::*;
+        use crate::dispatch::BoxFuture;
+        use rmcp::model::{ServerCapabilities, ServerInfo};
+        use rmcp::service::RequestContext;
+        use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-    use super::*;
-    use crate::dispatch::BoxFuture;
-    use rmcp::model::{ServerCapabilities, ServerInfo};
-    use rmcp::service::RequestContext;
-    use rmcp::{ErrorData, RoleServer, ServerHandler};
+        /// A server that records what it was asked to watch: (subscribe, uri).
+        #[derive(Clone, Default)]
+        struct Recording(Arc<std::sync::Mutex<Vec<(bool, String)>>>);
 
-    /// A server that records what it was asked to watch: (subscribe, uri).
-    #[derive(Clone, Default)]
-    struct Recording(Arc<std::sync::Mutex<Vec<(bool, String)>>>);
-
-    impl Recording {
-        fn asked(&self) -> Vec<(bool, String)> {
-            self.0.lock().unwrap().clone()
-        }
-    }
-
-    impl ServerHandler for Recording {
-        fn get_info(&self) -> ServerInfo {
-            ServerInfo::new(
-                ServerCapabilities::builder()
-                    .enable_resources()
-                    .enable_resources_subscribe()
-                    .build(),
-            )
-        }
-
-        async fn subscribe(
-            &self,
-            request: SubscribeRequestParams,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<(), ErrorData> {
-            if request.uri == "refused://" {
-                return Err(ErrorData::invalid_params("no such resource", None));
+        impl Recording {
+            fn asked(&self) -> Vec<(bool, String)> {
+                self.0.lock().unwrap().clone()
             }
-            self.0.lock().unwrap().push((true, request.uri));
-            Ok(())
         }
 
-        async fn unsubscribe(
-            &self,
-            request: UnsubscribeRequestParams,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<(), ErrorData> {
-            self.0.lock().unwrap().push((false, request.uri));
-            Ok(())
-        }
-    }
+        impl ServerHandler for Recording {
+            fn get_info(&self) -> ServerInfo {
+                ServerInfo::new(
+                    ServerCapabilities::builder()
+                        .enable_resources()
+                        .enable_resources_subscribe()
+                        .build(),
+                )
+            }
 
-    /// A host session that records what it is sent: (method, uri).
-    struct Session {
-        id: u64,
-        alive: tokio::sync::watch::Sender<()>,
-        got: std::sync::Mutex<Vec<(String, String)>>,
-    }
+            async fn subscribe(
+                &self,
+                request: SubscribeRequestParams,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<(), ErrorData> {
+                if request.uri == "refused://" {
+                    return Err(ErrorData::invalid_params("no such resource", None));
+                }
+                self.0.lock().unwrap().push((true, request.uri));
+                Ok(())
+            }
 
-    impl Session {
-        fn new(id: u64) -> Arc<Session> {
-            Arc::new(Session {
-                id,
-                alive: tokio::sync::watch::Sender::new(()),
-                got: std::sync::Mutex::default(),
-            })
-        }
-
-        fn got(&self) -> Vec<(String, String)> {
-            self.got.lock().unwrap().clone()
-        }
-    }
-
-    impl Listener for Session {
-        fn id(&self) -> u64 {
-            self.id
+            async fn unsubscribe(
+                &self,
+                request: UnsubscribeRequestParams,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<(), ErrorData> {
+                self.0.lock().unwrap().push((false, request.uri));
+                Ok(())
+            }
         }
 
-        fn notify(&self, toolset: &str, method: &'static str, params: Value) -> BoxFuture<'static, ()> {
-            assert_eq!(toolset, "docs");
-            let uri = params["uri"].as_str().unwrap_or_default().to_owned();
-            self.got.lock().unwrap().push((method.to_owned(), uri));
-            Box::pin(std::future::ready(()))
+        /// A host session that records what it is sent: (method, uri).
+        struct Session {
+            id: u64,
+            alive: tokio::sync::watch::Sender<()>,
+            got: std::sync::Mutex<Vec<(String, String)>>,
         }
 
-        fn ended(&self) -> BoxFuture<'static, ()> {
-            let mut alive = self.alive.subscribe();
-            Box::pin(async move { while alive.changed().await.is_ok() {} })
+        impl Session {
+            fn new(id: u64) -> Arc<Session> {
+                Arc::new(Session {
+                    id,
+                    alive: tokio::sync::watch::Sender::new(()),
+                    got: std::sync::Mutex::default(),
+                })
+            }
+
+            fn got(&self) -> Vec<(String, String)> {
+                self.got.lock().unwrap().clone()
+            }
         }
-    }
 
-    const LIMIT: Duration = Duration::from_secs(5);
+        impl Listener for Session {
+            fn id(&self) -> u64 {
+                self.id
+            }
 
-    fn subscribe(uri: &str) -> Value {
-        json!({ "uri": uri })
-    }
+            fn notify(&self, toolset: &str, method: &'static str, params: Value) -> BoxFuture<'static, ()> {
+                assert_eq!(toolset, "docs");
+                let uri = params["uri"].as_str().unwrap_or_default().to_owned();
+                self.got.lock().unwrap().push((method.to_owned(), uri));
+                Box::pin(std::future::ready(()))
+            }
 
-    #[tokio::test]
-    async fn one_subscription_upstream_per_uri_routed_to_its_sessions_and_dropped_with_them() {
-        let server = Recording::default();
-        let (ours, theirs) = tokio::io::duplex(1 << 16);
-        let serving = server.clone();
-        tokio::spawn(async move { rmcp::serve_server(serving, theirs).await.unwrap().waiting().await });
-        let client = rmcp::serve_client((), ours).await.unwrap();
-        let peer = client.peer().clone();
-
-        let watchers = Watchers::default();
-        let (a, b) = (Session::new(1), Session::new(2));
-        let (a_dyn, b_dyn): (Arc<dyn Listener>, Arc<dyn Listener>) = (a.clone(), b.clone());
-        watchers.watch(&a_dyn, "docs");
-        watchers.watch(&b_dyn, "docs");
-
-        // The server is asked once, however many sessions subscribe, however often.
-        for session in [&a_dyn, &b_dyn, &a_dyn] {
-            assert_eq!(
-                watchers.subscribe(session, &peer, &subscribe("x://1"), LIMIT).await,
-                Ok(json!({}))
-            );
+            fn ended(&self) -> BoxFuture<'static, ()> {
+                let mut alive = self.alive.subscribe();
+                Box::pin(async move { while alive.changed().await.is_ok() {} })
+            }
         }
-        assert_eq!(server.asked(), [(true, "x://1".to_owned())]);
-        // The server's refusal is the session's answer, and nothing is held.
-        let refused = watchers.subscribe(&a_dyn, &peer, &subscribe("refused://"), LIMIT).await;
-        assert!(matches!(refused, Err((-32602, _))), "{refused:?}");
-        assert_eq!(watchers.counts(), (1, 2));
 
-        // Updates reach the sessions subscribed to their URI, and only those.
-        watchers.updated(json!({ "uri": "x://1" })).await;
-        watchers.updated(json!({ "uri": "x://2" })).await;
-        let updated = ("notifications/resources/updated".to_owned(), "x://1".to_owned());
-        assert_eq!((a.got(), b.got()), (vec![updated.clone()], vec![updated.clone()]));
+        const LIMIT: Duration = Duration::from_secs(5);
 
-        // The server is told to stop only when the last session unsubscribes.
-        assert_eq!(watchers.unsubscribe(1, &subscribe("x://1")).await, Ok(json!({})));
-        assert_eq!(server.asked().len(), 1, "b still holds x://1");
-        watchers.updated(json!({ "uri": "x://1" })).await;
-        assert_eq!(a.got().len(), 1, "a unsubscribed");
-        assert_eq!(watchers.unsubscribe(1, &subscribe("x://1")).await, Ok(json!({})));
-        assert_eq!(watchers.unsubscribe(2, &subscribe("x://1")).await, Ok(json!({})));
-        assert_eq!(server.asked()[1], (false, "x://1".to_owned()));
-
-        // A session that ends is forgotten, and the URIs only it held are unsubscribed.
-        watchers
-            .subscribe(&a_dyn, &peer, &subscribe("x://3"), LIMIT)
-            .await
-            .unwrap();
-        drop(a_dyn);
-        drop(a);
-        let mut waited = 0;
-        while watchers.counts() != (0, 1) && waited < 100 {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            waited += 1;
+        fn subscribe(uri: &str) -> Value {
+            json!({ "uri": uri })
         }
-        assert_eq!(watchers.counts(), (0, 1));
-        assert_eq!(server.asked().last(), Some(&(false, "x://3".to_owned())));
 
-        // List changes go to every session still there.
-        watchers.list_changed("notifications/resources/list_changed").await;
-        assert_eq!(
-            b.got().last(),
-            Some(&("notifications/resources/list_changed".to_owned(), String::new()))
-        );
-    }
+        #[tokio::test]
+        async fn one_subscription_upstream_per_uri_routed_to_its_sessions_and_dropped_with_them() {
+            let server = Recording::default();
+            let (ours, theirs) = tokio::io::duplex(1 << 16);
+            let serving = server.clone();
+            tokio::spawn(async move { rmcp::serve_server(serving, theirs).await.unwrap().waiting().await });
+            let client = rmcp::serve_client((), ours).await.unwrap();
+            let peer = client.peer().clone();
 
-    #[tokio::test]
-    async fn a_session_holds_a_bounded_number_of_subscriptions() {
-        let server = Recording::default();
-        let (ours, theirs) = tokio::io::duplex(1 << 16);
-        let serving = server.clone();
-        tokio::spawn(async move { rmcp::serve_server(serving, theirs).await.unwrap().waiting().await });
-        let client = rmcp::serve_client((), ours).await.unwrap();
-        let peer = client.peer().clone();
-        let watchers = Watchers::default();
-        let session: Arc<dyn Listener> = Session::new(7);
-        watchers.watch(&session, "docs");
-        for n in 0..MAX_SUBSCRIPTIONS {
-            let uri = format!("x://{n}");
+            let watchers = Watchers::default();
+            let (a, b) = (Session::new(1), Session::new(2));
+            let (a_dyn, b_dyn): (Arc<dyn Listener>, Arc<dyn Listener>) = (a.clone(), b.clone());
+            watchers.watch(&a_dyn, "docs");
+            watchers.watch(&b_dyn, "docs");
+
+            // The server is asked once, however many sessions subscribe, however often.
+            for session in [&a_dyn, &b_dyn, &a_dyn] {
+                assert_eq!(
+                    watchers.subscribe(session, &peer, &subscribe("x://1"), LIMIT).await,
+                    Ok(json!({}))
+                );
+            }
+            assert_eq!(server.asked(), [(true, "x://1".to_owned())]);
+            // The server's refusal is the session's answer, and nothing is held.
+            let refused = watchers.subscribe(&a_dyn, &peer, &subscribe("refused://"), LIMIT).await;
+            assert!(matches!(refused, Err((-32602, _))), "{refused:?}");
+            assert_eq!(watchers.counts(), (1, 2));
+
+            // Updates reach the sessions subscribed to their URI, and only those.
+            watchers.updated(json!({ "uri": "x://1" })).await;
+            watchers.updated(json!({ "uri": "x://2" })).await;
+            let updated = ("notifications/resources/updated".to_owned(), "x://1".to_owned());
+            assert_eq!((a.got(), b.got()), (vec![updated.clone()], vec![updated.clone()]));
+
+            // The server is told to stop only when the last session unsubscribes.
+            assert_eq!(watchers.unsubscribe(1, &subscribe("x://1")).await, Ok(json!({})));
+            assert_eq!(server.asked().len(), 1, "b still holds x://1");
+            watchers.updated(json!({ "uri": "x://1" })).await;
+            assert_eq!(a.got().len(), 1, "a unsubscribed");
+            assert_eq!(watchers.unsubscribe(1, &subscribe("x://1")).await, Ok(json!({})));
+            assert_eq!(watchers.unsubscribe(2, &subscribe("x://1")).await, Ok(json!({})));
+            assert_eq!(server.asked()[1], (false, "x://1".to_owned()));
+
+            // A session that ends is forgotten, and the URIs only it held are unsubscribed.
             watchers
-                .subscribe(&session, &peer, &subscribe(&uri), LIMIT)
+                .subscribe(&a_dyn, &peer, &subscribe("x://3"), LIMIT)
                 .await
                 .unwrap();
+            drop(a_dyn);
+            drop(a);
+            let mut waited = 0;
+            while watchers.counts() != (0, 1) && waited < 100 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                waited += 1;
+            }
+            assert_eq!(watchers.counts(), (0, 1));
+            assert_eq!(server.asked().last(), Some(&(false, "x://3".to_owned())));
+
+            // List changes go to every session still there.
+            watchers.list_changed("notifications/resources/list_changed").await;
+            assert_eq!(
+                b.got().last(),
+                Some(&("notifications/resources/list_changed".to_owned(), String::new()))
+            );
         }
-        let refused = watchers.subscribe(&session, &peer, &subscribe("x://more"), LIMIT).await;
-        assert!(matches!(refused, Err((-32602, _))), "{refused:?}");
-        assert_eq!(server.asked().len(), MAX_SUBSCRIPTIONS);
+
+        #[tokio::test]
+        async fn a_session_holds_a_bounded_number_of_subscriptions() {
+            let server = Recording::default();
+            let (ours, theirs) = tokio::io::duplex(1 << 16);
+            let serving = server.clone();
+            tokio::spawn(async move { rmcp::serve_server(serving, theirs).await.unwrap().waiting().await });
+            let client = rmcp::serve_client((), ours).await.unwrap();
+            let peer = client.peer().clone();
+            let watchers = Watchers::default();
+            let session: Arc<dyn Listener> = Session::new(7);
+            watchers.watch(&session, "docs");
+            for n in 0..MAX_SUBSCRIPTIONS {
+                let uri = format!("x://{n}");
+                watchers
+                    .subscribe(&session, &peer, &subscribe(&uri), LIMIT)
+                    .await
+                    .unwrap();
+            }
+            let refused = watchers.subscribe(&session, &peer, &subscribe("x://more"), LIMIT).await;
+            assert!(matches!(refused, Err((-32602, _))), "{refused:?}");
+            assert_eq!(server.asked().len(), MAX_SUBSCRIPTIONS);
+        }
     }
 }
