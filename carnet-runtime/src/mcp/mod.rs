@@ -19,6 +19,8 @@
 //! | `resources/list`, `resources/read` | every skill the agent can reach: its `SKILL.md` and its files (`skill://<skill>/<path>`), binary files as blobs |
 //! | `skills/list`, `skills/get` | the same skills through the Skills extension (SEP-2640), each file with its size and `sha256` digest |
 //! | `completion/complete` | values for the prompt's arguments: the engine's value of the variable and its default (capability `completions`) |
+//! | `resources/subscribe`, `resources/unsubscribe` | with remote MCP toolsets in the manifest (feature `remote`), the resources of the servers in reach of the session, subscribed to at their server; `notifications/resources/updated` from a server reaches only the sessions subscribed to the URI, and a session's subscriptions end with it (carnet's own resources never change: subscribing succeeds and nothing is sent) |
+//! | `notifications/resources/list_changed`, `notifications/prompts/list_changed` | with remote MCP toolsets: sent when a call changed the remote toolsets in reach (their servers' resources and prompts join or leave the lists), and when a server in reach of the session sends one (see `docs/mcp-gateway.md`) |
 //! | `initialize` | the agent's initial system prompt as the server's `instructions`; `serverInfo` names the agent and its version (its frontmatter's `version`, else the content's fingerprint) |
 //! | `GET /.well-known/agent-card.json` | the agent as an A2A 1.0 `AgentCard` ([`agent_card`]) |
 //!
