@@ -1,11 +1,13 @@
-//! The fields of each content file and the keys of `carnet.config.json`: one table per kind
-//! of file, with each field's type, default, meaning and an example.
+//! The fields of each content file, the keys of a remote toolset's `mcp:` and `a2a:` blocks
+//! and those of `carnet.config.json`: one table per kind of file or block, with each field's
+//! type, default, meaning and an example.
 //!
 //! The parser consults these tables: a frontmatter field is read through
 //! the frontmatter reader only if its file's table has it, with the type the table gives
 //! (checked whenever a file is parsed in a debug build, so every test that parses content
 //! checks the tables), and the did-you-mean of an unknown key of a tool entry or of
-//! `carnet.config.json` names the keys the tables list. The guide's content-format reference
+//! `carnet.config.json` names the keys the tables list; the `mcp:` and `a2a:` tables are
+//! compared with the keys their parser reads. The guide's content-format reference
 //! (`docs/reference/format.md`) is generated from them by `tests/fields.rs`, so the reference
 //! cannot list a field the parser does not read, or miss one it does.
 //!
