@@ -281,8 +281,8 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
         text(&hosted.stdout)
     );
     drop(gateway);
-    let mut served = String::new();
-    BufReader::new(gateway_log).read_to_string(&mut served).unwrap();
+    let mut gateway_said = String::new();
+    BufReader::new(gateway_log).read_to_string(&mut gateway_said).unwrap();
 
     // No token in what carnet wrote (the content, the pin) or printed.
     let mut seen: Vec<(String, String)> = files(Path::new(dir))
@@ -299,7 +299,7 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
         seen.push((format!("{name} stderr"), text(&output.stderr)));
     }
     seen.push(("login stderr".into(), printed));
-    seen.push(("serve-mcp stderr".into(), served));
+    seen.push(("serve-mcp stderr".into(), gateway_said));
     for token in signed_in.iter().chain(&refreshed) {
         for (what, text) in &seen {
             assert!(!text.contains(token.as_str()), "a token in {what}");
