@@ -16,7 +16,12 @@ use crate::typed_id;
 /// toolset is then a mismatch on that field alone: rustc reports it there, once, and goes on
 /// with the field's own type, so nothing that uses the struct (`Carnet::new`) fails again.
 /// (A bound on a generic field type, `ToolsetOf<Name>`, was checked again by every use of the
-/// struct: one misplaced toolset gave an error at the field and another at `Carnet::new`.)
+/// struct: one misplaced toolset gave an error at the field and another at `Carnet::new`. So
+/// did a trait per field with `on_unimplemented` and a `do_not_recommend` blanket impl: its
+/// error at the field reads well, but `Carnet::new`'s return type normalises
+/// `CompiledToolsets::Needs`, whose impl carries the struct's bounds, and fails them again:
+/// two swapped toolsets gave 4 errors in 73 lines against 2 in 17 here. The price of a
+/// mismatch is rustc's note spelling both names as `Letter`s.)
 pub(super) fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
