@@ -444,16 +444,26 @@ mod tests {
         std::fs::write(path, text).unwrap();
     }
 
-    #[test]
-    fn a_build_script_warns_then_names_the_command_explaining_the_codes() {
+    /// A skill, valid.
+    const SKILL: (&str, &str) = (
+        "skills/research/SKILL.md",
+        "---\nname: research\ndescription: d\n---\nGo\n",
+    );
+
+    /// A carnet directory holding `files`, and a `Config` reading it.
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Config) {
         let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
-            "skills/research/SKILL.md",
-            "---\nname: research\ndescription: d\n---\nGo\n",
-        );
+        for (path, text) in files {
+            write(dir.path(), path, text);
+        }
         let mut config = Config::new();
         config.dir(dir.path());
+        (dir, config)
+    }
+
+    #[test]
+    fn a_build_script_warns_then_names_the_command_explaining_the_codes() {
+        let (_dir, config) = project(&[SKILL]);
         let lines = config.directives(&config.check());
         let warnings: Vec<&String> = lines.iter().filter(|l| l.starts_with("cargo:warning=")).collect();
         assert_eq!(warnings.len(), 2, "{lines:?}");
@@ -466,19 +476,11 @@ mod tests {
 
     #[test]
     fn a_failing_build_script_prints_its_diagnostics_only() {
-        let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
+        let agent = (
             "agents/main/AGENT.md",
             "---\nname: main\ndescription: d\nskills: [research]\n---\nHi\n",
         );
-        write(
-            dir.path(),
-            "skills/research/SKILL.md",
-            "---\nname: research\ndescription: d\n---\nGo\n",
-        );
-        let mut config = Config::new();
-        config.dir(dir.path());
+        let (dir, config) = project(&[agent, SKILL]);
         let report = config.check();
         let lines = config.directives(&report);
         assert_eq!(lines[0], format!("cargo:rerun-if-changed={}", dir.path().display()));
