@@ -15,7 +15,7 @@ use rmcp::model::{
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
     SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
@@ -70,7 +70,7 @@ impl Connection {
     /// revision.
     fn host_session(&self, context: &RequestContext<RoleServer>) -> Option<Arc<dyn Listener>> {
         let listener = self.listener.as_ref().filter(|_| !is_stateless(context))?;
-        listener.attach(&context.peer);
+        listener.attach(&context.peer, &self.shared);
         Some(Arc::clone(listener) as Arc<dyn Listener>)
     }
 
@@ -99,9 +99,9 @@ impl Connection {
             };
             let session = self.session.lock().await;
             let cancelled = context.ct.cancelled();
-            let listener = self.listener.as_deref();
+            let listener = self.listener.as_ref();
             if let Some(listener) = listener {
-                listener.attach(&context.peer);
+                listener.attach(&context.peer, &self.shared);
             }
             let (output, changed) =
                 methods::call_in_session(&self.shared, session, request, &call_id, cancelled, listener).await?;
@@ -395,6 +395,13 @@ impl ServerHandler for Connection {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.subscription(false, &request.uri, &context).await
+    }
+
+    /// The session is open: the servers of the remote toolsets in reach learn of it.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(listener) = &self.listener {
+            listener.attach(&context.peer, &self.shared);
+        }
     }
 
     async fn list_skills(

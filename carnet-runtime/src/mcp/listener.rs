@@ -18,7 +18,7 @@ use super::host::SendLine;
 use super::shared::Shared;
 use crate::SessionState;
 use crate::dispatch::BoxFuture;
-use crate::relay::Listener;
+use crate::relay::{self, Listener};
 
 /// The notifications a change of the toolsets in reach sends (the lists that carry the
 /// upstreams' items).
@@ -71,11 +71,14 @@ impl SessionListener {
         Self::new(Out::Peer(std::sync::OnceLock::new()), shared, state)
     }
 
-    /// Where an rmcp session's notifications go (the first peer given is kept).
+    /// Where an rmcp session's notifications go (the first peer given is kept): the session
+    /// is then one to tell ([`SessionListener::watch_reach`]).
     #[cfg(feature = "mcp-http")]
-    pub(super) fn attach(&self, peer: &rmcp::Peer<rmcp::RoleServer>) {
-        if let Out::Peer(slot) = &self.out {
-            let _ = slot.get_or_init(|| peer.clone());
+    pub(super) fn attach(self: &Arc<Self>, peer: &rmcp::Peer<rmcp::RoleServer>, shared: &Shared) {
+        if let Out::Peer(slot) = &self.out
+            && slot.set(peer.clone()).is_ok()
+        {
+            self.watch_reach(shared);
         }
     }
 
@@ -84,12 +87,19 @@ impl SessionListener {
     }
 
     /// Takes the toolsets in reach of `state`: whether they changed (and with them the
-    /// session's resource and prompt lists).
-    pub(super) fn update(&self, shared: &Shared, state: &SessionState) -> bool {
+    /// session's resource and prompt lists). The servers of those now in reach learn of the
+    /// session.
+    pub(super) fn update(self: &Arc<Self>, shared: &Shared, state: &SessionState) -> bool {
         let now = reach(shared, state);
-        let mut reach = self.reach();
-        let changed = *reach != now;
-        *reach = now;
+        let changed = {
+            let mut reach = self.reach();
+            let changed = *reach != now;
+            *reach = now;
+            changed
+        };
+        if changed {
+            self.watch_reach(shared);
+        }
         changed
     }
 
@@ -116,6 +126,16 @@ impl SessionListener {
                     }
                 })
             }
+        }
+    }
+
+    /// Makes the servers of the toolsets in reach know this session (they start if they have
+    /// not), so that their list changes reach it whether or not it asked them anything yet.
+    pub(super) fn watch_reach(self: &Arc<Self>, shared: &Shared) {
+        let reach = self.reach().clone();
+        let listener: Arc<dyn Listener> = Arc::clone(self) as Arc<dyn Listener>;
+        for server in reach.iter().filter_map(|toolset| shared.carnet.remote_server(toolset)) {
+            relay::LISTENER.sync_scope(Arc::clone(&listener), || server.warm());
         }
     }
 

@@ -2,6 +2,8 @@
 //! JSON-RPC errors. The byte-stream server ([`super::stdio`]) and, with `mcp-http`, rmcp's
 //! handler ([`super::connection`]) and the direct HTTP path call these.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::{Mutex, MutexGuard};
@@ -431,7 +433,7 @@ pub(super) async fn call_in_session(
     request: CallParams,
     call_id: &str,
     cancelled: impl Future<Output = ()>,
-    listener: Option<&SessionListener>,
+    listener: Option<&Arc<SessionListener>>,
 ) -> Result<(ToolOutput, Changed), RpcError> {
     let arguments = Value::Object(request.arguments.unwrap_or_default());
     let name = canonical(shared, &session, &request.name);

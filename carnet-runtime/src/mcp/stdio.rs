@@ -263,10 +263,14 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
         let stateless = match negotiate(&connection.shared, &mut lifecycle, &method, params.as_ref()) {
             Ok(Answer::Run { stateless }) => stateless,
             Ok(Answer::Now(result)) => {
-                if method == "initialize"
-                    && let Some(capabilities) = params.as_ref().and_then(|p| p.get("capabilities"))
-                {
-                    *connection.capabilities.lock().unwrap_or_else(PoisonError::into_inner) = capabilities.clone();
+                if method == "initialize" {
+                    if let Some(capabilities) = params.as_ref().and_then(|p| p.get("capabilities")) {
+                        *connection.capabilities.lock().unwrap_or_else(PoisonError::into_inner) = capabilities.clone();
+                    }
+                    // A session: the servers in reach tell it of their list changes.
+                    if let Some(listener) = &connection.listener {
+                        listener.watch_reach(&connection.shared);
+                    }
                 }
                 connection.out.result(&id, &result).await;
                 continue;
@@ -529,7 +533,7 @@ impl Request<'_> {
                 } else {
                     let session = connection.session.lock().await;
                     turn.pass();
-                    let listener = connection.listener.as_deref();
+                    let listener = connection.listener.as_ref();
                     let (output, changed) =
                         methods::call_in_session(shared, session, request, &call_id, cancelled, listener).await?;
                     // Sent before the result, so a client has them when the call returns.

@@ -120,7 +120,12 @@ impl Upstream {
 
     /// Starts the server in the background if it is not running, when a tokio runtime is
     /// there to run it (a load of a skill that needs it); otherwise the first call does.
+    /// Inside a host session's [`relay::LISTENER`] (the toolset came in reach of that
+    /// session), the session is remembered, to be told of the server's list changes.
     pub(crate) fn warm(self: &Arc<Self>) {
+        if let Some(listener) = relay::listener() {
+            self.calls.watchers.watch(&listener, &self.toolset);
+        }
         if self.started() {
             return;
         }
