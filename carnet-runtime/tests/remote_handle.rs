@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use carnet_runtime::remote::handle::ResourceBody;
-use carnet_runtime::remote::{Pin, RemoteError, Server};
+use carnet_runtime::remote::{Pin, Remote, RemoteError, Server};
 use carnet_runtime::{Carnet, DriftPolicy, Manifest, RemoteOptions, ToolsetId};
 use serde_json::{Value, json};
 
@@ -379,4 +379,17 @@ async fn each_request_is_a_span_naming_the_toolset_the_server_and_the_failure() 
     ] {
         assert!(fields.iter().any(|f| f == expected), "no {expected} in {fields:?}");
     }
+}
+
+/// Every request is a `Send` future: a tool's future must be.
+#[allow(dead_code, reason = "compiled, never run")]
+fn requests_are_send(remote: &Remote) {
+    fn send<T: Send>(_: T) {}
+    send(remote.call_tool("t", json!({})));
+    send(remote.list_resources());
+    send(remote.list_resource_templates());
+    send(remote.read_resource("x"));
+    send(remote.list_prompts());
+    send(remote.get_prompt("p", Value::Null));
+    send(remote.request("ping", json!({})));
 }

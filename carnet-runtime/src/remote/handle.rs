@@ -56,6 +56,8 @@ pub struct Remote {
     carnet: Carnet,
     toolset: ToolsetIx,
     server: Arc<dyn RemoteServer>,
+    /// The toolset is an A2A agent's, which has no MCP connection.
+    a2a: bool,
 }
 
 impl fmt::Debug for Remote {
@@ -115,10 +117,18 @@ impl Carnet {
             .get(ix.get())
             .and_then(Option::clone)
             .ok_or_else(not_remote)?;
+        let a2a = self
+            .inner
+            .toolset(ix)
+            .mcp
+            .as_deref()
+            .and_then(|m| serde_json::from_str::<Value>(m).ok())
+            .is_some_and(|m| m["protocol"] == "a2a");
         Ok(Remote {
             carnet: self.clone(),
             toolset: ix,
             server,
+            a2a,
         })
     }
 }
@@ -175,17 +185,6 @@ impl Remote {
         self.server.started()
     }
 
-    /// Whether the toolset is an A2A agent's, which has no MCP connection.
-    fn a2a(&self) -> bool {
-        self.carnet
-            .inner
-            .toolset(self.toolset)
-            .mcp
-            .as_deref()
-            .and_then(|m| serde_json::from_str::<Value>(m).ok())
-            .is_some_and(|m| m["protocol"] == "a2a")
-    }
-
     /// Calls pinned tool `tool` of the server with `arguments`, outside any model turn: its
     /// output as a session's call would give it (the server's content blocks kept, its
     /// structured content or single text as the value). A tool's own failure (`isError`) is an
@@ -208,7 +207,7 @@ impl Remote {
             .tools
             .iter()
             .any(|t| t.name == tool);
-        if !pinned && !self.a2a() {
+        if !pinned && !self.a2a {
             return Err(RemoteError::UnknownTool {
                 toolset: self.toolset().to_owned(),
                 tool: tool.to_owned(),
@@ -373,7 +372,7 @@ impl Remote {
 
     /// Sends one of the handle's own requests ([`serve`]) and opens its envelope.
     async fn send(&self, method: &'static str, params: Value) -> Result<Value, RemoteError> {
-        if self.a2a() {
+        if self.a2a {
             return Err(RemoteError::Unsupported {
                 toolset: self.toolset().to_owned(),
                 reason: "it is an A2A agent's, which has no MCP connection: call its tools through a session".into(),
