@@ -391,7 +391,7 @@ pub struct RemoteOptions {
     /// default: tokens from [`FileStore::default_dir`](crate::remote::oauth::FileStore::default_dir),
     /// no sign-in of its own).
     #[cfg(feature = "remote-oauth")]
-    pub oauth: crate::remote::oauth::OAuth,
+    pub oauth: crate::remote::oauth::options::OAuth,
 }
 
 impl Default for RemoteOptions {
@@ -404,7 +404,7 @@ impl Default for RemoteOptions {
             max_message_bytes: 16 << 20,
             drift: DriftPolicy::Refuse,
             #[cfg(feature = "remote-oauth")]
-            oauth: crate::remote::oauth::OAuth::default(),
+            oauth: crate::remote::oauth::options::OAuth::default(),
         }
     }
 }
@@ -449,7 +449,7 @@ impl RemoteOptions {
     /// Sets [`RemoteOptions::oauth`].
     #[cfg(feature = "remote-oauth")]
     #[must_use]
-    pub fn oauth(mut self, oauth: crate::remote::oauth::OAuth) -> Self {
+    pub fn oauth(mut self, oauth: crate::remote::oauth::options::OAuth) -> Self {
         self.oauth = oauth;
         self
     }

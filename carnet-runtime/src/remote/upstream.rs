@@ -471,7 +471,7 @@ impl Upstream {
 #[cfg_attr(not(feature = "remote-oauth"), derive(Default))]
 pub(crate) struct Access<'a> {
     #[cfg(feature = "remote-oauth")]
-    pub(crate) oauth: &'a super::oauth::OAuth,
+    pub(crate) oauth: &'a super::oauth::options::OAuth,
     #[cfg(feature = "remote-oauth")]
     pub(crate) toolset: &'a str,
     #[cfg(not(feature = "remote-oauth"))]
@@ -479,7 +479,7 @@ pub(crate) struct Access<'a> {
 }
 
 #[cfg(feature = "remote-oauth")]
-static DEFAULT_OAUTH: std::sync::LazyLock<super::oauth::OAuth> = std::sync::LazyLock::new(Default::default);
+static DEFAULT_OAUTH: std::sync::LazyLock<super::oauth::options::OAuth> = std::sync::LazyLock::new(Default::default);
 
 #[cfg(feature = "remote-oauth")]
 impl Default for Access<'static> {
@@ -570,7 +570,7 @@ pub(crate) async fn connect_with(
             // A server given an `Authorization` header of its own is not signed in to.
             #[cfg(feature = "remote-oauth")]
             if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
-                let client = super::oauth::http_client(url, access.oauth, access.toolset).await?;
+                let client = super::oauth::client::http_client(url, access.oauth, access.toolset).await?;
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 let service = rmcp::serve_client(handler, transport).await.map_err(handshake)?;
                 return Ok((service, None));

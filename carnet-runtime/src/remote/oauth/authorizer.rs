@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-use crate::dispatch::BoxFuture;
+/// A boxed future that can be sent between threads (what an [`Authorizer`] returns).
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The longest request line and headers read from the browser on the loopback redirect.
 const MAX_REQUEST_BYTES: usize = 16 << 10;

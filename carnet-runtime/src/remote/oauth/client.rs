@@ -19,7 +19,7 @@ use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
 
-use super::OAuth;
+use super::options::OAuth;
 use super::store::Entry;
 
 type Error = StreamableHttpError<reqwest::Error>;

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::dispatch::BoxFuture;
+use super::authorizer::BoxFuture;
 use crate::engine::options::RemoteOptions;
 use crate::relay::{self, Host, RelayError};
-use crate::remote::Server;
+use crate::remote::server::Server;
 use crate::remote::upstream::{Upstream, result_json};
 
 /// Answers a server's `elicitation/create` request: its `params` in, the result

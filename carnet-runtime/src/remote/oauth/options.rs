@@ -1,0 +1,196 @@
+//! How carnet signs in ([`OAuth`], part of [`RemoteOptions`](crate::RemoteOptions)) and the
+//! clients registered beforehand ([`Client`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use super::authorizer::Authorizer;
+use super::store::{FileStore, MemoryStore, TokenStore};
+
+/// A client registered with an authorization server beforehand: its ID and, for a
+/// confidential client, its secret (never shown by `Debug`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Client {
+    /// The client ID.
+    pub id: String,
+    /// The client secret, if the client has one.
+    pub secret: Option<String>,
+}
+
+impl Client {
+    /// A client with ID `id` and secret `secret` (`None`: a public client).
+    pub fn new(id: impl Into<String>, secret: Option<String>) -> Self {
+        Client { id: id.into(), secret }
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("id", &self.id)
+            .field("secret", &self.secret.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// How carnet signs in to the remote toolsets that require OAuth (part of
+/// [`RemoteOptions`](crate::RemoteOptions)).
+///
+/// The default reads tokens from [`FileStore::default_dir`] and signs in to nothing by
+/// itself: a server with no valid token is refused until someone runs
+/// `carnet mcp login TOOLSET` (or the program sets an [`Authorizer`] or client
+/// credentials).
+#[derive(Clone)]
+pub struct OAuth {
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) authorizer: Option<Arc<dyn Authorizer>>,
+    pub(crate) client_name: String,
+    pub(crate) metadata_url: Option<String>,
+    pub(crate) preregistered: BTreeMap<String, Client>,
+    pub(crate) credentials: BTreeMap<String, Client>,
+    pub(crate) scopes: Vec<String>,
+    pub(crate) max_step_ups: u32,
+}
+
+/// The default store, one per process (read from the environment on first use).
+static DEFAULT_STORE: std::sync::LazyLock<Arc<dyn TokenStore>> =
+    std::sync::LazyLock::new(|| match FileStore::default_dir() {
+        Some(dir) => Arc::new(FileStore::new(dir)),
+        None => Arc::new(MemoryStore::default()),
+    });
+
+impl Default for OAuth {
+    /// The default store ([`FileStore::default_dir`], else memory), no sign-in of its own.
+    fn default() -> Self {
+        OAuth::new(Arc::clone(&DEFAULT_STORE))
+    }
+}
+
+impl OAuth {
+    /// Signs in with tokens kept in `store`.
+    pub fn new(store: Arc<dyn TokenStore>) -> Self {
+        OAuth {
+            store,
+            authorizer: None,
+            client_name: "carnet".to_owned(),
+            metadata_url: None,
+            preregistered: BTreeMap::new(),
+            credentials: BTreeMap::new(),
+            scopes: Vec::new(),
+            max_step_ups: 2,
+        }
+    }
+
+    /// The store tokens are kept in.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn TokenStore> {
+        &self.store
+    }
+
+    /// Who approves an authorization when a server needs one and no token is stored.
+    #[must_use]
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// The name carnet registers under with dynamic client registration (default `carnet`).
+    #[must_use]
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The HTTPS URL of carnet's client ID metadata document, used as the client ID by
+    /// authorization servers that support them (`client_id_metadata_document_supported`).
+    #[must_use]
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// The client registered beforehand with the authorization server of `toolset`
+    /// (no dynamic registration for it).
+    #[must_use]
+    pub fn preregistered(mut self, toolset: impl Into<String>, client: Client) -> Self {
+        self.preregistered.insert(toolset.into(), client);
+        self
+    }
+
+    /// Signs in to the server of `toolset` with the client credentials grant (an
+    /// unattended agent: no person, no browser). `client.secret` is sent with HTTP Basic
+    /// or in the form, as the authorization server advertises.
+    #[must_use]
+    pub fn client_credentials(mut self, toolset: impl Into<String>, client: Client) -> Self {
+        self.credentials.insert(toolset.into(), client);
+        self
+    }
+
+    /// The scopes asked for (default: those the server's challenge or metadata name).
+    #[must_use]
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How many times a `403 insufficient_scope` is answered by asking for more scopes
+    /// before the request fails (default 2: with the first sign-in, at most three
+    /// authorizations for one server).
+    #[must_use]
+    pub fn max_step_ups(mut self, times: u32) -> Self {
+        self.max_step_ups = times;
+        self
+    }
+}
+
+impl fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuth")
+            .field("store", &self.store)
+            .field("authorizer", &self.authorizer)
+            .field("client_name", &self.client_name)
+            .field("metadata_url", &self.metadata_url)
+            .field("preregistered", &self.preregistered)
+            .field("credentials", &self.credentials)
+            .field("scopes", &self.scopes)
+            .field("max_step_ups", &self.max_step_ups)
+            .finish()
+    }
+}
+
+impl PartialEq for OAuth {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.store, &other.store)
+            && match (&self.authorizer, &other.authorizer) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+            && self.client_name == other.client_name
+            && self.metadata_url == other.metadata_url
+            && self.preregistered == other.preregistered
+            && self.credentials == other.credentials
+            && self.scopes == other.scopes
+            && self.max_step_ups == other.max_step_ups
+    }
+}
+
+impl Eq for OAuth {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_equal_and_debug_shows_no_secret() {
+        assert_eq!(OAuth::default(), OAuth::default());
+        assert_eq!(crate::RemoteOptions::default(), crate::RemoteOptions::default());
+        let oauth = OAuth::default()
+            .client_credentials("crm", Client::new("agent", Some("s3cret-value".into())))
+            .preregistered("docs", Client::new("person", Some("other-s3cret".into())));
+        assert_ne!(oauth, OAuth::default());
+        let shown = format!("{oauth:?}");
+        assert!(shown.contains("agent") && shown.contains("<redacted>"), "{shown}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+}
