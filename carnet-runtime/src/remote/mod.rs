@@ -37,6 +37,12 @@
 //! the structured content when the server gave one, else the text of a single text block,
 //! else the blocks. An error result (`isError`) is an error output whose message is the
 //! server's text.
+//!
+//! # From Rust
+//!
+//! [`Carnet::remote`](crate::Carnet::remote) hands the engine's connection to code outside
+//! the model's turn: a [`Remote`] calls the pinned tools, reads the resources and prompts,
+//! started, bounded and held to the pin as the model's calls are (see [`handle`]).
 
 #[cfg(feature = "remote-a2a")]
 pub mod a2a;
