@@ -56,6 +56,7 @@ fn one_mistake_one_error() {
         ("unknown-toolset-with-toolset-used", 1, true),
         ("generic-tool-with-toolset-used", 1, true),
         ("missing-toolset-field", 1, true),
+        ("misspelled-toolset-field", 1, true),
         // Two misplaced implementations, each a mismatch at it; rustc's note under each
         // spells both toolsets' names as types (`BoundToolset<(Letter<'m'>, ..)>`).
         ("swapped-toolsets-in-struct", 2, false),
