@@ -8,8 +8,9 @@
 //! engine. It carries no session state: what one session's code reads through it is never
 //! another session's.
 //!
-//! What it sends: `tools/call` of the toolset's **pinned** tools only (the pin is what was
-//! reviewed: [`RemoteError::UnknownTool`] for the others), the server's resources, resource
+//! What it sends: `tools/call` of the toolset's own tools only, those its `TOOLSET.md` takes
+//! from the pin (what was reviewed, and what the drift check watches:
+//! [`RemoteError::UnknownTool`] for the others), the server's resources, resource
 //! templates and prompts, and any other MCP request through [`Remote::request`] (a completion,
 //! a ping). A2A toolsets (feature `remote-a2a`) have no MCP connection: their handle refuses
 //! every request with [`RemoteError::Unsupported`].
@@ -185,7 +186,8 @@ impl Remote {
         self.server.started()
     }
 
-    /// Calls pinned tool `tool` of the server with `arguments`, outside any model turn: its
+    /// Calls tool `tool` of the toolset (one its `TOOLSET.md` takes from the pin) with
+    /// `arguments`, outside any model turn: its
     /// output as a session's call would give it (the server's content blocks kept, its
     /// structured content or single text as the value). A tool's own failure (`isError`) is an
     /// error output, not an `Err`, as MCP has it. The call is not checked against the pinned
@@ -194,7 +196,7 @@ impl Remote {
     ///
     /// # Errors
     ///
-    /// [`RemoteError::UnknownTool`] for a tool the pin does not record; the server's failures
+    /// [`RemoteError::UnknownTool`] for a tool the toolset does not have; the server's failures
     /// ([`Unavailable`](RemoteError::Unavailable), [`Crashed`](RemoteError::Crashed),
     /// [`Timeout`](RemoteError::Timeout), [`Upstream`](RemoteError::Upstream)); and
     /// [`Drift`](RemoteError::Drift) for a tool that drifted from its pin under

@@ -89,6 +89,10 @@ fn a_rust_tool_reading_through_a_server_that_cannot_start_gets_its_error() {
         "a toolset of Rust tools has no connection"
     );
     runtime.block_on(async {
+        // The server has `echo`, but `library` takes none of its tools from the pin.
+        let echo = library.call_tool("echo", json!({"message": "hi"})).await.unwrap_err();
+        assert!(matches!(echo, RemoteError::UnknownTool { .. }), "{echo:?}");
+        assert!(!library.started(), "refused before anything starts");
         let mut bare = carnet.session(agents::DESK);
         bare.call("loadSkill", json!({"skillName": "notes"})).await;
         let out = bare.call("readReference", json!({"name": "features.md"})).await;

@@ -27,8 +27,8 @@ pub enum RemoteError {
         /// Why, as a sentence.
         reason: String,
     },
-    /// The tool is not one the toolset's pin records: only pinned tools are called (the pin is
-    /// what was reviewed; `carnet mcp pin` adds the server's new tools).
+    /// The tool is not one of the toolset's: only the tools its `TOOLSET.md` takes from the
+    /// pin are called (what was reviewed, and what the drift check watches).
     UnknownTool {
         /// The toolset.
         toolset: String,
@@ -160,7 +160,7 @@ impl fmt::Display for RemoteError {
             RemoteError::Unsupported { toolset, reason } => write!(f, "toolset `{toolset}`: {reason}"),
             RemoteError::UnknownTool { toolset, tool } => write!(
                 f,
-                "tool `{tool}` is not pinned for toolset `{toolset}` (run `carnet mcp pin {toolset}` and rebuild to add the server's new tools)"
+                "tool `{tool}` is not a tool of toolset `{toolset}`: only those its TOOLSET.md takes from the pin are called (list it in `tools:`, or run `carnet mcp pin {toolset}` for a tool new on the server, and rebuild)"
             ),
             RemoteError::Upstream {
                 toolset,
