@@ -45,7 +45,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,7 +153,8 @@ async def scenario(transport: Any, label: str) -> None:
         if simple is not None:
             got = await c.get_prompt(simple.name)
             check(got.messages, f"{label}: prompts/get {simple.name} reaches the upstream", got)
-        await subscriptions(c, host, str(theirs[0].uri), label)
+        check(WATCHED in {str(r.uri) for r in theirs}, f"{label}: the upstream lists {WATCHED}", theirs)
+        await subscriptions(c, host, WATCHED, label)
         await c.set_logging_level("debug")
 
         progress: list[tuple[float, float | None, str | None]] = []
@@ -210,6 +211,16 @@ async def scenario(transport: Any, label: str) -> None:
         # Another session, which has not loaded the skill: none of the upstream's resources.
         others = {str(r.uri) for r in (await c.list_resources(cache_mode="refresh")).resources}
         check(others == own, f"{label}: another session that did not load the skill sees carnet's resources only", others - own)
+        try:
+            await c.subscribe_resource(WATCHED)
+            refusal = None
+        except MCPError as e:
+            refusal = e
+        check(
+            refusal is not None and refusal.code == -32002,
+            f"{label}: nor can it subscribe to the upstream's resources ({refusal})",
+            refusal,
+        )
         await c.call_tool("loadSkill", {"skillName": "everything"})
         started = time.monotonic()
         r = await c.call_tool("trigger-elicitation-request", {})
@@ -222,6 +233,8 @@ async def scenario(transport: Any, label: str) -> None:
         )
 
 
+# A resource of the everything server's.
+WATCHED = "demo://resource/static/document/architecture.md"
 RESOURCES_CHANGED = "notifications/resources/list_changed"
 PROMPTS_CHANGED = "notifications/prompts/list_changed"
 UPDATED = "notifications/resources/updated"

@@ -226,7 +226,13 @@ pub(super) async fn subscription(
     if subscribe {
         return forward(shared, state, Some(session), method, &params)
             .await
-            .unwrap_or_else(|| Err(super::messages::unknown_resource(uri)));
+            .unwrap_or_else(|| {
+                Err(RpcError::new(
+                    super::rpc::code::RESOURCE_NOT_FOUND,
+                    format!("no server in reach of this session lets it subscribe to `{uri}`"),
+                    Some(json!({ "uri": uri })),
+                ))
+            });
     }
     let manifest = shared.carnet.manifest();
     let servers = manifest
