@@ -126,10 +126,13 @@ impl Watchers {
             let Some(watcher) = state.watchers.get(&id) else {
                 return Err((INTERNAL_ERROR, "the session is not known to this server".to_owned()));
             };
-            if watcher.uris.contains(uri) {
+            // Not asked yet, or asked on a connection that has since closed (a restart).
+            let needed = state.subscribed.get(uri).is_none_or(Peer::is_transport_closed);
+            let held = watcher.uris.contains(uri);
+            if held && !needed {
                 return Ok(done());
             }
-            if watcher.uris.len() >= MAX_SUBSCRIPTIONS {
+            if !held && watcher.uris.len() >= MAX_SUBSCRIPTIONS {
                 return Err((
                     INVALID_PARAMS,
                     format!(
@@ -137,8 +140,7 @@ impl Watchers {
                     ),
                 ));
             }
-            // Not asked yet, or asked on a connection that has since closed (a restart).
-            state.subscribed.get(uri).is_none_or(Peer::is_transport_closed)
+            needed
         };
         if needed {
             request(peer, true, uri, timeout).await?;
@@ -433,6 +435,46 @@ mod tests {
                 b.got().last(),
                 Some(&("notifications/resources/list_changed".to_owned(), String::new()))
             );
+        }
+
+        /// A server recording what it is asked, and a client connected to it.
+        async fn connected() -> (Recording, rmcp::service::RunningService<RoleClient, ()>) {
+            let server = Recording::default();
+            let (ours, theirs) = tokio::io::duplex(1 << 16);
+            let serving = server.clone();
+            tokio::spawn(async move { rmcp::serve_server(serving, theirs).await.unwrap().waiting().await });
+            (server, rmcp::serve_client((), ours).await.unwrap())
+        }
+
+        #[tokio::test]
+        async fn a_subscription_is_renewed_on_the_connection_that_replaced_a_closed_one() {
+            let (first, client) = connected().await;
+            let watchers = Watchers::default();
+            let session: Arc<dyn Listener> = Session::new(3);
+            watchers.watch(&session, "docs");
+            let old = client.peer().clone();
+            watchers
+                .subscribe(&session, &old, &subscribe("x://1"), LIMIT)
+                .await
+                .unwrap();
+            assert_eq!(first.asked(), [(true, "x://1".to_owned())]);
+            // The server restarts: the old connection is gone, a new one serves.
+            client.cancel().await.unwrap();
+            assert!(old.is_transport_closed());
+            let (second, client) = connected().await;
+            let peer = client.peer().clone();
+            watchers
+                .subscribe(&session, &peer, &subscribe("x://1"), LIMIT)
+                .await
+                .unwrap();
+            assert_eq!(second.asked(), [(true, "x://1".to_owned())], "subscribed again");
+            watchers
+                .subscribe(&session, &peer, &subscribe("x://1"), LIMIT)
+                .await
+                .unwrap();
+            assert_eq!(second.asked().len(), 1, "once");
+            watchers.unsubscribe(3, &subscribe("x://1")).await.unwrap();
+            assert_eq!(second.asked()[1], (false, "x://1".to_owned()), "on the new connection");
         }
 
         #[tokio::test]
