@@ -571,8 +571,10 @@ pub(crate) async fn connect_with(
             #[cfg(feature = "remote-oauth")]
             if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
                 let client = super::oauth::client::http_client(url, access.oauth, access.toolset).await?;
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                let service = rmcp::serve_client(handler, transport).await.map_err(handshake)?;
+                let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| client.failure().unwrap_or_else(|| handshake(e)))?;
                 return Ok((service, None));
             }
             let transport = StreamableHttpClientTransport::from_config(config);

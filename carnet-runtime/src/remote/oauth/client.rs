@@ -35,6 +35,8 @@ struct Flow {
     signed_in: AtomicU64,
     /// Step-ups since a request last succeeded (rmcp's own count restarts with each token).
     step_ups: AtomicU32,
+    /// Why the last sign-in failed (rmcp's errors around it name types, not what went wrong).
+    failure: std::sync::Mutex<Option<String>>,
 }
 
 /// rmcp's streamable HTTP client with OAuth for one server.
@@ -73,11 +75,21 @@ pub(crate) async fn http_client(server: &str, oauth: &OAuth, toolset: &str) -> R
             server: server.to_owned(),
             signed_in: AtomicU64::new(0),
             step_ups: AtomicU32::new(0),
+            failure: std::sync::Mutex::new(None),
         }),
     })
 }
 
 impl OAuthClient {
+    /// Why the last sign-in failed, if one did.
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.flow
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// Sends with `send` until it is answered other than `401` (once signed in) or `403
     /// insufficient_scope` (once the step-ups are spent).
     async fn send<T, F, Fut>(&self, send: F) -> Result<T, Error>
@@ -116,7 +128,14 @@ impl OAuthClient {
                 }
                 _ => return Err(error),
             }
-            .map_err(StreamableHttpError::Auth)?;
+            .map_err(|e| {
+                *self
+                    .flow
+                    .failure
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(e.to_string());
+                StreamableHttpError::Auth(e)
+            })?;
             self.flow.signed_in.fetch_add(1, Ordering::AcqRel);
         }
     }
@@ -124,10 +143,16 @@ impl OAuthClient {
 
 impl Flow {
     fn refused(&self, why: impl std::fmt::Display) -> AuthError {
-        AuthError::AuthorizationFailed(format!(
-            "`{}` (toolset `{}`) requires OAuth authorization: {why}",
-            self.server, self.toolset
-        ))
+        AuthError::AuthorizationFailed(format!("`{}` requires OAuth authorization: {why}", self.server))
+    }
+
+    /// How to sign in to this toolset's server.
+    fn login_hint(&self) -> String {
+        if self.toolset.is_empty() {
+            "`carnet mcp login` and the toolset's name".to_owned()
+        } else {
+            format!("`carnet mcp login {}`", self.toolset)
+        }
     }
 
     /// Signs in after a `401` with `challenge` (its `WWW-Authenticate` header).
@@ -158,9 +183,9 @@ impl Flow {
         }
         let Some(authorizer) = &self.oauth.authorizer else {
             return Err(self.refused(format!(
-                "carnet holds no valid token for it; sign in with `carnet mcp login {}` (or give \
-                 `RemoteOptions` an authorizer or client credentials)",
-                self.toolset
+                "carnet holds no valid token for it; sign in with {} (or give `RemoteOptions` an \
+                 authorizer or client credentials)",
+                self.login_hint()
             )));
         };
         let scopes = if explicit.is_empty() {
