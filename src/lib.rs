@@ -248,8 +248,7 @@ pub mod __private {
 
 /// The README's and the guide's Rust examples, compiled and run by `cargo test --doc` with
 /// the crate's real dependencies (`mdbook test` cannot see them). A page joins once its
-/// fences are labelled (rustdoc reads a bare ```` ``` ```` as Rust): `remote-toolsets.md` is
-/// not yet.
+/// fences are labelled (rustdoc reads a bare ```` ``` ```` as Rust).
 #[cfg(doctest)]
 mod guide {
     #[doc = include_str!("../README.md")]
@@ -272,6 +271,9 @@ mod guide {
     struct McpToolsets;
     #[doc = include_str!("../docs/mcp-gateway.md")]
     struct McpGateway;
+    #[cfg(feature = "remote")]
+    #[doc = include_str!("../docs/remote-toolsets.md")]
+    struct RemoteToolsets;
     #[doc = include_str!("../docs/serving.md")]
     struct Serving;
     #[doc = include_str!("../docs/a2a.md")]

@@ -124,6 +124,10 @@ pub struct Context<'a> {
     pub(crate) tool: &'a str,
     pub(crate) call_id: Option<&'a str>,
     pub(crate) cancellation: &'a Cancellation,
+    /// The engine the call runs in (a [`Carnet`](crate::Carnet), erased: the engine's module
+    /// imports this one), for [`Context::remote`](crate::remote::Remote).
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    pub(crate) engine: &'a (dyn Any + Send + Sync),
 }
 
 impl<'a> Context<'a> {

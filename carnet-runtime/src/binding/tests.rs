@@ -277,6 +277,7 @@ fn call(tool: &ToolImpl, arguments: Value) -> Result<Value, ToolError> {
         tool: &tool.name,
         call_id: None,
         cancellation: &crate::Cancellation::new(),
+        engine: &(),
     };
     crate::block_on(tool.handler.call(&context, arguments))
 }

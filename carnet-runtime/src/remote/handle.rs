@@ -37,7 +37,7 @@ pub use types::{
     GetPrompt, Prompt, PromptArgument, PromptMessage, Resource, ResourceBody, ResourceContents, ResourceTemplate,
 };
 
-use crate::dispatch::ToolOutput;
+use crate::dispatch::{Context, ToolOutput};
 use crate::engine::carnet::{Carnet, RemoteServer};
 use crate::index::ToolsetIx;
 use crate::manifest::ToolsetId;
@@ -131,6 +131,24 @@ impl Carnet {
             server,
             a2a,
         })
+    }
+}
+
+impl Context<'_> {
+    /// The handle to the MCP connection of remote toolset `toolset`, as
+    /// [`Carnet::remote`] gives it: for a tool that reads its server's resources or calls its
+    /// tools itself.
+    ///
+    /// # Errors
+    ///
+    /// [`RemoteError::NotRemote`] when the engine has no remote toolset of that name.
+    pub fn remote(&self, toolset: impl RemoteToolset) -> Result<Remote, RemoteError> {
+        match self.engine.downcast_ref::<Carnet>() {
+            Some(carnet) => carnet.remote(toolset),
+            None => Err(RemoteError::NotRemote {
+                toolset: toolset.remote_toolset_name().to_owned(),
+            }),
+        }
     }
 }
 

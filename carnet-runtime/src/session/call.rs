@@ -365,6 +365,7 @@ impl Session {
         let future = async move {
             let inner = &*carnet.inner;
             let place = Place {
+                carnet: &carnet,
                 extensions: &extensions,
                 session,
                 skills: &skills,
@@ -388,6 +389,7 @@ impl Session {
 /// Where a domain call runs: the conversation's extensions, the loaded skills, the agent
 /// and the call's id.
 struct Place<'a> {
+    carnet: &'a Carnet,
     extensions: &'a Extensions,
     session: u64,
     skills: &'a [SkillIx],
@@ -405,6 +407,7 @@ async fn run_domain(
     place: Place<'_>,
 ) -> (ToolOutput, Option<Failure>) {
     let Place {
+        carnet,
         extensions,
         session,
         skills,
@@ -448,6 +451,7 @@ async fn run_domain(
         tool: &tool.spec.name,
         call_id,
         cancellation: &abandoned.signal,
+        engine: carnet,
     };
     let future = implementation.handler.call_output(&context, arguments.clone());
     let result = CatchUnwind(future).await;

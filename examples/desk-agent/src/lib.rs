@@ -5,7 +5,7 @@
 //! The remote toolsets need no Rust: `manifest::Toolsets` has a field for `notes` only, and
 //! the engine starts each server on the first load of a skill that needs it. The `library`
 //! toolset offers none of its server's tools: `notes`' `readReference` reads the server's
-//! resources itself, through the engine's connection ([`Library`], from `Carnet::remote`).
+//! resources itself, through the engine's connection (`Context::remote`).
 
 // Example code: results are returned, not accidentally dropped.
 #![allow(clippy::must_use_candidate)]
@@ -13,7 +13,6 @@
 use std::sync::Mutex;
 
 use carnet::chat::{self, ChatModel, ChatRequest, ChatResponse, Message, ModelError};
-use carnet::remote::Remote;
 use carnet::tools::{BoxFuture, ToolCall};
 use carnet::{Context, ToolError, ToolOutput};
 use serde_json::{Value, json};
@@ -47,15 +46,12 @@ impl Notes {
 
     /// Reads a reference document of the desk: resource
     /// `demo://resource/static/document/{name}` of the `library` toolset's server, through
-    /// the session's [`Library`]. A server that cannot answer is the error the model would
-    /// read for one of its own tools (`upstream_unavailable`, `upstream_timeout`, ...).
+    /// the engine's connection to it (started on first use). A server that cannot answer is
+    /// the error the model would read for one of its own tools (`upstream_unavailable`,
+    /// `upstream_timeout`, ...).
     #[carnet::tool]
     pub async fn read_reference(&self, context: &Context<'_>, name: String) -> Result<String, ToolError> {
-        let Some(Library(library)) = context.extension::<Library>() else {
-            return Err(ToolError::new(
-                "this session has no library (`Session::with(Library(..))`)",
-            ));
-        };
+        let library = context.remote(manifest::toolsets::LIBRARY)?;
         let uri = format!("demo://resource/static/document/{name}");
         let contents = library.read_resource(&uri).await?;
         contents
@@ -65,11 +61,6 @@ impl Notes {
             .ok_or_else(|| ToolError::new(format!("`{name}` has no text")))
     }
 }
-
-/// The connection to the `library` toolset's server, in a session
-/// (`Session::with(Library(carnet.remote(toolsets::LIBRARY)?))`) for `readReference`.
-#[derive(Debug, Clone)]
-pub struct Library(pub Remote);
 
 /// The user's question.
 pub fn question(file: &str) -> Message {

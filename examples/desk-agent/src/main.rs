@@ -19,7 +19,7 @@
 use carnet::Carnet;
 use carnet::chat::{self, Step};
 use desk_agent::manifest::{MANIFEST, Toolsets, agents, toolsets};
-use desk_agent::{Library, Notes, ScriptedDesk, question};
+use desk_agent::{Notes, ScriptedDesk, question};
 
 fn main() {
     let file = std::env::args().nth(1).unwrap_or_else(|| "hello.txt".to_owned());
@@ -36,9 +36,7 @@ fn main() {
     )
     .build()
     .expect("every toolset is bound; remote ones by the engine");
-    // The `library` server's connection, for the session's Rust tools: nothing starts yet.
-    let library = carnet.remote(toolsets::LIBRARY).expect("`library` is a remote toolset");
-    let mut session = carnet.session(agents::DESK).with(Library(library));
+    let mut session = carnet.session(agents::DESK);
     let mut model = ScriptedDesk::new(&file);
     let mut messages = vec![question(&file)];
     let outcome = runtime
