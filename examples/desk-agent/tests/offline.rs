@@ -6,8 +6,8 @@
 use carnet::Carnet;
 use carnet::remote::RemoteError;
 use carnet::tools::block_on;
-use desk_agent::manifest::{MANIFEST, Toolsets, agents, tools, toolsets};
 use desk_agent::Notes;
+use desk_agent::manifest::{MANIFEST, Toolsets, agents, tools, toolsets};
 use serde_json::json;
 
 fn carnet() -> Carnet {
