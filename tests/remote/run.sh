@@ -63,7 +63,8 @@ out="$(cargo test -q --workspace --test remote_handle the_everything_server 2>&1
 echo "PASS remote handle: the everything server's resources, templates, prompts and echo through Carnet::remote"
 
 # The gateway's pass-through (issue 53): the official SDK as the host receives the everything
-# server's progress, logs, elicitation and sampling requests through carnet, over stdio and HTTP.
+# server's progress, logs, elicitation and sampling requests, resource subscriptions and list
+# changes through carnet, over stdio and HTTP.
 timeout 120 "$carnet" --dir tests/remote/relay mcp pin --check 2>/dev/null \
     || { echo "FAIL: tests/remote/relay's pin no longer matches the everything server" >&2; exit 1; }
 timeout --kill-after=15 400 target/remote/venv/bin/python -u tests/remote/relay.py --carnet "$carnet"
