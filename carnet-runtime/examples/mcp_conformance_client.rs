@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use carnet_runtime::RemoteOptions;
 use carnet_runtime::remote::Server;
-use carnet_runtime::remote::oauth::{Client, MemoryStore, OAuth, Redirects, Session};
+use carnet_runtime::remote::oauth::{Client, MemoryStore, OAuth, PrivateKey, Redirects, Session};
 use serde_json::{Map, Value, json};
 
 /// The toolset name the session goes by.
@@ -60,7 +60,11 @@ async fn run(url: &str) -> Result<(), String> {
         .authorizer(Arc::new(Redirects::new(REDIRECT_URI, Duration::from_secs(10))))
         .client_name("carnet conformance client")
         .client_metadata_url(METADATA_DOCUMENT);
-    if let Some(id) = field("client_id") {
+    if let (Some(id), Some(pem)) = (field("client_id"), field("private_key_pem")) {
+        // Client credentials with a private-key JWT (the suite names the algorithm, ES256).
+        let key = PrivateKey::from_pem(&pem).map_err(|e| format!("the scenario's private key: {e}"))?;
+        oauth = oauth.client_credentials_jwt(TOOLSET, id, key);
+    } else if let Some(id) = field("client_id") {
         let client = Client::new(id, field("client_secret"));
         oauth = if scenario.starts_with("auth/client-credentials") {
             oauth.client_credentials(TOOLSET, client)

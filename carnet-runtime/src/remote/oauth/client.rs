@@ -12,13 +12,14 @@ use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::AuthClient;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationCallback, AuthorizationManager, ClientCredentialsConfig, OAuthClientConfig,
-    ScopeUpgradeConfig,
+    AuthError, AuthorizationCallback, AuthorizationManager, ClientCredentialsConfig, CredentialStore as _,
+    OAuthClientConfig, ScopeUpgradeConfig, StoredCredentials,
 };
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
 
+use super::jwt;
 use super::options::OAuth;
 use super::store::Entry;
 
@@ -165,8 +166,38 @@ impl Flow {
             .get("client_id_metadata_document_supported")
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false);
+        let token_endpoint = resolution.metadata.token_endpoint.clone();
+        let issuer = resolution.metadata.issuer.clone();
         manager.set_metadata(resolution.metadata);
         let explicit: Vec<&str> = self.oauth.scopes.iter().map(String::as_str).collect();
+        if let Some((client_id, key)) = self.oauth.jwt_credentials.get(&self.toolset) {
+            let scopes = manager.select_initial_scopes(&explicit).await;
+            // rmcp's client, with no secret, only for its expiry check: the token response
+            // carries no refresh token, so an expired token leads back here.
+            manager.configure_client_credentials(&ClientCredentialsConfig::ClientSecret {
+                client_id: client_id.clone(),
+                client_secret: String::new(),
+                scopes: scopes.clone(),
+                resource: Some(self.server.clone()),
+            })?;
+            let request = jwt::Request {
+                server: &self.server,
+                client_id,
+                key,
+                token_endpoint: &token_endpoint,
+                audience: issuer.as_deref().unwrap_or(&token_endpoint),
+                scopes: &scopes,
+            };
+            let jwt::Token { token, granted } = jwt::exchange(&request).await.map_err(|e| self.refused(e))?;
+            let granted = granted.unwrap_or(scopes);
+            let entry = Entry {
+                store: Arc::clone(&self.oauth.store),
+                server: self.server.clone(),
+            };
+            let stored =
+                StoredCredentials::new(client_id.clone(), Some(token), granted, Some(jwt::now())).with_issuer(issuer);
+            return entry.save(stored).await;
+        }
         if let Some(client) = self.oauth.credentials.get(&self.toolset) {
             let scopes = manager.select_initial_scopes(&explicit).await;
             let config = ClientCredentialsConfig::ClientSecret {

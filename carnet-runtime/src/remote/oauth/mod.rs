@@ -12,7 +12,9 @@
 //! [`OAuth::max_step_ups`] times (twice by default). Expired access tokens are refreshed with the refresh token.
 //!
 //! Who approves: a person through an [`Authorizer`] ([`Loopback`]: `carnet mcp login`), or
-//! nobody, for unattended agents: client credentials ([`OAuth::client_credentials`]).
+//! nobody, for unattended agents: client credentials, with a secret
+//! ([`OAuth::client_credentials`]) or a private key that signs a JWT
+//! ([`OAuth::client_credentials_jwt`], RFC 7523, ES256 or RS256, signed with ring).
 //! Without either, a server with no stored token is refused with a message that says how
 //! to sign in.
 //!
@@ -22,11 +24,14 @@
 
 mod authorizer;
 pub(super) mod client;
+mod jwt;
+mod key;
 pub(crate) mod options;
 mod session;
 mod store;
 
 pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
+pub use key::{Algorithm, PrivateKey};
 pub use options::{Client, OAuth};
 pub use session::{ElicitationHandler, Session};
 pub use store::{FileStore, MemoryStore, TOKEN_FILE, TokenStore};

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::authorizer::Authorizer;
+use super::key::PrivateKey;
 use super::store::{FileStore, MemoryStore, TokenStore};
 
 /// A client registered with an authorization server beforehand: its ID and, for a
@@ -49,6 +50,8 @@ pub struct OAuth {
     pub(crate) metadata_url: Option<String>,
     pub(crate) preregistered: BTreeMap<String, Client>,
     pub(crate) credentials: BTreeMap<String, Client>,
+    /// Client credentials with a private-key JWT: the client ID and its key, per toolset.
+    pub(crate) jwt_credentials: BTreeMap<String, (String, PrivateKey)>,
     pub(crate) scopes: Vec<String>,
     pub(crate) max_step_ups: u32,
 }
@@ -77,6 +80,7 @@ impl OAuth {
             metadata_url: None,
             preregistered: BTreeMap::new(),
             credentials: BTreeMap::new(),
+            jwt_credentials: BTreeMap::new(),
             scopes: Vec::new(),
             max_step_ups: 2,
         }
@@ -123,7 +127,28 @@ impl OAuth {
     /// or in the form, as the authorization server advertises.
     #[must_use]
     pub fn client_credentials(mut self, toolset: impl Into<String>, client: Client) -> Self {
-        self.credentials.insert(toolset.into(), client);
+        let toolset = toolset.into();
+        self.jwt_credentials.remove(&toolset);
+        self.credentials.insert(toolset, client);
+        self
+    }
+
+    /// Signs in to the server of `toolset` with the client credentials grant, the client
+    /// `client_id` authenticated by a JWT signed with `key` (RFC 7523 `private_key_jwt`):
+    /// no secret is sent. Each sign-in signs a fresh assertion (`iss` and `sub` the client
+    /// ID, `aud` the authorization server's issuer, valid for 60 s); a token that expires
+    /// is replaced by signing in again. Takes the place of [`OAuth::client_credentials`]
+    /// for the same toolset.
+    #[must_use]
+    pub fn client_credentials_jwt(
+        mut self,
+        toolset: impl Into<String>,
+        client_id: impl Into<String>,
+        key: PrivateKey,
+    ) -> Self {
+        let toolset = toolset.into();
+        self.credentials.remove(&toolset);
+        self.jwt_credentials.insert(toolset, (client_id.into(), key));
         self
     }
 
@@ -153,6 +178,7 @@ impl fmt::Debug for OAuth {
             .field("metadata_url", &self.metadata_url)
             .field("preregistered", &self.preregistered)
             .field("credentials", &self.credentials)
+            .field("jwt_credentials", &self.jwt_credentials)
             .field("scopes", &self.scopes)
             .field("max_step_ups", &self.max_step_ups)
             .finish()
@@ -170,6 +196,7 @@ impl PartialEq for OAuth {
             && self.metadata_url == other.metadata_url
             && self.preregistered == other.preregistered
             && self.credentials == other.credentials
+            && self.jwt_credentials == other.jwt_credentials
             && self.scopes == other.scopes
             && self.max_step_ups == other.max_step_ups
     }
@@ -192,5 +219,11 @@ mod tests {
         let shown = format!("{oauth:?}");
         assert!(shown.contains("agent") && shown.contains("<redacted>"), "{shown}");
         assert!(!shown.contains("s3cret"), "{shown}");
+        // A key replaces the secret for its toolset, and shows its algorithm only.
+        let key = PrivateKey::from_pem(include_str!("testdata/rsa-pkcs8.pem")).unwrap();
+        let oauth = oauth.client_credentials_jwt("crm", "agent", key);
+        assert!(!oauth.credentials.contains_key("crm") && oauth.jwt_credentials.contains_key("crm"));
+        let shown = format!("{oauth:?}");
+        assert!(shown.contains("Rs256") && !shown.contains("MII"), "{shown}");
     }
 }
