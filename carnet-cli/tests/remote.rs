@@ -418,3 +418,34 @@ fn an_upstream_over_streamable_http_is_pinned_and_read() {
     let check = carnet(&["--dir", dir, "mcp", "pin", "--check"]);
     assert!(check.status.success(), "{}", text(&check.stderr));
 }
+
+#[test]
+fn a_server_that_cannot_be_reached_is_named_as_written_never_with_its_secrets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("carnet");
+    // Nothing listens on port 1; the URL carries a secret from the environment.
+    let toolset = "---\nname: shared\ndescription: Skills over HTTP\nmcp:\n  url: \"http://127.0.0.1:1/mcp?key=${CARNET_TEST_KEY}\"\ntools: []\n---\n";
+    write_all(
+        &content,
+        &[
+            ("agents/a/AGENT.md", "---\nname: a\ndescription: A\n---\nHelp.\n"),
+            ("toolsets/shared/TOOLSET.md", toolset),
+        ],
+    );
+    let pinned = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(["--dir", content.to_str().unwrap(), "mcp", "pin"])
+        .env("CARNET_TEST_KEY", "s3cret-in-the-url")
+        .env("CARNET_OAUTH_DIR", tmp.path().join("oauth"))
+        .output()
+        .unwrap();
+    assert!(!pinned.status.success());
+    let said = format!("{}{}", text(&pinned.stdout), text(&pinned.stderr));
+    assert!(
+        said.contains("${CARNET_TEST_KEY}"),
+        "the server named as written: {said}"
+    );
+    assert!(
+        !said.contains("s3cret-in-the-url"),
+        "the resolved secret leaked: {said}"
+    );
+}

@@ -566,7 +566,12 @@ pub(crate) async fn connect_with(
             }
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             config.max_sse_event_size = max_message_bytes;
-            let handshake = |e| format!("the `initialize` handshake with `{written}` failed: {e}");
+            // Why it failed, down to the cause (a refused certificate, a refused connection),
+            // with the server named as written: the resolved URL may hold a secret.
+            let handshake = |e: rmcp::service::ClientInitializeError| {
+                let why = causes(&e).replace(url.as_str(), &written.to_string());
+                format!("the `initialize` handshake with `{written}` failed: {why}")
+            };
             // A server given an `Authorization` header of its own is not signed in to.
             #[cfg(feature = "remote-oauth")]
             if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
@@ -582,6 +587,22 @@ pub(crate) async fn connect_with(
             Ok((service, None))
         }
     }
+}
+
+/// `error`'s message followed by those of its sources that it does not already say (an HTTP
+/// client's "error sending request" hides why: the certificate, the refused connection).
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
