@@ -5,7 +5,11 @@
 #
 #   bash bench/author-build/run.sh [CONFIG...]
 #
-# CONFIG: carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest (default: all).
+# CONFIG: carnet carnet-openai carnet-mcp carnet-mcp-http carnet-gemini carnet-a2a
+# carnet-remote-a2a carnet-rig rmcp rig rig-reqwest rig-agent (default: all). carnet-FEATURE
+# is the scaffold with that feature; carnet-rig is the scaffold's agent in a rig agent
+# (carnet-rig, rig-core with its HTTP client and rig-agent), beside rig alone: rig-agent is the
+# same rig program without carnet (the three tools registered on a rig agent).
 # Per config, in its own target directory, deleted afterwards:
 #   cold `cargo build` with --timings (units, rustc time, top units, anything built twice),
 #   three builds after editing a tool's body, each followed by an edit of an empty crate
@@ -13,8 +17,8 @@
 #   edit),
 #   (carnet) three after editing SKILL.md,
 #   cold `cargo check` and cold `cargo build` one after the other, $PAIRS times (default 3: the
-#   check / build ratio is the median of the pairs'), cold `cargo build --release` and the
-#   binary's size.
+#   check / build ratio is the median of the pairs'; PAIRS=0 skips them), cold `cargo build
+#   --release` and the binary's size (RELEASE=0 skips it: cold build and edits only).
 # The builds use Cargo's defaults (incremental, full debuginfo), as an author's do, and take
 # carnet's crates as an author does, from a registry (`from_registry` in scaffold.sh: packaged
 # by `cargo package`, served from a directory source in target/author-build/vendor, deleted
@@ -32,9 +36,11 @@ mkdir -p "$scratch"
 results="$scratch/results.jsonl"
 configs=("$@")
 pair_count="${PAIRS:-3}"
+release="${RELEASE:-1}"
 carnet_from="${CARNET_FROM:-registry}"
 vendor="$scratch/vendor"
-[ ${#configs[@]} -eq 0 ] && configs=(carnet carnet-openai carnet-mcp carnet-mcp-http rmcp rig rig-reqwest)
+[ ${#configs[@]} -eq 0 ] && configs=(carnet carnet-openai carnet-mcp carnet-mcp-http carnet-gemini carnet-a2a
+  carnet-remote-a2a carnet-rig rmcp rig rig-reqwest rig-agent)
 (cd "$root" && cargo build --quiet -p carnet-cli)
 # What an author's environment has: none of the workspace's CI settings.
 unset CARGO_INCREMENTAL CARGO_PROFILE_DEV_DEBUG CARGO_PROFILE_TEST_DEBUG CARGO_TARGET_DIR RUSTFLAGS
@@ -75,6 +81,7 @@ for config in "${configs[@]}"; do
     rmcp) scaffold_peer "$dir" rmcp; edit_file="$dir/src/main.rs" ;;
     rig) scaffold_peer "$dir" rig; edit_file="$dir/src/main.rs" ;;
     rig-reqwest) scaffold_peer "$dir" rig; features="reqwest"; edit_file="$dir/src/main.rs" ;;
+    rig-agent) scaffold_peer "$dir" rig-agent; edit_file="$dir/src/main.rs" ;;
     *) echo "unknown config $config" >&2; exit 2 ;;
   esac
   if [ -d "$dir/carnet" ] && [ "$carnet_from" = registry ]; then from_registry "$dir" "$vendor"; fi
@@ -113,14 +120,18 @@ for config in "${configs[@]}"; do
     build=$(cd "$dir" && timed cargo build "${flags[@]}")
     pairs+=("[$check, $build]")
   done
-  cold_check=$(printf '%s\n' "${pairs[@]}" | tr -d '[]' | awk -F', ' '{print $1}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+  cold_check=null
+  [ ${#pairs[@]} -gt 0 ] && cold_check=$(printf '%s\n' "${pairs[@]}" | tr -d '[]' | awk -F', ' '{print $1}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
   pairs_json="[$(IFS=,; echo "${pairs[*]}")]"
   rm -rf "$dir/target"
-  cold_release=$(cd "$dir" && timed cargo build --release "${flags[@]}")
-  binary=$(find "$dir/target/release" -maxdepth 1 -type f -executable | head -1)
-  size=$(stat -c %s "$binary")
-  strip -o "$scratch/stripped" "$binary"; stripped=$(stat -c %s "$scratch/stripped"); rm -f "$scratch/stripped"
-  rm -rf "$dir/target"
+  cold_release=null size=null stripped=null
+  if [ "$release" != 0 ]; then
+    cold_release=$(cd "$dir" && timed cargo build --release "${flags[@]}")
+    binary=$(find "$dir/target/release" -maxdepth 1 -type f -executable | head -1)
+    size=$(stat -c %s "$binary")
+    strip -o "$scratch/stripped" "$binary"; stripped=$(stat -c %s "$scratch/stripped"); rm -f "$scratch/stripped"
+    rm -rf "$dir/target"
+  fi
 
   edit_json=$(min_median "${edits[@]}")
   empty_json=$(min_median "${empty_edits[@]}")

@@ -4,7 +4,8 @@
 #   scaffold_carnet DIR [FEATURE...]
 #                            a `cargo new` crate, then `carnet init carnet` in it (one agent,
 #                            one skill, toolset `notes` with three tools bound in src/notes.rs),
-#                            and src/extra.rs behind the features openai, mcp, mcp-http. With
+#                            and src/extra.rs behind the features openai, mcp, mcp-http,
+#                            gemini, a2a and rig (carnet-rig in a rig agent). With
 #                            FEATUREs (`default` for none), the crate's features are only
 #                            those (and what they imply); the others are declared empty, so its
 #                            lockfile holds what an author building that set has. Cargo
@@ -12,7 +13,8 @@
 #                            all features (220 packages) a no-op build took 0.14-0.19 s, with
 #                            the default set's 40 packages 0.07-0.08 s (bench/RESULTS.md).
 #   scaffold_peer DIR KIND   the same three tools with rmcp (KIND=rmcp, a stdio server) or rig
-#                            (KIND=rig; feature `reqwest` adds its HTTP client)
+#                            (KIND=rig; feature `reqwest` adds its HTTP client), or in a rig
+#                            agent on rig's OpenAI provider (KIND=rig-agent)
 #   from_registry DIR VENDOR carnet's crates from a registry instead of paths (below)
 # Needs $root (the checkout) and $carnet_bin (a built `carnet` CLI).
 
@@ -26,7 +28,13 @@ scaffold_features=(
   'tokens = ["carnet/tokens"]'
   'load = ["carnet/load"]'
   'otel = ["carnet/otel"]'
+  'gemini = ["carnet/gemini", "dep:tokio"]'
+  'a2a = ["carnet/a2a", "dep:tokio"]'
+  'remote-a2a = ["carnet/remote-a2a"]'
 )
+# `rig` (carnet-rig, rig-core with its HTTP client, rig-agent) only when asked for by name: its
+# dependencies are declared only then, so the other scaffolds' lockfiles stay without rig.
+scaffold_rig='rig = ["dep:carnet-rig", "dep:rig-core", "dep:rig-agent", "dep:tokio"]'
 
 scaffold_carnet() {
   local dir="$1" feature
@@ -45,13 +53,21 @@ scaffold_carnet() {
       done
       printf '%s = []\n' "$name"
     done
+    if [ -n "$rig" ]; then printf '%s\n' "$scaffold_rig"; else printf 'rig = []\n'; fi
   }
   # mcp-http implies mcp.
   for feature in "${wanted[@]}"; do [ "$feature" = mcp-http ] && wanted+=(mcp); done
-  local tokio=""
+  local tokio="" rig="" rig_deps=""
   for feature in "${wanted[@]}"; do
-    case "$feature" in openai | mcp) tokio='tokio = { version = "1", features = ["rt"], optional = true }' ;; esac
+    case "$feature" in openai | mcp | gemini | a2a | rig) tokio='tokio = { version = "1", features = ["rt"], optional = true }' ;; esac
+    [ "$feature" = rig ] && rig=1
   done
+  # A rig program's dependencies as its author writes them (rig-core with its HTTP client, as
+  # the peer `rig-reqwest`), and carnet-rig.
+  [ -n "$rig" ] && rig_deps="carnet-rig = { path = \"$root/carnet-rig\", optional = true }
+rig-core = { version = \"=0.44.0\", features = [\"reqwest\"], optional = true }
+rig-agent = { version = \"=0.44.0\", optional = true }"
+
   rm -rf "$dir"
   mkdir -p "$dir/src"
   cat > "$dir/Cargo.toml" <<TOML
@@ -64,6 +80,7 @@ publish = false
 [dependencies]
 carnet = { path = "$root" }
 $tokio
+$rig_deps
 
 [build-dependencies]
 carnet-codegen = { path = "$root/carnet-codegen" }
@@ -108,6 +125,12 @@ from_registry() {
   packaged="$(mktemp -d)"
   (cd "$root" && cargo package --quiet --no-verify --allow-dirty --target-dir "$packaged" \
     -p carnet-manifest -p carnet-codegen -p carnet-runtime -p carnet-macros -p carnet-cli -p carnet)
+  # carnet-rig lives in a workspace of its own: packaged without a lockfile (its carnet-runtime
+  # is the one packaged above).
+  if grep -q '^carnet-rig = ' "$dir/Cargo.toml"; then
+    (cd "$root" && cargo package --quiet --no-verify --allow-dirty --exclude-lockfile --target-dir "$packaged" \
+      --manifest-path carnet-rig/Cargo.toml -p carnet-rig)
+  fi
   (cd "$dir" && cargo vendor --quiet --versioned-dirs "$vendor" >/dev/null)
   for crate in "$packaged"/package/*.crate; do
     name="$(basename "$crate" .crate)"
@@ -115,7 +138,7 @@ from_registry() {
     printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" > "$vendor/$name/.cargo-checksum.json"
   done
   rm -rf "$packaged"
-  sed -i "s|^carnet = { path = \"$root\" }|carnet = \"=0.1.0\"|; s|^carnet-codegen = { path = \"$root/carnet-codegen\" }|carnet-codegen = \"=0.1.0\"|" "$dir/Cargo.toml"
+  sed -i "s|^carnet = { path = \"$root\" }|carnet = \"=0.1.0\"|; s|^carnet-codegen = { path = \"$root/carnet-codegen\" }|carnet-codegen = \"=0.1.0\"|; s|^carnet-rig = { path = \"$root/carnet-rig\", |carnet-rig = { version = \"=0.1.0\", |" "$dir/Cargo.toml"
   grep -q '^carnet = "=0.1.0"' "$dir/Cargo.toml" || { echo "from_registry: scaffold_carnet's Cargo.toml changed; update scaffold.sh" >&2; return 1; }
   mkdir -p "$dir/.cargo"
   printf '[source.crates-io]\nreplace-with = "carnet-packaged"\n\n[source.carnet-packaged]\ndirectory = "%s"\n' "$vendor" > "$dir/.cargo/config.toml"

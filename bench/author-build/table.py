@@ -16,6 +16,8 @@ if sys.argv[1] == "--one":
 
 def check_build(r):
     """The median of the paired runs' check / build (older results: the one pair)."""
+    if r["cold_check"] is None:
+        return None
     pairs = r.get("check_build_pairs") or [[r["cold_check"], r["cold_build"]]]
     ratios = sorted(c / b for c, b in pairs)
     return ratios[(len(ratios) - 1) // 2], len(ratios)
@@ -26,8 +28,13 @@ for line in open(sys.argv[1], encoding="utf-8"):
     if line.strip():
         r = json.loads(line)
         rows[r["config"]] = r
-order = ["carnet", "carnet-openai", "carnet-mcp", "carnet-mcp-http", "rmcp", "rig", "rig-reqwest"]
+order = ["carnet", "carnet-openai", "carnet-mcp", "carnet-mcp-http", "carnet-gemini", "carnet-a2a",
+         "carnet-remote-a2a", "carnet-rig", "rmcp", "rig", "rig-reqwest", "rig-agent"]
 configs = [c for c in order if c in rows] + [c for c in rows if c not in order]
+
+
+def seconds(v):
+    return "–" if v is None else f"{v:.1f}"
 
 
 def pair(v):
@@ -43,9 +50,9 @@ def over_empty(r):
 measures = [
     ("carnet's commit, started (UTC)", lambda r: f"{r['commit']}, {r['started']}" if "commit" in r else "–"),
     ("cold `cargo build`, s", lambda r: f"{r['cold_build']:.1f}"),
-    ("cold `cargo check`, s", lambda r: f"{r['cold_check']:.1f}"),
-    ("check / build (median of the pairs)", lambda r: "{:.2f} ({})".format(*check_build(r))),
-    ("cold `cargo build --release`, s", lambda r: f"{r['cold_release']:.1f}"),
+    ("cold `cargo check`, s", lambda r: seconds(r["cold_check"])),
+    ("check / build (median of the pairs)", lambda r: "–" if check_build(r) is None else "{:.2f} ({})".format(*check_build(r))),
+    ("cold `cargo build --release`, s", lambda r: seconds(r["cold_release"])),
     ("build after a tool edit, s, min / median of 3", lambda r: pair(r["edit_build"])),
     ("an empty crate's edit after each, s, min / median of 3", lambda r: pair(r.get("empty_edit_build"))),
     ("a tool edit / an empty crate's (medians)", lambda r: over_empty(r)),
@@ -53,7 +60,7 @@ measures = [
     ("units (`--timings`)", lambda r: str(r["timings"]["units"])),
     ("rustc time, s", lambda r: f"{r['timings']['rustc_seconds']:.1f}"),
     ("packages built twice", lambda r: ", ".join(r["timings"]["built_twice"]) or "none"),
-    ("release binary, MiB, stripped", lambda r: f"{r['release_stripped_bytes'] / 2**20:.2f}"),
+    ("release binary, MiB, stripped", lambda r: "–" if r["release_stripped_bytes"] is None else f"{r['release_stripped_bytes'] / 2**20:.2f}"),
 ]
 print("| measure | " + " | ".join(configs) + " |")
 print("| --- |" + " --- |" * len(configs))
