@@ -274,6 +274,9 @@ mod guide {
     #[cfg(feature = "remote")]
     #[doc = include_str!("../docs/remote-toolsets.md")]
     struct RemoteToolsets;
+    #[cfg(feature = "remote-oauth")]
+    #[doc = include_str!("../docs/oauth.md")]
+    struct OAuth;
     #[doc = include_str!("../docs/serving.md")]
     struct Serving;
     #[doc = include_str!("../docs/a2a.md")]

@@ -522,7 +522,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             options,
         } => {
             let (_, manifest) = checked(cli)?;
-            serve_a2a::run(&manifest, agent, *mode, *preset, vars, options)
+            serve_a2a::run(&manifest, carnet_dir(cli), agent, *mode, *preset, vars, options)
         }
         Command::Explain { code } => explain::run(code.as_deref(), cli.format == Format::Json).map_err(Failure::usage),
         Command::Show { kind, name } => {

@@ -103,6 +103,7 @@ impl A2aOptions {
 /// works; calling one is an error result the model reads).
 pub(crate) fn run(
     manifest: &Manifest,
+    dir: Option<&std::path::Path>,
     agent: &str,
     mode: crate::tools::Mode,
     preset: crate::tools::PresetArg,
@@ -117,9 +118,9 @@ pub(crate) fn run(
         .build()
         .map_err(|e| Failure::content(format!("error: {e}")))?;
     if let Some(entry) = manifest.agent(agent) {
-        // `serve-a2a` is given the manifest, not where it was read: the command names no
-        // crate (`cargo run -- ...`, as after `--manifest`).
-        let unseen = Unseen::reachable(manifest, Source::Markdown(None), entry);
+        // The command names the author's crate when the content was read from a directory
+        // (`--manifest-path`), none after `--manifest`.
+        let unseen = Unseen::reachable(manifest, Source::Markdown(dir), entry);
         let mut args = vec!["serve-a2a", agent, "--model", &options.model];
         if options.http != DEFAULT_HTTP {
             args.extend(["--http", &options.http]);

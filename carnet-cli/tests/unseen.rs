@@ -233,7 +233,10 @@ fn serve_a2a_names_the_rust_tools_and_the_program_command() {
     assert!(err.contains("calling one returns an error result to it"), "{err}");
     assert_eq!(
         truth(&err).0,
-        format!("cargo run -- serve-a2a researcher --model {model} --http 127.0.0.1:0")
+        format!(
+            "cargo run --manifest-path {} -- serve-a2a researcher --model {model} --http 127.0.0.1:0",
+            example_crate()
+        )
     );
     assert!(
         err.contains("tools implemented in Rust can be loaded, not run"),
