@@ -175,15 +175,14 @@ fn check_endpoint(server: &str, endpoint: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use ring::signature::{self, EcdsaKeyPair, UnparsedPublicKey, VerificationAlgorithm};
+    use ring::signature::{self, UnparsedPublicKey, VerificationAlgorithm};
     use serde_json::{Value, json};
 
     use super::*;
 
+    /// A P-256 key made for these tests only (`openssl ecparam`, then `openssl pkcs8 -topk8`).
     fn ec_key() -> PrivateKey {
-        let pkcs8 =
-            EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new()).unwrap();
-        PrivateKey::from_pem(&super::super::key::tests::pem("PRIVATE KEY", pkcs8.as_ref())).unwrap()
+        PrivateKey::from_pem(include_str!("testdata/ec-pkcs8.pem")).unwrap()
     }
 
     fn part(text: &str) -> Value {

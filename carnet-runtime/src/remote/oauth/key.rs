@@ -168,7 +168,7 @@ impl PartialEq for PrivateKey {
 impl Eq for PrivateKey {}
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
     /// Keys made for these tests only (`openssl genpkey`), never used elsewhere.
@@ -177,7 +177,7 @@ pub(crate) mod tests {
     const EC_SEC1: &str = include_str!("testdata/ec-sec1.pem");
 
     /// `der` as a PEM block labelled `label`.
-    pub(crate) fn pem(label: &str, der: &[u8]) -> String {
+    fn pem(label: &str, der: &[u8]) -> String {
         let text = base64::engine::general_purpose::STANDARD.encode(der);
         let lines: Vec<&str> = text
             .as_bytes()
