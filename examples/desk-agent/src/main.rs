@@ -18,7 +18,7 @@
 
 use carnet::Carnet;
 use carnet::chat::{self, Step};
-use desk_agent::manifest::{MANIFEST, Toolsets, agents, toolsets};
+use desk_agent::manifest::{MANIFEST, Toolsets, agents};
 use desk_agent::{Notes, ScriptedDesk, question};
 
 fn main() {
