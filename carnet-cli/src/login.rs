@@ -10,7 +10,7 @@ use std::time::Duration;
 use carnet_codegen::{RemoteProtocol, RemoteToolset, Report};
 use carnet_runtime::RemoteOptions;
 use carnet_runtime::remote::Server;
-use carnet_runtime::remote::oauth::{Client, FileStore, Loopback, OAuth, Session, TokenStore as _};
+use carnet_runtime::remote::oauth::{Client, FileStore, Loopback, OAuth, ServerSession, TokenStore as _};
 
 use crate::{Failure, printable};
 
@@ -77,7 +77,7 @@ pub(crate) fn login(report: &Report, request: &Login<'_>) -> Result<(), Failure>
     let options = RemoteOptions::default()
         .connect_timeout(request.timeout + Duration::from_secs(30))
         .oauth(oauth);
-    let session = Session::new(request.toolset, server, options);
+    let session = ServerSession::new(request.toolset, server, options);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -3,7 +3,7 @@
 //! scenario server's URL, and names the scenario (and its credentials, for some) in
 //! `MCP_CONFORMANCE_SCENARIO` and `MCP_CONFORMANCE_CONTEXT`.
 //!
-//! Everything goes through carnet's own client: [`Session`] connects as the engine does
+//! Everything goes through carnet's own client: [`ServerSession`] connects as the engine does
 //! (the same connection, sign-in and relay code), signs in when the server answers 401
 //! (the suite's authorization servers approve at once: [`Redirects`] takes the redirect
 //! they answer with, as the suite's reference clients do), lists the tools and calls each
@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use carnet_runtime::RemoteOptions;
 use carnet_runtime::remote::Server;
-use carnet_runtime::remote::oauth::{Client, MemoryStore, OAuth, PrivateKey, Redirects, Session};
+use carnet_runtime::remote::oauth::{Client, MemoryStore, OAuth, PrivateKey, Redirects, ServerSession};
 use serde_json::{Map, Value, json};
 
 /// The toolset name the session goes by.
@@ -77,7 +77,7 @@ async fn run(url: &str) -> Result<(), String> {
         .call_timeout(Duration::from_secs(20))
         .oauth(oauth);
     let server = Server::from_json(&json!({ "url": url })).map_err(|e| e.to_string())?;
-    let session = Session::new(TOOLSET, server, options).on_elicitation(Arc::new(|params: Value| {
+    let session = ServerSession::new(TOOLSET, server, options).on_elicitation(Arc::new(|params: Value| {
         Box::pin(async move { Ok(json!({ "action": "accept", "content": defaults(&params["requestedSchema"]) })) })
     }));
     let tools = session.tools().await?;

@@ -33,5 +33,5 @@ mod store;
 pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
 pub use key::{Algorithm, PrivateKey};
 pub use options::{Client, OAuth};
-pub use session::{ElicitationHandler, Session};
+pub use session::{ElicitationHandler, ServerSession};
 pub use store::{FileStore, MemoryStore, TOKEN_FILE, TokenStore};

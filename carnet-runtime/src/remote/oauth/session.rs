@@ -19,25 +19,25 @@ pub type ElicitationHandler = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Val
 
 /// A connection to the server of remote toolset `toolset`, made as the engine makes it
 /// (signed in as [`RemoteOptions::oauth`] says).
-pub struct Session {
+pub struct ServerSession {
     upstream: Upstream,
     elicitation: Option<ElicitationHandler>,
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for ServerSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
+        f.debug_struct("ServerSession")
             .field("toolset", &self.upstream.toolset)
             .field("elicitation", &self.elicitation.is_some())
             .finish_non_exhaustive()
     }
 }
 
-impl Session {
+impl ServerSession {
     /// A session with the server of `toolset`, described by `server`; connected on first use.
     pub fn new(toolset: impl Into<String>, server: Server, options: RemoteOptions) -> Self {
         let toolset = toolset.into();
-        Session {
+        ServerSession {
             upstream: Upstream::new(toolset.clone(), toolset, server, HashMap::new(), options),
             elicitation: None,
         }
