@@ -1,3 +1,9 @@
+//! The `rig` peer's program (`../rig/src/main.rs`) again, line for line, with a rig agent on
+//! rig's OpenAI provider besides: what a rig program is before it adopts carnet. The copy is the
+//! point of the benchmark: `run.sh` builds each peer alone from its `main.rs` (copied into a
+//! fresh directory) and measures an edit of the tool in that file, so a peer cannot share its
+//! tools with another through a crate or an `include!` without changing what is measured.
+
 use std::sync::Mutex;
 
 use rig::tool::{PortableTool, ToolExecutionError};
