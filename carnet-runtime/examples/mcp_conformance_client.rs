@@ -10,6 +10,10 @@
 //! one with arguments made from its schema, answering elicitations with the defaults the
 //! request's schema gives. Tokens stay in memory.
 //!
+//! The enterprise-managed authorization scenario (SEP-990) gives an identity provider and an
+//! ID token: the client signs in ahead with [`Enterprise::sign_in`] (token exchange at the
+//! identity provider, then the JWT bearer grant), and the session finds the token stored.
+//!
 //! Run by `tests/conformance/run.sh`; by hand:
 //!
 //! ```text
@@ -24,7 +28,9 @@ use std::time::Duration;
 
 use carnet_runtime::RemoteOptions;
 use carnet_runtime::remote::Server;
-use carnet_runtime::remote::oauth::{Client, MemoryStore, OAuth, PrivateKey, Redirects, ServerSession};
+use carnet_runtime::remote::oauth::{
+    Client, Enterprise, IdToken, IdentityProvider, MemoryStore, OAuth, PrivateKey, Redirects, ServerSession,
+};
 use serde_json::{Map, Value, json};
 
 /// The toolset name the session goes by.
@@ -71,6 +77,20 @@ async fn run(url: &str) -> Result<(), String> {
         } else {
             oauth.preregistered(TOOLSET, client)
         };
+    }
+    if let (Some(issuer), Some(endpoint), Some(id_token)) =
+        (field("idp_issuer"), field("idp_token_endpoint"), field("idp_id_token"))
+    {
+        let idp = IdentityProvider::new(
+            issuer,
+            endpoint,
+            Client::new(field("idp_client_id").unwrap_or_default(), None),
+        );
+        let client = Client::new(field("client_id").unwrap_or_default(), field("client_secret"));
+        let granted = Enterprise::new(idp, IdToken::new(id_token), client)
+            .sign_in(&oauth, url)
+            .await?;
+        eprintln!("signed in through the identity provider: scopes {granted:?}");
     }
     let options = RemoteOptions::default()
         .connect_timeout(Duration::from_secs(20))

@@ -215,7 +215,8 @@ impl Flow {
         let Some(authorizer) = &self.oauth.authorizer else {
             return Err(self.refused(format!(
                 "carnet holds no valid token for it; sign in with {} (or give `RemoteOptions` an \
-                 authorizer or client credentials)",
+                 authorizer or client credentials, or sign in with an identity provider's ID \
+                 token: `Enterprise::sign_in`)",
                 self.login_hint()
             )));
         };

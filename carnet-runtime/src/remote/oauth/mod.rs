@@ -16,7 +16,9 @@
 //! ([`OAuth::client_credentials`]) or a private key that signs a JWT
 //! ([`OAuth::client_credentials_jwt`], RFC 7523, ES256 or RS256, signed with ring).
 //! Without either, a server with no stored token is refused with a message that says how
-//! to sign in.
+//! to sign in. A program holding an ID token from the enterprise's identity provider signs
+//! in with [`Enterprise::sign_in`] (SEP-990: the ID token exchanged for an ID-JAG, then the
+//! JWT bearer grant).
 //!
 //! Tokens live in a [`TokenStore`] keyed by the server's URL: by default a [`FileStore`]
 //! (`tokens.json`, mode 0600, in `$CARNET_OAUTH_DIR`, else `~/.config/carnet/oauth`).
@@ -24,6 +26,7 @@
 
 mod authorizer;
 pub(super) mod client;
+mod enterprise;
 mod jwt;
 mod key;
 pub(crate) mod options;
@@ -31,6 +34,7 @@ mod session;
 mod store;
 
 pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
+pub use enterprise::{Enterprise, IdToken, IdentityProvider};
 pub use key::{Algorithm, PrivateKey};
 pub use options::{Client, OAuth};
 pub use session::{ElicitationHandler, ServerSession};

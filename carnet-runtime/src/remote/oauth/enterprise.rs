@@ -1,0 +1,307 @@
+//! Enterprise-managed authorization (SEP-990, "cross-app access"): a program that holds an
+//! ID token from the enterprise's identity provider signs in to an MCP server without a
+//! browser. The ID token is exchanged at the identity provider for an identity assertion JWT
+//! authorization grant (an ID-JAG: RFC 8693 token exchange), which the MCP server's
+//! authorization server takes for an access token (the JWT bearer grant, RFC 7523).
+//!
+//! Both exchanges are rmcp's (`rmcp::transport::auth::enterprise`): it checks the ID-JAG's
+//! type, issuer, audience, client, resource and scopes before presenting it, bounds each
+//! answer (1 MiB, 30 s) and keeps no response body in its errors. carnet adds the discovery
+//! (the server's protected-resource metadata, then its authorization server's), the client
+//! authentication the authorization server advertises, messages that say which side refused
+//! what, and the token stored where the server's other tokens are.
+
+use std::fmt;
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use oauth2::ClientSecret;
+use rmcp::transport::auth::enterprise::{
+    EmaAccessToken, EmaAuthorizationServer, EmaClientAuthentication, EmaError, EmaExchangeRequest, EmaExchangeStage,
+};
+use rmcp::transport::auth::{
+    AuthorizationManager, AuthorizationMetadataSource, CredentialStore as _, StoredCredentials,
+    default_oauth_http_client,
+};
+
+use super::jwt;
+use super::options::{Client, OAuth};
+use super::store::Entry;
+
+/// The longest ID token read from a file or the environment.
+const MAX_ID_TOKEN_BYTES: usize = 64 << 10;
+
+/// Where the identity provider's ID token comes from; read again at each sign-in, so a token
+/// file an agent keeps fresh (a mounted secret, a sidecar's output) is picked up as it changes.
+/// `Debug` names the source, never the token.
+#[derive(Clone)]
+pub struct IdToken(Source);
+
+#[derive(Clone)]
+enum Source {
+    Value(String),
+    Env(String),
+    File(PathBuf),
+}
+
+impl IdToken {
+    /// The ID token itself.
+    pub fn new(token: impl Into<String>) -> Self {
+        IdToken(Source::Value(token.into()))
+    }
+
+    /// The ID token in environment variable `var`.
+    pub fn from_env(var: impl Into<String>) -> Self {
+        IdToken(Source::Env(var.into()))
+    }
+
+    /// The ID token in the file at `path` (surrounding whitespace ignored; at most 64 KiB).
+    pub fn from_file(path: impl Into<PathBuf>) -> Self {
+        IdToken(Source::File(path.into()))
+    }
+
+    /// The token, trimmed.
+    ///
+    /// # Errors
+    ///
+    /// The variable is not set, the file cannot be read or is over 64 KiB, or the token is
+    /// empty.
+    fn read(&self) -> Result<String, String> {
+        let (token, from) = match &self.0 {
+            Source::Value(token) => (token.clone(), "the ID token given".to_owned()),
+            Source::Env(var) => (
+                std::env::var(var).map_err(|e| format!("the ID token's variable `{var}`: {e}"))?,
+                format!("the ID token in `{var}`"),
+            ),
+            Source::File(path) => {
+                let shown = path.display();
+                let file = std::fs::File::open(path).map_err(|e| format!("the ID token's file `{shown}`: {e}"))?;
+                let mut text = String::new();
+                file.take(MAX_ID_TOKEN_BYTES as u64 + 1)
+                    .read_to_string(&mut text)
+                    .map_err(|e| format!("the ID token's file `{shown}`: {e}"))?;
+                if text.len() > MAX_ID_TOKEN_BYTES {
+                    return Err(format!(
+                        "the ID token's file `{shown}` is over {MAX_ID_TOKEN_BYTES} bytes"
+                    ));
+                }
+                (text, format!("the ID token in `{shown}`"))
+            }
+        };
+        let token = token.trim();
+        if token.is_empty() {
+            return Err(format!("{from} is empty"));
+        }
+        if token.len() > MAX_ID_TOKEN_BYTES {
+            return Err(format!("{from} is over {MAX_ID_TOKEN_BYTES} bytes"));
+        }
+        Ok(token.to_owned())
+    }
+}
+
+impl fmt::Debug for IdToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Source::Value(_) => f.write_str("IdToken(<redacted>)"),
+            Source::Env(var) => write!(f, "IdToken(env {var})"),
+            Source::File(path) => write!(f, "IdToken(file {})", path.display()),
+        }
+    }
+}
+
+/// The enterprise's identity provider: its issuer, its token endpoint, and the client the
+/// program is registered as there (a secret is sent with HTTP Basic; none: a public client).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdentityProvider {
+    issuer: String,
+    token_endpoint: String,
+    client: Client,
+}
+
+impl IdentityProvider {
+    /// The identity provider `issuer` (as its metadata and ID tokens name it), whose token
+    /// endpoint is `token_endpoint`, where the program is `client`.
+    pub fn new(issuer: impl Into<String>, token_endpoint: impl Into<String>, client: Client) -> Self {
+        IdentityProvider {
+            issuer: issuer.into(),
+            token_endpoint: token_endpoint.into(),
+            client,
+        }
+    }
+}
+
+/// Enterprise-managed sign-in to one MCP server: the identity provider, the ID token, and the
+/// client the program is registered as at the MCP server's authorization server.
+///
+/// The token obtained goes to [`OAuth`]'s store, keyed by the server's URL, where the engine
+/// and [`ServerSession`](super::ServerSession) find it. It comes with no refresh token (the
+/// grant is the ID-JAG, used once): when it expires, sign in again with a fresh ID token.
+#[derive(Clone, Debug)]
+pub struct Enterprise {
+    idp: IdentityProvider,
+    id_token: IdToken,
+    client: Client,
+}
+
+/// The MCP server's authorization server, as discovered.
+struct ResourceServer {
+    issuer: String,
+    token_endpoint: String,
+    /// `token_endpoint_auth_methods_supported`, if the metadata names them.
+    auth_methods: Option<Vec<String>>,
+}
+
+impl Enterprise {
+    /// Signs in through `idp` with `id_token`, as `client` at the MCP server's authorization
+    /// server (a secret is sent with HTTP Basic, or in the form when that is all the server
+    /// advertises; none: a public client).
+    #[must_use]
+    pub fn new(idp: IdentityProvider, id_token: IdToken, client: Client) -> Self {
+        Enterprise { idp, id_token, client }
+    }
+
+    /// Signs in to the MCP server at `server` and stores the token in `oauth`'s store; the
+    /// scopes granted. The scopes asked for are [`OAuth::scopes`], else the server's
+    /// `scopes_supported` (none: the identity provider decides).
+    ///
+    /// # Errors
+    ///
+    /// The server's authorization server cannot be discovered, the ID token cannot be read,
+    /// the identity provider or the authorization server refuses or answers with something
+    /// that is not a valid grant or token (the message says which, and why), or the store
+    /// cannot be written.
+    pub async fn sign_in(&self, oauth: &OAuth, server: &str) -> Result<Vec<String>, String> {
+        let manager = AuthorizationManager::new(server)
+            .await
+            .map_err(|e| format!("`{server}` is not a URL OAuth can use: {e}"))?;
+        let resolution = manager
+            .resolve_metadata()
+            .await
+            .map_err(|e| format!("the authorization server of `{server}` cannot be discovered: {e}"))?;
+        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+            return Err(format!(
+                "`{server}` publishes no authorization server metadata: enterprise-managed \
+                 authorization needs the authorization server's issuer"
+            ));
+        }
+        let metadata = resolution.metadata;
+        let issuer = metadata.issuer.clone().ok_or_else(|| {
+            format!(
+                "the authorization server of `{server}` names no issuer in its metadata (an ID-JAG is addressed to it)"
+            )
+        })?;
+        let auth_methods = metadata
+            .additional_fields
+            .get("token_endpoint_auth_methods_supported")
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        let scopes = if oauth.scopes.is_empty() {
+            // No refresh token comes of an ID-JAG: `offline_access` would be refused or ignored.
+            let mut scopes = manager.select_initial_scopes(&[]).await;
+            scopes.retain(|s| s != "offline_access");
+            scopes
+        } else {
+            oauth.scopes.clone()
+        };
+        let resource = ResourceServer {
+            issuer: issuer.clone(),
+            token_endpoint: metadata.token_endpoint,
+            auth_methods,
+        };
+        let token = self.exchange(&resource, server, &scopes).await?;
+        let mut granted: Vec<String> = token.scopes.into_iter().collect();
+        granted.sort();
+        let response = serde_json::json!({
+            "access_token": token.access_token.secret(),
+            "token_type": "bearer",
+            "expires_in": token.expires_in.map(|d| d.as_secs()),
+        });
+        let response =
+            serde_json::from_value(response).map_err(|e| format!("the token for `{server}` cannot be stored: {e}"))?;
+        let stored = StoredCredentials::new(
+            self.client.id.clone(),
+            Some(response),
+            granted.clone(),
+            Some(jwt::now()),
+        )
+        .with_issuer(Some(issuer));
+        let entry = Entry {
+            store: std::sync::Arc::clone(&oauth.store),
+            server: server.to_owned(),
+        };
+        entry
+            .save(stored)
+            .await
+            .map_err(|e| format!("the token for `{server}` cannot be stored: {e}"))?;
+        Ok(granted)
+    }
+
+    /// The two exchanges: the ID token for an ID-JAG at the identity provider, the ID-JAG
+    /// for an access token to `server` at `resource`.
+    async fn exchange(
+        &self,
+        resource: &ResourceServer,
+        server: &str,
+        scopes: &[String],
+    ) -> Result<EmaAccessToken, String> {
+        let id_token = self.id_token.read()?;
+        let idp = EmaAuthorizationServer::new(&self.idp.issuer, &self.idp.token_endpoint, &self.idp.client.id)
+            .with_client_authentication(authentication(&self.idp.client, None));
+        let resource_as = EmaAuthorizationServer::new(&resource.issuer, &resource.token_endpoint, &self.client.id)
+            .with_client_authentication(authentication(&self.client, resource.auth_methods.as_deref()));
+        let http = default_oauth_http_client().map_err(|e| format!("no HTTP client: {e}"))?;
+        EmaExchangeRequest::new_with_id_token(idp, resource_as, server, &id_token)
+            .with_scopes(scopes.iter().cloned())
+            .exchange(&http, &http)
+            .await
+            .map_err(|e| self.explain(&e, &resource.issuer, server))
+    }
+
+    /// What went wrong, and where.
+    fn explain(&self, error: &EmaError, resource_issuer: &str, server: &str) -> String {
+        let who = |stage: &EmaExchangeStage| match stage {
+            EmaExchangeStage::IdentityProvider => format!("the identity provider `{}`", self.idp.issuer),
+            _ => format!("the authorization server `{resource_issuer}`"),
+        };
+        let why = match error {
+            EmaError::InvalidRequest(why) => format!("the sign-in cannot be made: {why}"),
+            EmaError::InvalidResponse { stage, message } => {
+                format!("{} answered with no valid grant: {message}", who(stage))
+            }
+            EmaError::RequestFailed(stage) => format!(
+                "the request to {} failed: not reachable, no answer within 30 s, or an answer over 1 MiB",
+                who(stage)
+            ),
+            EmaError::InvalidGrant(EmaExchangeStage::IdentityProvider) => format!(
+                "{} refused the ID token (invalid_grant): it may have expired; sign in again with a fresh one",
+                who(&EmaExchangeStage::IdentityProvider)
+            ),
+            EmaError::InvalidGrant(stage) => format!("{} refused the ID-JAG (invalid_grant)", who(stage)),
+            EmaError::InsufficientUserAuthentication(stage) => format!(
+                "{} wants the user to sign in again at the identity provider (insufficient_user_authentication)",
+                who(stage)
+            ),
+            EmaError::OAuthRejected { stage, status, code } => format!("{} refused ({status}): {code}", who(stage)),
+            other => other.to_string(),
+        };
+        format!("enterprise-managed sign-in to `{server}`: {why}")
+    }
+}
+
+/// How `client` authenticates at a token endpoint that advertises `methods` (`None`: not
+/// said, HTTP Basic, RFC 8414's default).
+fn authentication(client: &Client, methods: Option<&[String]>) -> EmaClientAuthentication {
+    let Some(secret) = &client.secret else {
+        return EmaClientAuthentication::None;
+    };
+    let secret = ClientSecret::new(secret.clone());
+    let offers = |method: &str| methods.is_some_and(|m| m.iter().any(|x| x == method));
+    if offers("client_secret_post") && !offers("client_secret_basic") {
+        EmaClientAuthentication::ClientSecretPost(secret)
+    } else {
+        EmaClientAuthentication::ClientSecretBasic(secret)
+    }
+}
+
+#[cfg(test)]
+#[path = "enterprise_tests.rs"]
+mod tests;
