@@ -12,7 +12,9 @@
 //!
 //! The enterprise-managed authorization scenario (SEP-990) gives an identity provider and an
 //! ID token: the client signs in ahead with [`Enterprise::sign_in`] (token exchange at the
-//! identity provider, then the JWT bearer grant), and the session finds the token stored.
+//! identity provider, then the JWT bearer grant), and the session finds the token stored. So
+//! does the workload identity federation scenario, with [`Workload::sign_in`] and the
+//! workload's JWT.
 //!
 //! Run by `tests/conformance/run.sh`; by hand:
 //!
@@ -29,7 +31,8 @@ use std::time::Duration;
 use carnet_runtime::RemoteOptions;
 use carnet_runtime::remote::Server;
 use carnet_runtime::remote::oauth::{
-    Client, Enterprise, IdToken, IdentityProvider, MemoryStore, OAuth, PrivateKey, Redirects, ServerSession,
+    Client, Enterprise, IdentityProvider, MemoryStore, OAuth, PrivateKey, Redirects, ServerSession, TokenSource,
+    Workload,
 };
 use serde_json::{Map, Value, json};
 
@@ -87,10 +90,15 @@ async fn run(url: &str) -> Result<(), String> {
             Client::new(field("idp_client_id").unwrap_or_default(), None),
         );
         let client = Client::new(field("client_id").unwrap_or_default(), field("client_secret"));
-        let granted = Enterprise::new(idp, IdToken::new(id_token), client)
+        let granted = Enterprise::new(idp, TokenSource::new(id_token), client)
             .sign_in(&oauth, url)
             .await?;
         eprintln!("signed in through the identity provider: scopes {granted:?}");
+    }
+    if let (Some(id), Some(jwt)) = (field("client_id"), field("valid_jwt")) {
+        // Workload identity federation: the workload's JWT is the grant.
+        let granted = Workload::new(id, TokenSource::new(jwt)).sign_in(&oauth, url).await?;
+        eprintln!("signed in with the workload's token: scopes {granted:?}");
     }
     let options = RemoteOptions::default()
         .connect_timeout(Duration::from_secs(20))

@@ -10,6 +10,9 @@
 //! (the server's protected-resource metadata, then its authorization server's), the client
 //! authentication the authorization server advertises, messages that say which side refused
 //! what, and the token stored where the server's other tokens are.
+//!
+//! Workload identity federation (SEP-1933, [`Workload`]) is the same JWT bearer grant with no
+//! identity provider in between: a workload presents the JWT its platform issued it.
 
 use std::fmt;
 use std::io::Read as _;
@@ -28,14 +31,21 @@ use super::jwt;
 use super::options::{Client, OAuth};
 use super::store::Entry;
 
-/// The longest ID token read from a file or the environment.
-const MAX_ID_TOKEN_BYTES: usize = 64 << 10;
+/// The grant type of RFC 7523's JWT bearer grant.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The longest a workload's token request may take.
+const GRANT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// The longest answer read from a token endpoint.
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+/// The longest token read from a file or the environment.
+const MAX_TOKEN_BYTES: usize = 64 << 10;
 
-/// Where the identity provider's ID token comes from; read again at each sign-in, so a token
-/// file an agent keeps fresh (a mounted secret, a sidecar's output) is picked up as it changes.
-/// `Debug` names the source, never the token.
+/// Where a token the program holds comes from (an identity provider's ID token for
+/// [`Enterprise`], a workload's JWT for [`Workload`]); read again at each sign-in, so a token
+/// file kept fresh by someone else (a mounted secret, a sidecar's output) is picked up as it
+/// changes. `Debug` names the source, never the token.
 #[derive(Clone)]
-pub struct IdToken(Source);
+pub struct TokenSource(Source);
 
 #[derive(Clone)]
 enum Source {
@@ -44,20 +54,20 @@ enum Source {
     File(PathBuf),
 }
 
-impl IdToken {
-    /// The ID token itself.
+impl TokenSource {
+    /// The token itself.
     pub fn new(token: impl Into<String>) -> Self {
-        IdToken(Source::Value(token.into()))
+        TokenSource(Source::Value(token.into()))
     }
 
-    /// The ID token in environment variable `var`.
+    /// The token in environment variable `var`.
     pub fn from_env(var: impl Into<String>) -> Self {
-        IdToken(Source::Env(var.into()))
+        TokenSource(Source::Env(var.into()))
     }
 
-    /// The ID token in the file at `path` (surrounding whitespace ignored; at most 64 KiB).
+    /// The token in the file at `path` (surrounding whitespace ignored; at most 64 KiB).
     pub fn from_file(path: impl Into<PathBuf>) -> Self {
-        IdToken(Source::File(path.into()))
+        TokenSource(Source::File(path.into()))
     }
 
     /// The token, trimmed.
@@ -68,43 +78,41 @@ impl IdToken {
     /// empty.
     fn read(&self) -> Result<String, String> {
         let (token, from) = match &self.0 {
-            Source::Value(token) => (token.clone(), "the ID token given".to_owned()),
+            Source::Value(token) => (token.clone(), "the token given".to_owned()),
             Source::Env(var) => (
-                std::env::var(var).map_err(|e| format!("the ID token's variable `{var}`: {e}"))?,
-                format!("the ID token in `{var}`"),
+                std::env::var(var).map_err(|e| format!("the token's variable `{var}`: {e}"))?,
+                format!("the token in `{var}`"),
             ),
             Source::File(path) => {
                 let shown = path.display();
-                let file = std::fs::File::open(path).map_err(|e| format!("the ID token's file `{shown}`: {e}"))?;
+                let file = std::fs::File::open(path).map_err(|e| format!("the token's file `{shown}`: {e}"))?;
                 let mut text = String::new();
-                file.take(MAX_ID_TOKEN_BYTES as u64 + 1)
+                file.take(MAX_TOKEN_BYTES as u64 + 1)
                     .read_to_string(&mut text)
-                    .map_err(|e| format!("the ID token's file `{shown}`: {e}"))?;
-                if text.len() > MAX_ID_TOKEN_BYTES {
-                    return Err(format!(
-                        "the ID token's file `{shown}` is over {MAX_ID_TOKEN_BYTES} bytes"
-                    ));
+                    .map_err(|e| format!("the token's file `{shown}`: {e}"))?;
+                if text.len() > MAX_TOKEN_BYTES {
+                    return Err(format!("the token's file `{shown}` is over {MAX_TOKEN_BYTES} bytes"));
                 }
-                (text, format!("the ID token in `{shown}`"))
+                (text, format!("the token in `{shown}`"))
             }
         };
         let token = token.trim();
         if token.is_empty() {
             return Err(format!("{from} is empty"));
         }
-        if token.len() > MAX_ID_TOKEN_BYTES {
-            return Err(format!("{from} is over {MAX_ID_TOKEN_BYTES} bytes"));
+        if token.len() > MAX_TOKEN_BYTES {
+            return Err(format!("{from} is over {MAX_TOKEN_BYTES} bytes"));
         }
         Ok(token.to_owned())
     }
 }
 
-impl fmt::Debug for IdToken {
+impl fmt::Debug for TokenSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Source::Value(_) => f.write_str("IdToken(<redacted>)"),
-            Source::Env(var) => write!(f, "IdToken(env {var})"),
-            Source::File(path) => write!(f, "IdToken(file {})", path.display()),
+            Source::Value(_) => f.write_str("TokenSource(<redacted>)"),
+            Source::Env(var) => write!(f, "TokenSource(env {var})"),
+            Source::File(path) => write!(f, "TokenSource(file {})", path.display()),
         }
     }
 }
@@ -139,7 +147,7 @@ impl IdentityProvider {
 #[derive(Clone, Debug)]
 pub struct Enterprise {
     idp: IdentityProvider,
-    id_token: IdToken,
+    id_token: TokenSource,
     client: Client,
 }
 
@@ -156,7 +164,7 @@ impl Enterprise {
     /// server (a secret is sent with HTTP Basic, or in the form when that is all the server
     /// advertises; none: a public client).
     #[must_use]
-    pub fn new(idp: IdentityProvider, id_token: IdToken, client: Client) -> Self {
+    pub fn new(idp: IdentityProvider, id_token: TokenSource, client: Client) -> Self {
         Enterprise { idp, id_token, client }
     }
 
@@ -171,42 +179,7 @@ impl Enterprise {
     /// that is not a valid grant or token (the message says which, and why), or the store
     /// cannot be written.
     pub async fn sign_in(&self, oauth: &OAuth, server: &str) -> Result<Vec<String>, String> {
-        let manager = AuthorizationManager::new(server)
-            .await
-            .map_err(|e| format!("`{server}` is not a URL OAuth can use: {e}"))?;
-        let resolution = manager
-            .resolve_metadata()
-            .await
-            .map_err(|e| format!("the authorization server of `{server}` cannot be discovered: {e}"))?;
-        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
-            return Err(format!(
-                "`{server}` publishes no authorization server metadata: enterprise-managed \
-                 authorization needs the authorization server's issuer"
-            ));
-        }
-        let metadata = resolution.metadata;
-        let issuer = metadata.issuer.clone().ok_or_else(|| {
-            format!(
-                "the authorization server of `{server}` names no issuer in its metadata (an ID-JAG is addressed to it)"
-            )
-        })?;
-        let auth_methods = metadata
-            .additional_fields
-            .get("token_endpoint_auth_methods_supported")
-            .and_then(|v| serde_json::from_value(v.clone()).ok());
-        let scopes = if oauth.scopes.is_empty() {
-            // No refresh token comes of an ID-JAG: `offline_access` would be refused or ignored.
-            let mut scopes = manager.select_initial_scopes(&[]).await;
-            scopes.retain(|s| s != "offline_access");
-            scopes
-        } else {
-            oauth.scopes.clone()
-        };
-        let resource = ResourceServer {
-            issuer: issuer.clone(),
-            token_endpoint: metadata.token_endpoint,
-            auth_methods,
-        };
+        let (resource, scopes) = discover(oauth, server).await?;
         let token = self.exchange(&resource, server, &scopes).await?;
         let mut granted: Vec<String> = token.scopes.into_iter().collect();
         granted.sort();
@@ -215,24 +188,7 @@ impl Enterprise {
             "token_type": "bearer",
             "expires_in": token.expires_in.map(|d| d.as_secs()),
         });
-        let response =
-            serde_json::from_value(response).map_err(|e| format!("the token for `{server}` cannot be stored: {e}"))?;
-        let stored = StoredCredentials::new(
-            self.client.id.clone(),
-            Some(response),
-            granted.clone(),
-            Some(jwt::now()),
-        )
-        .with_issuer(Some(issuer));
-        let entry = Entry {
-            store: std::sync::Arc::clone(&oauth.store),
-            server: server.to_owned(),
-        };
-        entry
-            .save(stored)
-            .await
-            .map_err(|e| format!("the token for `{server}` cannot be stored: {e}"))?;
-        Ok(granted)
+        store(oauth, server, &self.client.id, response, granted, resource.issuer).await
     }
 
     /// The two exchanges: the ID token for an ID-JAG at the identity provider, the ID-JAG
@@ -285,6 +241,206 @@ impl Enterprise {
         };
         format!("enterprise-managed sign-in to `{server}`: {why}")
     }
+}
+
+/// Workload identity federation (SEP-1933): a workload (a CI job, a pod, a cloud function)
+/// signs in to an MCP server with the JWT its platform issues it, presented as the grant
+/// itself (RFC 7523's JWT bearer grant) at the server's authorization server, which trusts the
+/// platform's issuer. No secret and no person; one request, never retried: a refusal is
+/// final, and its message names the authorization server's error.
+///
+/// Like [`Enterprise`], the token obtained goes to [`OAuth`]'s store, with no refresh token:
+/// when it expires, sign in again with a fresh workload token.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    client_id: String,
+    token: TokenSource,
+}
+
+impl Workload {
+    /// Signs in as the client `client_id` (a public client: the JWT is the credential) with
+    /// the workload's JWT from `token`.
+    #[must_use]
+    pub fn new(client_id: impl Into<String>, token: TokenSource) -> Self {
+        Workload {
+            client_id: client_id.into(),
+            token,
+        }
+    }
+
+    /// Signs in to the MCP server at `server` and stores the token in `oauth`'s store; the
+    /// scopes granted (those asked for when the answer names none). The scopes asked for are
+    /// [`OAuth::scopes`], else the server's `scopes_supported`.
+    ///
+    /// # Errors
+    ///
+    /// The server's authorization server cannot be discovered or its token endpoint is plain
+    /// HTTP off loopback, the workload's token cannot be read, the authorization server
+    /// refuses (`invalid_grant`: an expired token or one for another audience), cannot be
+    /// reached within 30 s, or answers with no bearer token (or over 1 MiB), or the store
+    /// cannot be written.
+    pub async fn sign_in(&self, oauth: &OAuth, server: &str) -> Result<Vec<String>, String> {
+        let (resource, scopes) = discover(oauth, server).await?;
+        let response = self
+            .grant(&resource, server, &scopes)
+            .await
+            .map_err(|why| format!("workload sign-in to `{server}`: {why}"))?;
+        let granted = match response.get("scope").and_then(serde_json::Value::as_str) {
+            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+            None => scopes,
+        };
+        store(oauth, server, &self.client_id, response, granted, resource.issuer).await
+    }
+
+    /// The JWT bearer grant at `resource`'s token endpoint: its answer, without refresh token.
+    async fn grant(
+        &self,
+        resource: &ResourceServer,
+        server: &str,
+        scopes: &[String],
+    ) -> Result<serde_json::Value, String> {
+        let assertion = self.token.read()?;
+        let at = format!("the authorization server `{}`", resource.issuer);
+        let endpoint = url::Url::parse(&resource.token_endpoint)
+            .map_err(|e| format!("{at} names a token endpoint that is not a URL: {e}"))?;
+        let loopback = match endpoint.host() {
+            Some(url::Host::Domain(host)) => host.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        if endpoint.scheme() != "https" && !(endpoint.scheme() == "http" && loopback) {
+            return Err(format!(
+                "{at} has a token endpoint that is not HTTPS (`{endpoint}`); the workload's token is \
+                 sent in clear only to loopback"
+            ));
+        }
+        let form = {
+            let mut form = url::form_urlencoded::Serializer::new(String::new());
+            form.append_pair("grant_type", JWT_BEARER)
+                .append_pair("assertion", &assertion)
+                .append_pair("client_id", &self.client_id)
+                .append_pair("resource", server);
+            if !scopes.is_empty() {
+                form.append_pair("scope", &scopes.join(" "));
+            }
+            form.finish()
+        };
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(GRANT_TIMEOUT)
+            .build()
+            .map_err(|e| format!("no HTTP client: {e}"))?;
+        let mut answer = client
+            .post(endpoint)
+            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(http::header::ACCEPT, "application/json")
+            .body(form)
+            .send()
+            .await
+            .map_err(|e| format!("{at} could not be reached: {}", e.without_url()))?;
+        let status = answer.status();
+        let mut body = Vec::new();
+        while let Some(chunk) = answer
+            .chunk()
+            .await
+            .map_err(|e| format!("{at}'s answer was cut: {}", e.without_url()))?
+        {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(format!("{at} answered with over {MAX_ANSWER_BYTES} bytes"));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let json = serde_json::from_slice::<serde_json::Value>(&body).ok();
+        let text = |name: &str| json.as_ref().and_then(|j| j.get(name)?.as_str());
+        if !status.is_success() {
+            let error = text("error").unwrap_or("no OAuth error");
+            // The server's own words, shortened and on one line.
+            let description: String = text("error_description")
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(200)
+                .collect();
+            return Err(
+                format!("{at} refused the workload's token ({status}): {error} {description}")
+                    .trim_end()
+                    .to_owned(),
+            );
+        }
+        let bearer = text("token_type").is_some_and(|t| t.eq_ignore_ascii_case("bearer"));
+        let token = text("access_token").is_some_and(|t| !t.trim().is_empty());
+        let (Some(mut json), true, true) = (json, bearer, token) else {
+            return Err(format!("{at} answered with no bearer token"));
+        };
+        if let Some(fields) = json.as_object_mut() {
+            fields.remove("refresh_token");
+        }
+        Ok(json)
+    }
+}
+
+/// The authorization server of the MCP server at `server`, and the scopes to ask for:
+/// [`OAuth::scopes`], else the server's `scopes_supported`, without `offline_access` (these
+/// grants bring no refresh token).
+async fn discover(oauth: &OAuth, server: &str) -> Result<(ResourceServer, Vec<String>), String> {
+    let manager = AuthorizationManager::new(server)
+        .await
+        .map_err(|e| format!("`{server}` is not a URL OAuth can use: {e}"))?;
+    let resolution = manager
+        .resolve_metadata()
+        .await
+        .map_err(|e| format!("the authorization server of `{server}` cannot be discovered: {e}"))?;
+    if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+        return Err(format!(
+            "`{server}` publishes no authorization server metadata: a JWT bearer grant is \
+             addressed to the authorization server's issuer"
+        ));
+    }
+    let metadata = resolution.metadata;
+    let issuer = metadata
+        .issuer
+        .clone()
+        .ok_or_else(|| format!("the authorization server of `{server}` names no issuer in its metadata"))?;
+    let auth_methods = metadata
+        .additional_fields
+        .get("token_endpoint_auth_methods_supported")
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
+    let scopes = if oauth.scopes.is_empty() {
+        let mut scopes = manager.select_initial_scopes(&[]).await;
+        scopes.retain(|s| s != "offline_access");
+        scopes
+    } else {
+        oauth.scopes.clone()
+    };
+    let resource = ResourceServer {
+        issuer,
+        token_endpoint: metadata.token_endpoint,
+        auth_methods,
+    };
+    Ok((resource, scopes))
+}
+
+/// Stores the token `response` (a token endpoint's JSON, without refresh token) for `server`
+/// in `oauth`'s store, where the engine finds it; the scopes `granted`, returned.
+async fn store(
+    oauth: &OAuth,
+    server: &str,
+    client_id: &str,
+    response: serde_json::Value,
+    granted: Vec<String>,
+    issuer: String,
+) -> Result<Vec<String>, String> {
+    let cannot = |e: &dyn fmt::Display| format!("the token for `{server}` cannot be stored: {e}");
+    let response = serde_json::from_value(response).map_err(|e| cannot(&e))?;
+    let stored = StoredCredentials::new(client_id.to_owned(), Some(response), granted.clone(), Some(jwt::now()))
+        .with_issuer(Some(issuer));
+    let entry = Entry {
+        store: std::sync::Arc::clone(&oauth.store),
+        server: server.to_owned(),
+    };
+    entry.save(stored).await.map_err(|e| cannot(&e))?;
+    Ok(granted)
 }
 
 /// How `client` authenticates at a token endpoint that advertises `methods` (`None`: not

@@ -32,7 +32,7 @@ async fn endpoint(status: u16, body: Vec<u8>) -> String {
     url
 }
 
-fn enterprise(idp_endpoint: &str, id_token: IdToken) -> Enterprise {
+fn enterprise(idp_endpoint: &str, id_token: TokenSource) -> Enterprise {
     let idp = IdentityProvider::new("http://127.0.0.1:1/idp", idp_endpoint, Client::new("idp-client", None));
     Enterprise::new(idp, id_token, Client::new("mcp-client", Some("s3cret".into())))
 }
@@ -48,7 +48,7 @@ fn resource(token_endpoint: &str) -> ResourceServer {
 /// The error of an exchange whose identity provider answers `status` with `body`.
 async fn idp_answers(status: u16, body: Vec<u8>) -> String {
     let url = endpoint(status, body).await;
-    let result = enterprise(&url, IdToken::new("header.claims.signature"))
+    let result = enterprise(&url, TokenSource::new("header.claims.signature"))
         .exchange(&resource("http://127.0.0.1:9/token"), "http://127.0.0.1:3/mcp", &[])
         .await;
     let error = result.map(|_| ()).unwrap_err();
@@ -113,7 +113,7 @@ async fn a_refused_id_token_says_to_get_a_fresh_one() {
 async fn an_authorization_server_answering_garbage_is_named() {
     let idp = endpoint(200, id_jag_response("mcp-client").into_bytes()).await;
     let as_url = endpoint(200, b"{\"access_token\": 7}".to_vec()).await;
-    let error = enterprise(&idp, IdToken::new("id-token"))
+    let error = enterprise(&idp, TokenSource::new("id-token"))
         .exchange(&resource(&as_url), "http://127.0.0.1:3/mcp", &[])
         .await
         .map(|_| ())
@@ -126,15 +126,17 @@ async fn an_authorization_server_answering_garbage_is_named() {
 
 #[test]
 fn id_token_sources_fail_clearly_and_never_show_the_token() {
-    let missing = IdToken::from_file("/nonexistent/carnet/id-token").read().unwrap_err();
+    let missing = TokenSource::from_file("/nonexistent/carnet/id-token")
+        .read()
+        .unwrap_err();
     assert!(missing.contains("/nonexistent/carnet/id-token"), "{missing}");
-    let unset = IdToken::from_env("CARNET_TEST_UNSET_ID_TOKEN_VARIABLE")
+    let unset = TokenSource::from_env("CARNET_TEST_UNSET_ID_TOKEN_VARIABLE")
         .read()
         .unwrap_err();
     assert!(unset.contains("CARNET_TEST_UNSET_ID_TOKEN_VARIABLE"), "{unset}");
-    assert!(IdToken::new("  \n").read().unwrap_err().contains("empty"));
+    assert!(TokenSource::new("  \n").read().unwrap_err().contains("empty"));
     assert!(
-        IdToken::new("x".repeat(MAX_ID_TOKEN_BYTES + 1))
+        TokenSource::new("x".repeat(MAX_TOKEN_BYTES + 1))
             .read()
             .unwrap_err()
             .contains("over")
@@ -143,13 +145,13 @@ fn id_token_sources_fail_clearly_and_never_show_the_token() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("token");
     std::fs::write(&path, "eyJ.token.sig\n").unwrap();
-    assert_eq!(IdToken::from_file(&path).read().unwrap(), "eyJ.token.sig");
-    std::fs::write(&path, vec![b'a'; MAX_ID_TOKEN_BYTES + 10]).unwrap();
-    assert!(IdToken::from_file(&path).read().unwrap_err().contains("over"));
+    assert_eq!(TokenSource::from_file(&path).read().unwrap(), "eyJ.token.sig");
+    std::fs::write(&path, vec![b'a'; MAX_TOKEN_BYTES + 10]).unwrap();
+    assert!(TokenSource::from_file(&path).read().unwrap_err().contains("over"));
     std::fs::remove_dir_all(&dir).unwrap();
     let shown = format!(
         "{:?}",
-        enterprise("http://127.0.0.1:1/token", IdToken::new("eyJ.secret.sig"))
+        enterprise("http://127.0.0.1:1/token", TokenSource::new("eyJ.secret.sig"))
     );
     assert!(!shown.contains("eyJ") && !shown.contains("s3cret"), "{shown}");
 }
@@ -184,4 +186,63 @@ fn id_jag_response(client_id: &str) -> String {
     );
     json!({ "access_token": jag, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A" })
         .to_string()
+}
+
+/// The error of a workload's grant at an authorization server answering `status` with `body`.
+async fn workload_answered(status: u16, body: Vec<u8>) -> String {
+    let url = endpoint(status, body).await;
+    let error = Workload::new("ci-job", TokenSource::new("eyJ.workload.sig"))
+        .grant(&resource(&url), "http://127.0.0.1:3/mcp", &["tools".to_owned()])
+        .await
+        .unwrap_err();
+    assert!(
+        error.contains("authorization server `http://127.0.0.1:2/as`"),
+        "{error}"
+    );
+    assert!(!error.contains("eyJ.workload.sig"), "{error}");
+    error
+}
+
+#[tokio::test]
+async fn a_workload_grant_refused_or_garbled_fails_clearly() {
+    let refusal = json!({ "error": "invalid_grant", "error_description": "JWT assertion is expired\n\u{1b}[31m" });
+    let error = workload_answered(400, refusal.to_string().into_bytes()).await;
+    assert!(
+        error.ends_with("(400 Bad Request): invalid_grant JWT assertion is expired[31m"),
+        "{error}"
+    );
+    let error = workload_answered(500, b"<html>".to_vec()).await;
+    assert!(error.contains("(500 Internal Server Error): no OAuth error"), "{error}");
+    let error = workload_answered(200, b"<html>".to_vec()).await;
+    assert!(error.contains("no bearer token"), "{error}");
+    let error = workload_answered(200, json!({ "token_type": "Bearer" }).to_string().into_bytes()).await;
+    assert!(error.contains("no bearer token"), "{error}");
+    let error = workload_answered(200, vec![b' '; 3 << 20]).await;
+    assert!(error.contains("over 1048576 bytes"), "{error}");
+}
+
+#[tokio::test]
+async fn a_workload_grant_keeps_the_token_and_drops_the_refresh_token() {
+    let body = json!({ "access_token": "at-1", "token_type": "Bearer", "expires_in": 60, "refresh_token": "rt" });
+    let url = endpoint(200, body.to_string().into_bytes()).await;
+    let answer = Workload::new("ci-job", TokenSource::new("eyJ.workload.sig"))
+        .grant(&resource(&url), "http://127.0.0.1:3/mcp", &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        answer,
+        json!({ "access_token": "at-1", "token_type": "Bearer", "expires_in": 60 })
+    );
+}
+
+#[tokio::test]
+async fn a_workload_token_is_not_sent_in_clear_off_loopback() {
+    let error = Workload::new("ci-job", TokenSource::new("eyJ.workload.sig"))
+        .grant(&resource("http://as.example/token"), "https://mcp.example/mcp", &[])
+        .await
+        .unwrap_err();
+    assert!(
+        error.contains("not HTTPS") && error.contains("http://as.example/token"),
+        "{error}"
+    );
 }

@@ -18,7 +18,8 @@
 //! Without either, a server with no stored token is refused with a message that says how
 //! to sign in. A program holding an ID token from the enterprise's identity provider signs
 //! in with [`Enterprise::sign_in`] (SEP-990: the ID token exchanged for an ID-JAG, then the
-//! JWT bearer grant).
+//! JWT bearer grant); a workload holding its platform's JWT, with [`Workload::sign_in`]
+//! (SEP-1933).
 //!
 //! Tokens live in a [`TokenStore`] keyed by the server's URL: by default a [`FileStore`]
 //! (`tokens.json`, mode 0600, in `$CARNET_OAUTH_DIR`, else `~/.config/carnet/oauth`).
@@ -34,7 +35,7 @@ mod session;
 mod store;
 
 pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
-pub use enterprise::{Enterprise, IdToken, IdentityProvider};
+pub use enterprise::{Enterprise, IdentityProvider, TokenSource, Workload};
 pub use key::{Algorithm, PrivateKey};
 pub use options::{Client, OAuth};
 pub use session::{ElicitationHandler, ServerSession};
