@@ -12,9 +12,10 @@
 #
 #   3. Both versions' client scenarios (0.1.16: 26, 0.2.0-alpha.12: 48) against carnet's own MCP
 #      client: carnet-runtime/examples/mcp_conformance_client.rs (feature `remote-oauth`),
-#      which connects and signs in through the engine's code (`remote::oauth::Session`); the
-#      suite brings each scenario's server and authorization server. Built here when missing
-#      (CARNET_CONFORMANCE_CLIENT: another binary). About 4 s for both.
+#      which connects and signs in through the engine's code (`remote::oauth::ServerSession`;
+#      `Enterprise` and `Workload` for the SEP-990 and workload identity scenarios); the
+#      suite brings each scenario's servers (identity provider included). Built here when
+#      missing (CARNET_CONFORMANCE_CLIENT: another binary). About 4 s for both.
 #
 # Each run has its expected failures (expected-failures-*.yml, each entry with its reason): a
 # scenario that fails and is not listed fails this script (a regression), and so does a listed
