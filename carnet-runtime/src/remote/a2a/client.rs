@@ -72,31 +72,33 @@ pub(crate) struct Client {
 
 impl Client {
     pub(crate) fn new(connect_timeout: std::time::Duration, max_bytes: usize) -> Result<Self, Failure> {
-        let http = reqwest::Client::builder()
+        let http = crate::remote::tls::builder()
             .connect_timeout(connect_timeout)
             .build()
             .map_err(|e| Failure::unreachable(format!("no HTTP client: {e}")))?;
         Ok(Client { http, max_bytes })
     }
 
+    /// A request to `url` (refused when it is HTTPS and this build has no TLS).
     fn request(
         &self,
         method: reqwest::Method,
         url: &str,
         headers: &BTreeMap<String, String>,
-    ) -> reqwest::RequestBuilder {
+    ) -> Result<reqwest::RequestBuilder, Failure> {
+        crate::remote::tls::check(url, &"the agent").map_err(Failure::unreachable)?;
         let mut request = self.http.request(method, url).header("A2A-Version", A2A_VERSION);
         for (name, value) in headers {
             request = request.header(name.as_str(), value.as_str());
         }
-        request
+        Ok(request)
     }
 
     /// The agent card, as JSON (checked by the caller).
     pub(crate) async fn card(&self, endpoint: &Endpoint) -> Result<Value, Failure> {
         let url = endpoint.card_url();
         let response = self
-            .request(reqwest::Method::GET, &url, &endpoint.headers)
+            .request(reqwest::Method::GET, &url, &endpoint.headers)?
             .header("Accept", "application/json")
             .send()
             .await
@@ -120,7 +122,7 @@ impl Client {
         params: Value,
     ) -> Result<Value, Failure> {
         let response = self
-            .request(reqwest::Method::POST, url, headers)
+            .request(reqwest::Method::POST, url, headers)?
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
             .body(envelope(method, &params))
@@ -148,7 +150,7 @@ impl Client {
         on_event: &mut (dyn FnMut(Value) -> Result<bool, Failure> + Send),
     ) -> Result<bool, Failure> {
         let mut response = self
-            .request(reqwest::Method::POST, url, headers)
+            .request(reqwest::Method::POST, url, headers)?
             .header("Content-Type", "application/json")
             .header("Accept", "text/event-stream")
             .body(envelope(method, &params))
@@ -274,11 +276,10 @@ fn event_data(event: &[u8]) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-/// A reqwest error without the URL (it may carry a token).
+/// A reqwest error without the URL (it may carry a token), with its causes (a refused
+/// certificate, a refused connection: reqwest's own message says only that sending failed).
 fn describe(error: reqwest::Error) -> String {
-    if error.is_connect() {
-        "cannot connect".to_owned()
-    } else if error.is_timeout() {
+    if error.is_timeout() {
         "timed out".to_owned()
     } else {
         let error = error.without_url();

@@ -49,7 +49,7 @@ impl Authorizer for Redirects {
 
     fn authorize<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let client = reqwest::Client::builder()
+            let client = crate::remote::tls::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(self.timeout)
                 .build()

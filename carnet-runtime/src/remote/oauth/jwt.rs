@@ -88,7 +88,7 @@ pub(crate) async fn exchange(request: &Request<'_>) -> Result<Token, String> {
         }
         form.finish()
     };
-    let client = reqwest::Client::builder()
+    let client = crate::remote::tls::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(TIMEOUT)
         .build()

@@ -9,6 +9,7 @@ use rmcp::service::{RoleClient, RunningService};
 
 use super::{ChildGuard, Handler};
 use crate::remote::server::Server;
+use crate::remote::tls;
 
 /// How a connection over HTTP signs in (feature `remote-oauth`): the options, and the
 /// toolset whose pre-registered client or client credentials apply.
@@ -110,17 +111,19 @@ pub(crate) async fn connect_with(
                     .map_err(|_| format!("the value of header `{name}` is not valid in HTTP"))?;
                 custom.insert(name, value);
             }
+            tls::check(url, &format!("`{written}`"))?;
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             config.max_sse_event_size = max_message_bytes;
             // Why it failed, down to the cause (a refused certificate, a refused connection),
             // with the server named as written: the resolved URL may hold a secret.
             let handshake = |e: rmcp::service::ClientInitializeError| {
-                let why = causes(&e).replace(url.as_str(), &written.to_string());
+                let why = handshake_causes(&e).replace(url.as_str(), &written.to_string());
                 format!("the `initialize` handshake with `{written}` failed: {why}")
             };
             // A server given an `Authorization` header of its own is not signed in to.
             #[cfg(feature = "remote-oauth")]
             if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
+                tls::default_provider_for_rmcp();
                 let client = crate::remote::oauth::client::http_client(url, access.oauth, access.toolset).await?;
                 let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
                 let service = rmcp::serve_client(handler, transport)
@@ -128,7 +131,13 @@ pub(crate) async fn connect_with(
                     .map_err(|e| client.failure().unwrap_or_else(|| handshake(e)))?;
                 return Ok((service, None));
             }
-            let transport = StreamableHttpClientTransport::from_config(config);
+            // No idle connection kept: reusing one whose last answer was not read to its end
+            // stalls on TCP's delayed ACK (rmcp's own default client does the same).
+            let client = tls::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .map_err(|e| format!("no HTTP client for `{written}`: {}", causes(&e)))?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
             let service = rmcp::serve_client(handler, transport).await.map_err(handshake)?;
             Ok((service, None))
         }
@@ -139,6 +148,12 @@ pub(crate) async fn connect_with(
 /// client's "error sending request" hides why: the certificate, the refused connection).
 fn causes(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
+    add_sources(&mut message, error);
+    message
+}
+
+/// Adds to `message` the messages of `error`'s sources that it does not already say.
+fn add_sources(message: &mut String, error: &dyn std::error::Error) {
     let mut source = error.source();
     while let Some(cause) = source {
         let text = cause.to_string();
@@ -147,6 +162,20 @@ fn causes(error: &dyn std::error::Error) -> String {
             message.push_str(&text);
         }
         source = cause.source();
+    }
+}
+
+/// Why the `initialize` handshake over HTTP failed, down to the HTTP client's causes: rmcp
+/// keeps its transport's error as a message only (not a source), so the reqwest error is
+/// found by its type, and its sources (a refused certificate, a refused connection) added.
+fn handshake_causes(error: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut message = causes(error);
+    if let rmcp::service::ClientInitializeError::TransportError { error, .. } = error
+        && let Some(StreamableHttpError::Client(http)) =
+            error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        add_sources(&mut message, http);
     }
     message
 }

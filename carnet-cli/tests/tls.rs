@@ -1,0 +1,243 @@
+//! Remote toolsets over HTTPS (feature `remote-tls`): `carnet serve-mcp` behind a
+//! TLS-terminating proxy (`tests/remote/tls_proxy.py`, Python's `ssl`) whose certificate a CA
+//! made for the test issued (the `openssl` command). The CA reaches carnet the way an
+//! operator gives a private CA: `SSL_CERT_FILE`.
+
+use std::fs;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+mod common;
+use common::repo;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the `openssl` command (Debian: openssl)");
+    assert!(out.status.success(), "openssl {args:?}: {}", text(&out.stderr));
+}
+
+/// Makes, in `dir`: `ca.pem` (a CA), `other-ca.pem` (a CA that issued nothing here), and
+/// `server.pem` and `server.key` (a certificate for 127.0.0.1 that `ca.pem` issued). P-256
+/// keys, valid for a day.
+fn certificates(dir: &Path) {
+    let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    for ca in ["ca", "other-ca"] {
+        let (keyout, out, subject) = (
+            format!("{ca}.key"),
+            format!("{ca}.pem"),
+            format!("/CN=carnet test {ca}"),
+        );
+        let mut args = vec![
+            "req", "-x509", "-days", "1", "-subj", &subject, "-keyout", &keyout, "-out", &out,
+        ];
+        args.extend(key);
+        args.extend([
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign",
+        ]);
+        openssl(dir, &args);
+    }
+    let mut request = vec![
+        "req",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ];
+    request.extend(key);
+    openssl(dir, &request);
+    fs::write(dir.join("server.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.pem",
+        ],
+    );
+}
+
+fn write_all(root: &Path, files: &[(&str, &str)]) {
+    for (path, body) in files {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, body).unwrap();
+    }
+}
+
+/// `carnet serve-mcp` over HTTP on loopback, serving skill `csv-tips`: the server and its port.
+fn upstream(root: &Path) -> (Killed, String) {
+    write_all(
+        root,
+        &[
+            (
+                "agents/u/AGENT.md",
+                "---\nname: u\ndescription: U\nskills: [csv-tips]\n---\nServe.\n",
+            ),
+            (
+                "skills/csv-tips/SKILL.md",
+                "---\nname: csv-tips\ndescription: Read CSV files\n---\nQuote fields that hold commas.\n",
+            ),
+        ],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args([
+            "--dir",
+            root.to_str().unwrap(),
+            "serve-mcp",
+            "u",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let line = first_line(&mut child);
+    let server = Killed(child);
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the endpoint's URL first");
+    let port = url
+        .trim_start_matches("http://")
+        .split(['/', ':'])
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    (server, port)
+}
+
+/// The proxy giving HTTPS with `dir`'s certificate in front of `port`: it and its address.
+fn proxy(dir: &Path, port: &str) -> (Killed, String) {
+    let mut child = Command::new(python())
+        .arg(repo().join("tests/remote/tls_proxy.py"))
+        .args([dir.join("server.pem"), dir.join("server.key")])
+        .arg(port)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = first_line(&mut child);
+    (Killed(child), line.trim().to_owned())
+}
+
+fn first_line(child: &mut Child) -> String {
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    line
+}
+
+/// `carnet ARGS` with the server at `https`, trusting the roots of file `roots` only.
+fn carnet(args: &[&str], https: &str, roots: &Path, tmp: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(args)
+        .env("CARNET_TEST_HTTPS", https)
+        .env("SSL_CERT_FILE", roots)
+        .env_remove("SSL_CERT_DIR")
+        .env("CARNET_OAUTH_DIR", tmp.join("oauth"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_upstream_over_https_is_pinned_and_called_when_its_ca_is_trusted_and_refused_otherwise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let certs = tmp.path().join("certs");
+    fs::create_dir_all(&certs).unwrap();
+    certificates(&certs);
+    let (_server, port) = upstream(&tmp.path().join("upstream"));
+    let (_proxy, https) = proxy(&certs, &port);
+    assert!(https.starts_with("https://127.0.0.1:"), "{https}");
+
+    let consumer: PathBuf = tmp.path().join("consumer");
+    // The URL through a variable: messages name the server as written, never resolved.
+    let toolset = "---\nname: shared\ndescription: Skills over HTTPS\nmcp:\n  url: \"${CARNET_TEST_HTTPS}/mcp\"\ntools: []\n---\n";
+    write_all(
+        &consumer,
+        &[
+            (
+                "agents/a/AGENT.md",
+                "---\nname: a\ndescription: A\nskills: [csv-tips]\n---\nHelp.\n",
+            ),
+            ("toolsets/shared/TOOLSET.md", toolset),
+        ],
+    );
+    let dir = consumer.to_str().unwrap();
+    let pin = |roots: &str| carnet(&["--dir", dir, "mcp", "pin"], &https, &certs.join(roots), tmp.path());
+
+    // Issued by a CA the roots do not hold: refused, saying it is the certificate.
+    let refused = pin("other-ca.pem");
+    assert!(!refused.status.success(), "{}", text(&refused.stdout));
+    let why = text(&refused.stderr);
+    assert!(why.contains("toolset `shared`"), "{why}");
+    assert!(why.contains("certificate") && why.contains("UnknownIssuer"), "{why}");
+    assert!(
+        why.contains("${CARNET_TEST_HTTPS}/mcp") && !why.contains(&https),
+        "named as written: {why}"
+    );
+    assert!(!consumer.join("toolsets/shared/mcp.lock.json").exists());
+
+    // Roots that cannot be read: a clear error, no panic.
+    fs::write(certs.join("empty.pem"), "").unwrap();
+    let rootless = pin("empty.pem");
+    assert!(!rootless.status.success());
+    let why = text(&rootless.stderr);
+    assert!(
+        why.contains("no root certificate to trust") && why.contains("SSL_CERT_FILE"),
+        "{why}"
+    );
+    assert!(!why.contains("panicked"), "{why}");
+
+    // Its CA trusted through `SSL_CERT_FILE`: pinned, then a call reaches the server.
+    let pinned = pin("ca.pem");
+    assert!(pinned.status.success(), "{}", text(&pinned.stderr));
+    let load = ["--dir", dir, "call", "a", "loadSkill", r#"{"skillName": "csv-tips"}"#];
+    let loaded = carnet(&load, &https, &certs.join("ca.pem"), tmp.path());
+    assert!(
+        text(&loaded.stdout).contains("Quote fields that hold commas."),
+        "{}{}",
+        text(&loaded.stdout),
+        text(&loaded.stderr)
+    );
+}
