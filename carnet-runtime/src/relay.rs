@@ -85,6 +85,13 @@ pub(crate) trait Host: Send + Sync {
     fn notify(&self, method: &'static str, params: Value) -> BoxFuture<'static, ()>;
     /// Sends request `method` with `params` to the host: its result, or its error.
     fn request(&self, method: &'static str, params: Value) -> BoxFuture<'static, Result<Value, RelayError>>;
+    /// Whether this is a host connection of an MCP server (the gateway), which relays to its
+    /// hosts the servers' sampling and elicitation requests: a server reached for one is
+    /// connected declaring both capabilities (each call's host then takes them or not). A
+    /// program's own answers in a host's place are not.
+    fn relays(&self) -> bool {
+        false
+    }
 }
 
 /// One host session (an MCP connection at a revision with sessions), as a server's

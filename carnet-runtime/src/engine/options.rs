@@ -392,6 +392,10 @@ pub struct RemoteOptions {
     /// no sign-in of its own).
     #[cfg(feature = "remote-oauth")]
     pub oauth: crate::remote::oauth::options::OAuth,
+    /// Answers the servers' `elicitation/create` requests ([`RemoteOptions::on_elicitation`]).
+    pub(crate) elicitation: Option<RequestHandler>,
+    /// Answers the servers' `sampling/createMessage` requests ([`RemoteOptions::on_sampling`]).
+    pub(crate) sampling: Option<RequestHandler>,
 }
 
 impl Default for RemoteOptions {
@@ -405,6 +409,8 @@ impl Default for RemoteOptions {
             drift: DriftPolicy::Refuse,
             #[cfg(feature = "remote-oauth")]
             oauth: crate::remote::oauth::options::OAuth::default(),
+            elicitation: None,
+            sampling: None,
         }
     }
 }
@@ -453,7 +459,88 @@ impl RemoteOptions {
         self.oauth = oauth;
         self
     }
+
+    /// Answers the `elicitation/create` requests the servers of remote toolsets send during
+    /// calls that no MCP host answers (a program running its own model loop; in a gateway,
+    /// the calls of hosts that did not declare `elicitation`). `handler` gets the request's
+    /// `params` (`message`, `requestedSchema`) and returns its result
+    /// (`{"action": "accept", "content": {...}}`, `{"action": "decline"}` or
+    /// `{"action": "cancel"}`), or an error message (the server reads an internal error).
+    ///
+    /// carnet's client declares the `elicitation` capability (form mode) to the servers only
+    /// when the program gives a handler or serves the engine over MCP (the gateway relays to
+    /// its hosts); otherwise it declares none and refuses such a request (`-32601`).
+    #[must_use]
+    pub fn on_elicitation<F, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(serde_json::Value) -> R + Send + Sync + 'static,
+        R: std::future::Future<Output = Result<serde_json::Value, String>> + Send + 'static,
+    {
+        self.elicitation = Some(RequestHandler::new(handler));
+        self
+    }
+
+    /// Answers the servers' `sampling/createMessage` requests as
+    /// [`RemoteOptions::on_elicitation`] answers elicitation (and declares `sampling` the
+    /// same way): `handler` gets the request's `params` (`messages`, `maxTokens`, ...) and
+    /// returns its result (`role`, `content`, `model`), or an error message.
+    #[must_use]
+    pub fn on_sampling<F, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(serde_json::Value) -> R + Send + Sync + 'static,
+        R: std::future::Future<Output = Result<serde_json::Value, String>> + Send + 'static,
+    {
+        self.sampling = Some(RequestHandler::new(handler));
+        self
+    }
 }
+
+/// A program's answer to one kind of request a remote toolset's server sends its client
+/// during a call (see [`RemoteOptions::on_elicitation`]): the request's `params` in, its
+/// result or an error message out, in MCP's JSON. Options compare equal when they share
+/// the same handler.
+#[derive(Clone)]
+pub(crate) struct RequestHandler(
+    std::sync::Arc<
+        dyn Fn(serde_json::Value) -> crate::dispatch::BoxFuture<'static, Result<serde_json::Value, String>>
+            + Send
+            + Sync,
+    >,
+);
+
+impl RequestHandler {
+    /// A handler running `handler` for each request.
+    pub(crate) fn new<F, R>(handler: F) -> Self
+    where
+        F: Fn(serde_json::Value) -> R + Send + Sync + 'static,
+        R: std::future::Future<Output = Result<serde_json::Value, String>> + Send + 'static,
+    {
+        RequestHandler(std::sync::Arc::new(move |params| Box::pin(handler(params))))
+    }
+
+    /// Answers a request with `params`.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code, reason = "remote toolsets call it"))]
+    pub(crate) fn answer(
+        &self,
+        params: serde_json::Value,
+    ) -> crate::dispatch::BoxFuture<'static, Result<serde_json::Value, String>> {
+        (self.0)(params)
+    }
+}
+
+impl std::fmt::Debug for RequestHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RequestHandler(..)")
+    }
+}
+
+impl PartialEq for RequestHandler {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for RequestHandler {}
 
 fn hint(similar: Option<&String>) -> String {
     similar.map(|s| format!(": did you mean `{s}`?")).unwrap_or_default()

@@ -104,6 +104,10 @@ impl Host for RmcpHost {
         !self.stateless && self.capabilities.get(name).is_some_and(Value::is_object)
     }
 
+    fn relays(&self) -> bool {
+        true
+    }
+
     fn log_level(&self) -> Option<usize> {
         self.level
     }
@@ -212,6 +216,10 @@ impl Host for StreamHost {
 
     fn declares(&self, name: &str) -> bool {
         !self.stateless && self.capabilities.get(name).is_some_and(Value::is_object)
+    }
+
+    fn relays(&self) -> bool {
+        true
     }
 
     fn log_level(&self) -> Option<usize> {

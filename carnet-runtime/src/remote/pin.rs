@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::server::Server;
-use super::upstream::{Handler, connect};
+use super::upstream::{Answers, Handler, connect};
 
 /// The pin format version (`"pin": 1`).
 pub const PIN_VERSION: u64 = 1;
@@ -60,7 +60,11 @@ impl Pin {
     /// `max_message_bytes` (a line over stdio, an event of an HTTP event stream).
     pub async fn fetch(server: &Server, timeout: Duration, max_message_bytes: usize) -> Result<Pin, PinError> {
         let resolved = server.resolve().map_err(|e| PinError(e.to_string()))?;
-        let handler = Handler::new(Arc::new(AtomicBool::new(false)));
+        // Declared as a gateway declares: a server that offers some tools only to a client
+        // that can answer sampling or elicitation (the everything server) is pinned with
+        // them, since a gateway or a program with a handler can call them; an engine that
+        // connects without the capability sees them vanish (drift).
+        let handler = Handler::new(Arc::new(AtomicBool::new(false)), Answers::gateway());
         let work = async {
             let (service, child) = connect(&resolved, server, handler, max_message_bytes).await?;
             let tools = service

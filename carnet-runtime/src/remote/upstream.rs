@@ -17,11 +17,13 @@ use tokio::sync::Mutex;
 use super::server::{Server, ServerError};
 use crate::engine::options::{DriftPolicy, RemoteOptions};
 use crate::relay;
+pub(crate) use answers::Answers;
 pub(crate) use connect::connect;
 use connect::{Access, connect_with};
 use relayed::Calls;
 pub(crate) use relayed::Handler;
 
+mod answers;
 mod connect;
 mod relayed;
 mod subscriptions;
@@ -84,6 +86,9 @@ pub(crate) struct Upstream {
     started: AtomicBool,
     /// Failures were counted since the last successful call.
     failing: AtomicBool,
+    /// A host of an MCP server reached for the server (the gateway): connections made since
+    /// declare sampling and elicitation, relayed to the hosts ([`Answers`]).
+    relays: AtomicBool,
 }
 
 /// Why a call could not reach the server: the message the model reads.
@@ -113,6 +118,16 @@ impl Upstream {
             generations: AtomicU64::new(0),
             started: AtomicBool::new(false),
             failing: AtomicBool::new(false),
+            relays: AtomicBool::new(false),
+        }
+    }
+
+    /// Notes that the request being made is a gateway host's (inside its session's
+    /// [`relay::LISTENER`], or its call's [`relay::HOST`]), before it may connect.
+    fn note_host(&self) {
+        let hosted = relay::listener().is_some() || relay::current().is_some_and(|host| host.relays());
+        if hosted && !self.relays.load(Ordering::Relaxed) {
+            self.relays.store(true, Ordering::Release);
         }
     }
 
@@ -126,6 +141,7 @@ impl Upstream {
     /// Inside a host session's [`relay::LISTENER`] (the toolset came in reach of that
     /// session), the session is remembered, to be told of the server's list changes.
     pub(crate) fn warm(self: &Arc<Self>) {
+        self.note_host();
         if let Some(listener) = relay::listener() {
             self.calls.watchers.watch(&listener, &self.toolset);
         }
@@ -236,6 +252,7 @@ impl Upstream {
         let handler = Handler {
             stale: Arc::clone(&self.stale),
             calls: Arc::clone(&self.calls),
+            answers: Answers::new(&self.options, self.relays.load(Ordering::Acquire)),
         };
         #[cfg(feature = "remote-oauth")]
         let access = Access {
@@ -362,6 +379,7 @@ impl Upstream {
     /// does not reach (or start) the server.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "the MCP gateway calls it"))]
     pub(crate) async fn forward(&self, method: &'static str, params: Value) -> Result<Value, (i32, String)> {
+        self.note_host();
         let listener = relay::listener();
         if let Some(listener) = &listener
             && method == "resources/unsubscribe"
@@ -397,6 +415,7 @@ impl Upstream {
 
     /// Calls `tool` on the server: its result, or why the server could not answer.
     pub(crate) async fn call(&self, tool: &str, arguments: Value) -> Result<CallToolResult, Unavailable> {
+        self.note_host();
         let connection = self.connection().await?;
         let drifted = lock(&connection.drift).get(tool).cloned();
         if let Some(why) = drifted

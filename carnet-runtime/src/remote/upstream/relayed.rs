@@ -9,6 +9,12 @@
 //! connection is every session's, and what the server logs then (for a subscription, a timer,
 //! another session's earlier request) belongs to no session carnet can name.
 //!
+//! Sampling and elicitation requests the host of the call does not take (it declared no such
+//! capability, or no host made the call: a program's own loop) go to the program's handler
+//! ([`RemoteOptions::on_elicitation`](crate::RemoteOptions::on_elicitation)), if it gave one,
+//! and are refused otherwise. What the client declares follows ([`Answers`]): a capability
+//! only when something can answer it.
+//!
 //! Resource updates and list changes answer no call: they go to the host sessions of
 //! [`Watchers`] (the ones subscribed to the resource; every one the server serves).
 //!
@@ -33,9 +39,10 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData, Peer};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::Notify;
 
+use super::answers::Answers;
 use super::subscriptions::Watchers;
 use crate::relay::{self, Host};
 
@@ -203,43 +210,57 @@ pub(super) async fn call(
     }
 }
 
-/// Tells the connection its tool list changed upstream, and relays to the hosts of the calls
-/// in flight what the server sends them.
+/// Tells the connection its tool list changed upstream, relays to the hosts of the calls in
+/// flight what the server sends them, and answers the rest as [`Answers`] says.
 #[derive(Clone)]
 pub(crate) struct Handler {
     pub(super) stale: Arc<AtomicBool>,
     pub(super) calls: Arc<Calls>,
+    pub(super) answers: Answers,
 }
 
 impl Handler {
-    pub(crate) fn new(stale: Arc<AtomicBool>) -> Self {
+    /// A handler of a connection with no call of its own (a pin's), declaring what `answers`
+    /// can answer.
+    pub(crate) fn new(stale: Arc<AtomicBool>, answers: Answers) -> Self {
         Handler {
             stale,
             calls: Arc::default(),
+            answers,
         }
     }
 
-    /// Relays request `method` of the server to the host of the one call in flight, when it
-    /// declared `capability`.
-    async fn relay_request(&self, method: &'static str, capability: &str, params: Value) -> Result<Value, ErrorData> {
-        let call = self.calls.only_call().map_err(|calls| {
-            ErrorData::new(
+    /// Answers request `method` of the server: relayed to the host of the one call in flight
+    /// when it declared `capability`, else the program's handler's answer, else refused.
+    async fn answer(&self, method: &'static str, capability: &str, params: Value) -> Result<Value, ErrorData> {
+        let call = self.calls.only_call();
+        if let Ok(call) = &call
+            && call.host.declares(capability)
+        {
+            return call
+                .host
+                .request(method, params)
+                .await
+                .map_err(|e| ErrorData::new(ErrorCode(e.code), e.message, None));
+        }
+        if let Some(handler) = self.answers.handler(capability) {
+            return handler
+                .answer(params)
+                .await
+                .map_err(|message| ErrorData::new(ErrorCode::INTERNAL_ERROR, message, None));
+        }
+        match call {
+            Err(calls) if calls > 1 && self.answers.hosts => Err(ErrorData::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!("carnet cannot tell which of its {calls} calls in flight this `{method}` belongs to"),
                 None,
-            )
-        })?;
-        if !call.host.declares(capability) {
-            return Err(ErrorData::new(
+            )),
+            _ => Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("the client did not declare the `{capability}` capability"),
                 None,
-            ));
+            )),
         }
-        call.host
-            .request(method, params)
-            .await
-            .map_err(|e| ErrorData::new(ErrorCode(e.code), e.message, None))
     }
 }
 
@@ -321,7 +342,7 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let params = serde_json::to_value(params).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let result = self.relay_request("sampling/createMessage", "sampling", params).await?;
+        let result = self.answer("sampling/createMessage", "sampling", params).await?;
         parsed(result, "sampling result")
     }
 
@@ -331,15 +352,12 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let params = serde_json::to_value(request).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let result = self.relay_request("elicitation/create", "elicitation", params).await?;
+        let result = self.answer("elicitation/create", "elicitation", params).await?;
         parsed(result, "elicitation result")
     }
 
     fn get_info(&self) -> ClientConfig {
-        // Sampling and elicitation are relayed to the host of the call that needs them, and
-        // refused when that host did not declare them.
-        let capabilities = serde_json::from_value(json!({ "sampling": {}, "elicitation": { "form": {}, "url": {} } }))
-            .unwrap_or_default();
+        let capabilities = serde_json::from_value(self.answers.capabilities()).unwrap_or_default();
         ClientConfig::new(capabilities, Implementation::new("carnet", env!("CARGO_PKG_VERSION")))
     }
 }
@@ -348,8 +366,10 @@ impl ClientHandler for Handler {
 mod tests {
     use super::*;
     use crate::dispatch::BoxFuture;
+    use crate::engine::options::RequestHandler;
     use crate::relay::RelayError;
     use rmcp::model::NumberOrString;
+    use serde_json::json;
 
     /// A host that says who it is.
     struct Named(&'static str);
@@ -368,8 +388,81 @@ mod tests {
             Box::pin(async {})
         }
         fn request(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, Result<Value, RelayError>> {
-            Box::pin(async { Ok(Value::Null) })
+            let name = self.0;
+            Box::pin(async move { Ok(json!({ "answeredBy": name })) })
         }
+    }
+
+    /// A host that declares nothing (and answers nothing).
+    struct Bare;
+
+    impl Host for Bare {
+        fn progress_token(&self) -> Option<Value> {
+            None
+        }
+        fn declares(&self, _name: &str) -> bool {
+            false
+        }
+        fn log_level(&self) -> Option<usize> {
+            None
+        }
+        fn notify(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, ()> {
+            Box::pin(async {})
+        }
+        fn request(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, Result<Value, RelayError>> {
+            Box::pin(async { panic!("a host that declared nothing is never asked") })
+        }
+    }
+
+    fn program() -> RequestHandler {
+        RequestHandler::new(|params: Value| async move {
+            match params["message"].as_str() {
+                Some("fail") => Err("the program gave up".to_owned()),
+                _ => Ok(json!({ "answeredBy": "program", "asked": params["message"] })),
+            }
+        })
+    }
+
+    #[tokio::test]
+    async fn a_request_goes_to_the_declaring_host_else_to_the_program_else_is_refused() {
+        let ask = |message: &str| json!({ "message": message });
+        let answers = Answers {
+            elicitation: Some(program()),
+            ..Answers::default()
+        };
+        let handler = Handler::new(Arc::default(), answers);
+        // No call in flight (a program's own loop calls without a host): the program answers.
+        let answer = handler.answer("elicitation/create", "elicitation", ask("name?")).await;
+        assert_eq!(answer.unwrap(), json!({ "answeredBy": "program", "asked": "name?" }));
+        let failed = handler.answer("elicitation/create", "elicitation", ask("fail")).await;
+        let failed = failed.unwrap_err();
+        assert_eq!(
+            (failed.code, failed.message.as_ref()),
+            (ErrorCode::INTERNAL_ERROR, "the program gave up")
+        );
+        // Nothing answers sampling here.
+        let refused = handler.answer("sampling/createMessage", "sampling", json!({})).await;
+        assert_eq!(refused.unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
+        {
+            // A host that declared the capability takes the request of its call.
+            let (_call, _guard) = handler.calls.enter(Arc::new(Named("host")));
+            let answer = handler.answer("elicitation/create", "elicitation", ask("name?")).await;
+            assert_eq!(answer.unwrap(), json!({ "answeredBy": "host" }));
+        }
+        {
+            // One that did not leaves it to the program.
+            let (_call, _guard) = handler.calls.enter(Arc::new(Bare));
+            let answer = handler.answer("elicitation/create", "elicitation", ask("name?")).await;
+            assert_eq!(answer.unwrap()["answeredBy"], "program");
+        }
+        // A gateway without a program's handler: two calls in flight, nobody's request.
+        let gateway = Handler::new(Arc::default(), Answers::gateway());
+        let (_a, _a_guard) = gateway.calls.enter(Arc::new(Named("a")));
+        let (_b, _b_guard) = gateway.calls.enter(Arc::new(Named("b")));
+        let unknown = gateway.answer("elicitation/create", "elicitation", ask("?")).await;
+        let unknown = unknown.unwrap_err();
+        assert_eq!(unknown.code, ErrorCode::INTERNAL_ERROR);
+        assert!(unknown.message.contains("2 calls in flight"), "{}", unknown.message);
     }
 
     fn token(n: i64) -> ProgressToken {
