@@ -40,6 +40,10 @@ use serde_json::{Map, Value, json};
 const TOOLSET: &str = "conformance";
 /// The client ID metadata document the suite's authorization servers accept.
 const METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+/// The tool of `json-schema-2020-12-preservation` whose input schema uses JSON Schema 2020-12
+/// (`$schema`, `$defs`, `$anchor`, `allOf`, `if`/`then`/`else`), and the tool that echoes it.
+const SCHEMA_TOOL: &str = "json_schema_2020_12_tool";
+const SCHEMA_ECHO: &str = "json_schema_echo";
 /// The loopback redirect URI the suite's authorization servers redirect to.
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
@@ -112,7 +116,14 @@ async fn run(url: &str) -> Result<(), String> {
     eprintln!("listed {} tools", tools.len());
     for tool in &tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        let result = session.call(name, arguments(&tool["inputSchema"])).await?;
+        let focal = tools.iter().find(|t| t["name"] == SCHEMA_TOOL);
+        let arguments = match focal {
+            // The schema scenario's echo tool is given back the schema received for its focal
+            // tool, as the scenario asks: it compares the two keyword by keyword.
+            Some(focal) if name == SCHEMA_ECHO => json!({ "schema": focal["inputSchema"] }),
+            _ => arguments(&tool["inputSchema"]),
+        };
+        let result = session.call(name, arguments).await?;
         eprintln!("called `{name}`: isError {}", result["isError"]);
     }
     Ok(())
