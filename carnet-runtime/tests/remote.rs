@@ -3,28 +3,19 @@
 //! levels deep, a `list_changed` that changes schemas, a slow start). The real servers are
 //! tested through `carnet serve-mcp` by `tests/remote/gateway.py`.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use carnet_runtime::remote::{Pin, Server};
 use carnet_runtime::{Carnet, DriftPolicy, Manifest, RemoteOptions, ToolOutput};
 use serde_json::{Value, json};
 
-fn standin() -> String {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/remote/standin.py");
-    root.canonicalize()
-        .expect("tests/remote/standin.py")
-        .display()
-        .to_string()
-}
-
-fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
+mod common;
 
 /// The stand-in's server description in `mode`, with `env`.
 fn server(mode: &str, env: &Value) -> Value {
-    json!({"command": python(), "args": [standin(), "--mode", mode], "env": env})
+    let mut server = common::standin(mode);
+    server["env"] = env.clone();
+    server
 }
 
 /// What `carnet mcp pin` records of the well-behaved stand-in.
@@ -38,18 +29,7 @@ async fn pinned() -> Pin {
 /// A manifest with agent `a`, skill `s` bringing remote toolset `t` served by `server`, and
 /// skill `idle` bringing remote toolset `never` (a server that must never start).
 fn manifest(pin: &Pin, server: &Value) -> Manifest {
-    let tools: Vec<Value> = pin.json()["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            let mut remote = json!({"inputSchema": t["inputSchema"]});
-            if let Some(output) = t.get("outputSchema") {
-                remote["outputSchema"] = output.clone();
-            }
-            json!({"name": t["name"], "description": t["description"], "remote": remote})
-        })
-        .collect();
+    let tools = common::remote_tools(pin);
     let mcp =
         json!({"server": server, "pin": {"serverInfo": pin.json()["serverInfo"], "digest": pin.json()["digest"]}});
     let never = json!({"server": {"command": "/nonexistent/never-started"}});
@@ -315,7 +295,7 @@ async fn drift_from_the_pin_is_refused_unless_accepted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_variable_is_named_and_its_value_never_shown() {
     let pin = pinned().await;
-    let server = json!({"command": python(), "args": [standin(), "${CARNET_TEST_SURELY_UNSET_VAR}"],
+    let server = json!({"command": common::python(), "args": [common::script(), "${CARNET_TEST_SURELY_UNSET_VAR}"],
                         "env": {"TOKEN": "literal-secret"}});
     let carnet = Carnet::builder(&manifest(&pin, &server))
         .remote_options(options())

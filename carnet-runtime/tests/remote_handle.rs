@@ -13,11 +13,9 @@ use carnet_runtime::remote::{Pin, Remote, RemoteError, Server};
 use carnet_runtime::{Carnet, DriftPolicy, Manifest, RemoteOptions, ToolsetId};
 use serde_json::{Value, json};
 
-fn standin(mode: &str) -> Value {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/remote/standin.py");
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    json!({"command": python, "args": [script.canonicalize().unwrap().display().to_string(), "--mode", mode]})
-}
+mod common;
+
+use common::standin;
 
 /// The engine of a manifest whose toolset `t` is served by `server` as `pinned` recorded it
 /// (`pinned`: a server that behaves), beside `plain`, a toolset of Rust tools.
@@ -25,18 +23,7 @@ async fn engine(pinned: &Value, server: &Value, options: RemoteOptions) -> Carne
     let pin = Pin::fetch(&Server::from_json(pinned).unwrap(), Duration::from_secs(30), 1 << 24)
         .await
         .expect("the server pins");
-    let tools: Vec<Value> = pin.json()["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            let mut remote = json!({"inputSchema": t["inputSchema"]});
-            if let Some(output) = t.get("outputSchema") {
-                remote["outputSchema"] = output.clone();
-            }
-            json!({"name": t["name"], "description": t["description"], "remote": remote})
-        })
-        .collect();
+    let tools = common::remote_tools(&pin);
     let mcp = json!({"server": server, "pin": {"serverInfo": pin.json()["serverInfo"]}});
     let manifest = Manifest::from_json(
         &json!({
