@@ -55,15 +55,21 @@ pub(crate) fn check(url: &str, written: &dyn Display) -> Result<(), String> {
 }
 
 /// Makes ring the process's default crypto provider when the process has none (a program that
-/// installed its own keeps it), before rmcp builds HTTP clients of its own.
+/// installed its own keeps it), before a crate builds a reqwest client of its own.
 ///
 /// rmcp's `AuthorizationManager::new` builds its reqwest clients itself (its filter of the
 /// addresses that discovered metadata may name lives inside them) and takes no TLS
-/// configuration: with `remote-tls`, reqwest would panic building them with no default
-/// provider. carnet's own clients never depend on this.
-#[cfg(feature = "remote-oauth")]
-pub(crate) fn default_provider_for_rmcp() {
-    #[cfg(feature = "remote-tls")]
+/// configuration, as does the OTLP exporter: with `remote-tls`, reqwest would panic building
+/// them with no default provider. carnet's own clients never depend on this.
+#[cfg(feature = "remote-tls")]
+#[cfg_attr(
+    not(feature = "remote-oauth"),
+    allow(
+        dead_code,
+        reason = "sign-in (`remote-oauth`) and the OTLP exporter (`otel`) call it"
+    )
+)]
+pub(crate) fn default_provider_if_none() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Another thread may install one first: either provider serves.
         let _ = rustls::crypto::ring::default_provider().install_default();

@@ -123,7 +123,8 @@ pub(crate) async fn connect_with(
             // A server given an `Authorization` header of its own is not signed in to.
             #[cfg(feature = "remote-oauth")]
             if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
-                tls::default_provider_for_rmcp();
+                #[cfg(feature = "remote-tls")]
+                tls::default_provider_if_none();
                 let client = crate::remote::oauth::client::http_client(url, access.oauth, access.toolset).await?;
                 let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
                 let service = rmcp::serve_client(handler, transport)
