@@ -8,27 +8,50 @@ use quote::quote;
 use crate::by_name::ByName;
 use crate::model::Spanned;
 
-/// The type a toolset's implementations carry (`BoundToolset<Name>`): its name spelled one
-/// character a type, `(Letter<'m'>, Letter<'a'>, Letter<'t'>, Letter<'h'>)` for `math`, so that the generated
-/// `Toolsets` struct and `#[carnet::toolset]` agree on it without sharing a path, and a
-/// mismatch prints both names.
+/// The type a toolset's implementations carry (`BoundToolset<Name>`): its name spelled in
+/// the arguments of a `ToolsetNamed`, `ToolsetNamed<'m', 'a', 't', 'h'>` for `math`, so that the
+/// generated `Toolsets` struct and `#[carnet::toolset]` agree on it without sharing a path,
+/// and a mismatch prints both names.
 pub(crate) fn toolset_type(name: &str) -> TokenStream {
     toolset_type_needing(name, &quote!(()))
 }
 
 /// [`toolset_type`] with the states its tools take (`(Need<A>, (Need<B>, ()))`).
 pub(crate) fn toolset_type_needing(name: &str, needs: &TokenStream) -> TokenStream {
-    let chars = name.chars().map(|c| {
-        let c = Literal::character(c);
-        quote!(::carnet::__private::Letter<#c>)
+    let name = name_type(name, |chunk, rest| {
+        let chars = chunk.iter().map(|&c| Literal::character(c));
+        let rest = rest.into_iter();
+        quote!(::carnet::__private::ToolsetNamed<#(#chars,)* #(#rest)*>)
     });
-    quote!(::carnet::__private::BoundToolset<(#(#chars,)*), #needs>)
+    quote!(::carnet::__private::BoundToolset<#name, #needs>)
 }
 
-/// A toolset's name as a type, `(L<'m'>, L<'a'>, L<'t'>, L<'h'>,)`.
+/// A toolset's name as a type, `L<'m', 'a', 't', 'h'>` (the generated module's `L` is
+/// `ToolsetNamed`).
 pub(crate) fn toolset_name_text(name: &str) -> String {
-    let letters: Vec<String> = name.chars().map(|c| format!("L<{c:?}>, ")).collect();
-    format!("({})", letters.concat().trim_end())
+    name_type(name, |chunk, rest| {
+        let mut args: Vec<String> = chunk.iter().map(|c| format!("{c:?}")).collect();
+        args.extend(rest);
+        format!("L<{}>", args.join(", "))
+    })
+}
+
+/// How many characters one `ToolsetNamed` holds (its const parameters, each defaulting to
+/// `'\0'`, which rustc leaves out when it prints the type).
+const NAME_CHUNK: usize = 32;
+
+/// The one rule for a name's type, which the macros and the generated module must follow
+/// alike: `ToolsetNamed` of the name's first [`NAME_CHUNK`] characters, the rest of a longer
+/// name in its last parameter, another `ToolsetNamed` (`wrap(chunk, rest)` writes one).
+fn name_type<T>(name: &str, mut wrap: impl FnMut(&[char], Option<T>) -> T) -> T {
+    let chars: Vec<char> = name.chars().collect();
+    let mut chunks = chars.chunks(NAME_CHUNK).rev();
+    // Innermost first; an empty name is `ToolsetNamed<>`.
+    let mut name = wrap(chunks.next().unwrap_or_default(), None);
+    for chunk in chunks {
+        name = wrap(chunk, Some(name));
+    }
+    name
 }
 
 /// The generated `Toolsets`' type parameter for each field: the field's name in CamelCase
@@ -227,5 +250,35 @@ mod tests {
         let names = ["dataAnalysis", "data-analysis", "search", "é"];
         let kept: Vec<String> = consts(names).into_iter().map(|(_, i)| i).collect();
         assert_eq!(kept, ["SEARCH"]);
+    }
+
+    /// The macros' type and the generated module's alias spell a name alike: one
+    /// `ToolsetNamed` up to 32 characters, the rest of a longer name nested in its last
+    /// argument, the empty name with no arguments.
+    #[test]
+    fn toolset_names_as_types() {
+        assert_eq!(toolset_name_text("math"), "L<'m', 'a', 't', 'h'>");
+        assert_eq!(toolset_name_text(""), "L<>");
+        assert_eq!(toolset_name_text("it's"), r"L<'i', 't', '\'', 's'>");
+        let long = format!("{}{}", "a".repeat(32), "bc");
+        let first = vec!["'a'"; 32].join(", ");
+        assert_eq!(toolset_name_text(&long), format!("L<{first}, L<'b', 'c'>>"));
+        let exactly = "a".repeat(32);
+        assert_eq!(toolset_name_text(&exactly), format!("L<{first}>"));
+        // The same type, up to spaces and trailing commas.
+        let plain = |text: String| text.replace(' ', "").replace(",>", ">");
+        for name in ["math", "", &long, &exactly] {
+            let tokens = toolset_type(name)
+                .to_string()
+                .replace(":: carnet :: __private :: ToolsetNamed", "L");
+            assert_eq!(
+                plain(tokens),
+                plain(format!(
+                    "::carnet::__private::BoundToolset<{}, ()>",
+                    toolset_name_text(name)
+                )),
+                "{name}"
+            );
+        }
     }
 }

@@ -399,8 +399,8 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// The implementations of one toolset, typed by the toolset's name: `Name` spells it, one
-/// character a type (`(Letter<'m'>, Letter<'a'>, Letter<'t'>, Letter<'h'>)` for `math`), so the generated
+/// The implementations of one toolset, typed by the toolset's name: `Name` spells it
+/// ([`ToolsetNamed<'m', 'a', 't', 'h'>`](crate::binding::ToolsetNamed) for `math`), so the generated
 /// `Toolsets` struct only accepts, in its `search_tools` field, what
 /// `#[carnet::toolset("search-tools")]` generated. Putting one toolset's implementation in
 /// another's field is a type error whose message spells both names.

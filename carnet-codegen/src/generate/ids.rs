@@ -20,8 +20,11 @@ use crate::typed_id;
 /// did a trait per field with `on_unimplemented` and a `do_not_recommend` blanket impl: its
 /// error at the field reads well, but `Carnet::new`'s return type normalises
 /// `CompiledToolsets::Needs`, whose impl carries the struct's bounds, and fails them again:
-/// two swapped toolsets gave 4 errors in 73 lines against 2 in 17 here. The price of a
-/// mismatch is rustc's note spelling both names as `Letter`s.)
+/// two swapped toolsets gave 4 errors in 73 lines against 2 in 17 here.) Each name is one
+/// type, `ToolsetNamed<'m', 'a', 't', 'h'>`, its characters const parameters whose defaults
+/// rustc does not print: a mismatch's note spells both names in full and nothing else. (A
+/// tuple of one type per character, `(Letter<'m'>, ..)`, made rustc's message about the
+/// tuples' lengths: "expected a tuple with 4 elements, found one with 5 elements".)
 pub(super) fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let bound: Vec<(&str, String)> = typed_id::snake_idents(manifest.toolsets.iter().map(|t| &*t.name))
         .into_iter()
@@ -35,8 +38,9 @@ pub(super) fn toolsets_struct(out: &mut String, manifest: &Manifest) {
     let params = typed_id::type_params(bound.iter().map(|(_, ident)| ident.as_str()));
     out.push_str(
         "
-// A toolset's name, one character a type (rustc's messages name `Letter` in full).
-use rt::Letter as L;
+// A toolset's name as a type, `L<'m', 'a', 't', 'h'>` (rustc's messages name it
+// `ToolsetNamed` in full).
+use rt::ToolsetNamed as L;
 
 /// The implementations of every toolset that declares tools, for
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what

@@ -57,16 +57,7 @@ impl Db {
     pub fn toolset(
         self,
     ) -> ::carnet::__private::BoundToolset<
-        (
-            ::carnet::__private::Letter<'d'>,
-            ::carnet::__private::Letter<'b'>,
-            ::carnet::__private::Letter<'-'>,
-            ::carnet::__private::Letter<'t'>,
-            ::carnet::__private::Letter<'o'>,
-            ::carnet::__private::Letter<'o'>,
-            ::carnet::__private::Letter<'l'>,
-            ::carnet::__private::Letter<'s'>,
-        ),
+        ::carnet::__private::ToolsetNamed<'d', 'b', '-', 't', 'o', 'o', 'l', 's'>,
         (),
     >
     where

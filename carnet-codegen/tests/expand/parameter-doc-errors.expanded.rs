@@ -13,20 +13,20 @@ mod search {
     #[must_use]
     #[allow(dead_code, clippy::must_use_candidate, clippy::unused_self)]
     pub fn toolset() -> ::carnet::__private::BoundToolset<
-        (
-            ::carnet::__private::Letter<'s'>,
-            ::carnet::__private::Letter<'e'>,
-            ::carnet::__private::Letter<'a'>,
-            ::carnet::__private::Letter<'r'>,
-            ::carnet::__private::Letter<'c'>,
-            ::carnet::__private::Letter<'h'>,
-            ::carnet::__private::Letter<'-'>,
-            ::carnet::__private::Letter<'t'>,
-            ::carnet::__private::Letter<'o'>,
-            ::carnet::__private::Letter<'o'>,
-            ::carnet::__private::Letter<'l'>,
-            ::carnet::__private::Letter<'s'>,
-        ),
+        ::carnet::__private::ToolsetNamed<
+            's',
+            'e',
+            'a',
+            'r',
+            'c',
+            'h',
+            '-',
+            't',
+            'o',
+            'o',
+            'l',
+            's',
+        >,
         (),
     > {
         ::core::unreachable!("the toolset did not compile")

@@ -24,20 +24,20 @@ pub mod misdescribed {
     #[must_use]
     #[allow(dead_code, clippy::must_use_candidate, clippy::unused_self)]
     pub fn toolset() -> ::carnet::__private::BoundToolset<
-        (
-            ::carnet::__private::Letter<'m'>,
-            ::carnet::__private::Letter<'i'>,
-            ::carnet::__private::Letter<'s'>,
-            ::carnet::__private::Letter<'d'>,
-            ::carnet::__private::Letter<'e'>,
-            ::carnet::__private::Letter<'s'>,
-            ::carnet::__private::Letter<'c'>,
-            ::carnet::__private::Letter<'r'>,
-            ::carnet::__private::Letter<'i'>,
-            ::carnet::__private::Letter<'b'>,
-            ::carnet::__private::Letter<'e'>,
-            ::carnet::__private::Letter<'d'>,
-        ),
+        ::carnet::__private::ToolsetNamed<
+            'm',
+            'i',
+            's',
+            'd',
+            'e',
+            's',
+            'c',
+            'r',
+            'i',
+            'b',
+            'e',
+            'd',
+        >,
         (),
     > {
         ::core::unreachable!("the toolset did not compile")

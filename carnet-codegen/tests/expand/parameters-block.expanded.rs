@@ -62,17 +62,7 @@ pub mod described {
     /// The implementations of toolset `described`, for the generated `Toolsets` struct.
     #[must_use]
     pub fn toolset() -> ::carnet::__private::BoundToolset<
-        (
-            ::carnet::__private::Letter<'d'>,
-            ::carnet::__private::Letter<'e'>,
-            ::carnet::__private::Letter<'s'>,
-            ::carnet::__private::Letter<'c'>,
-            ::carnet::__private::Letter<'r'>,
-            ::carnet::__private::Letter<'i'>,
-            ::carnet::__private::Letter<'b'>,
-            ::carnet::__private::Letter<'e'>,
-            ::carnet::__private::Letter<'d'>,
-        ),
+        ::carnet::__private::ToolsetNamed<'d', 'e', 's', 'c', 'r', 'i', 'b', 'e', 'd'>,
         (),
     > {
         ::carnet::__private::bound(

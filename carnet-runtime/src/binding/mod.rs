@@ -22,9 +22,11 @@ pub use serde;
 pub use serde_json;
 
 mod errors;
+mod name;
 mod schema;
 
 pub use errors::{ErrorProbe, ViaDisplay, ViaError, ViaInto};
+pub use name::ToolsetNamed;
 pub use schema::{HasSchema, NoSchema, OutputSchema, Params, is_whole, single_schema, struct_schema};
 
 /// A free function tool's generated entry point.
@@ -184,8 +186,8 @@ pub fn state<T: Clone + 'static>(context: &Context<'_>) -> Result<crate::state::
         })
 }
 
-/// One character of a toolset's name, in [`crate::BoundToolset`]'s type; type errors
-/// print it: `BoundToolset<(Letter<'m'>, Letter<'a'>, ...)>`.
+/// One character of a toolset's name, as the generated code spelled it before
+/// [`ToolsetNamed`]; nothing generates it now (the facade still re-exports it).
 pub struct Letter<const X: char>;
 
 /// The arguments of a call, taken field by field.

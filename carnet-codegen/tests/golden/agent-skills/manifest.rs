@@ -149,8 +149,9 @@ pub mod tools {
 
 }
 
-// A toolset's name, one character a type (rustc's messages name `Letter` in full).
-use rt::Letter as L;
+// A toolset's name as a type, `L<'m', 'a', 't', 'h'>` (rustc's messages name it
+// `ToolsetNamed` in full).
+use rt::ToolsetNamed as L;
 
 /// The implementations of every toolset that declares tools, for
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what

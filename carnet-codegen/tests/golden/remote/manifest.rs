@@ -192,8 +192,9 @@ pub mod tools {
     }
 }
 
-// A toolset's name, one character a type (rustc's messages name `Letter` in full).
-use rt::Letter as L;
+// A toolset's name as a type, `L<'m', 'a', 't', 'h'>` (rustc's messages name it
+// `ToolsetNamed` in full).
+use rt::ToolsetNamed as L;
 
 /// The implementations of every toolset that declares tools, for
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
@@ -223,7 +224,7 @@ impl<Notes> rt::CompiledToolsets for Toolsets<Notes> {
 mod toolset_names {
     use super::L;
 
-    pub(super) type Notes = (L<'n'>, L<'o'>, L<'t'>, L<'e'>, L<'s'>,);
+    pub(super) type Notes = L<'n', 'o', 't', 'e', 's'>;
 }
 
 // The tables' texts, each once (`text` takes one out by offset).

@@ -168,8 +168,9 @@ pub mod tools {
     }
 }
 
-// A toolset's name, one character a type (rustc's messages name `Letter` in full).
-use rt::Letter as L;
+// A toolset's name as a type, `L<'m', 'a', 't', 'h'>` (rustc's messages name it
+// `ToolsetNamed` in full).
+use rt::ToolsetNamed as L;
 
 /// The implementations of every toolset that declares tools, for
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
@@ -199,7 +200,7 @@ impl<Foo> rt::CompiledToolsets for Toolsets<Foo> {
 mod toolset_names {
     use super::L;
 
-    pub(super) type Foo = (L<'f'>, L<'o'>, L<'o'>,);
+    pub(super) type Foo = L<'f', 'o', 'o'>;
 }
 
 // The tables' texts, each once (`text` takes one out by offset).

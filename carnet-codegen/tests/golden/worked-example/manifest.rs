@@ -374,8 +374,9 @@ pub mod tools {
     }
 }
 
-// A toolset's name, one character a type (rustc's messages name `Letter` in full).
-use rt::Letter as L;
+// A toolset's name as a type, `L<'m', 'a', 't', 'h'>` (rustc's messages name it
+// `ToolsetNamed` in full).
+use rt::ToolsetNamed as L;
 
 /// The implementations of every toolset that declares tools, for
 /// `Carnet::new(&MANIFEST, Toolsets { .. })`: each field takes what
@@ -425,12 +426,12 @@ impl<FilterTools, SearchTools, StatisticalAnalysis, Units, Visualization, Writin
 mod toolset_names {
     use super::L;
 
-    pub(super) type FilterTools = (L<'f'>, L<'i'>, L<'l'>, L<'t'>, L<'e'>, L<'r'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,);
-    pub(super) type SearchTools = (L<'s'>, L<'e'>, L<'a'>, L<'r'>, L<'c'>, L<'h'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,);
-    pub(super) type StatisticalAnalysis = (L<'s'>, L<'t'>, L<'a'>, L<'t'>, L<'i'>, L<'s'>, L<'t'>, L<'i'>, L<'c'>, L<'a'>, L<'l'>, L<'-'>, L<'a'>, L<'n'>, L<'a'>, L<'l'>, L<'y'>, L<'s'>, L<'i'>, L<'s'>,);
-    pub(super) type Units = (L<'u'>, L<'n'>, L<'i'>, L<'t'>, L<'s'>,);
-    pub(super) type Visualization = (L<'v'>, L<'i'>, L<'s'>, L<'u'>, L<'a'>, L<'l'>, L<'i'>, L<'z'>, L<'a'>, L<'t'>, L<'i'>, L<'o'>, L<'n'>,);
-    pub(super) type WritingTools = (L<'w'>, L<'r'>, L<'i'>, L<'t'>, L<'i'>, L<'n'>, L<'g'>, L<'-'>, L<'t'>, L<'o'>, L<'o'>, L<'l'>, L<'s'>,);
+    pub(super) type FilterTools = L<'f', 'i', 'l', 't', 'e', 'r', '-', 't', 'o', 'o', 'l', 's'>;
+    pub(super) type SearchTools = L<'s', 'e', 'a', 'r', 'c', 'h', '-', 't', 'o', 'o', 'l', 's'>;
+    pub(super) type StatisticalAnalysis = L<'s', 't', 'a', 't', 'i', 's', 't', 'i', 'c', 'a', 'l', '-', 'a', 'n', 'a', 'l', 'y', 's', 'i', 's'>;
+    pub(super) type Units = L<'u', 'n', 'i', 't', 's'>;
+    pub(super) type Visualization = L<'v', 'i', 's', 'u', 'a', 'l', 'i', 'z', 'a', 't', 'i', 'o', 'n'>;
+    pub(super) type WritingTools = L<'w', 'r', 'i', 't', 'i', 'n', 'g', '-', 't', 'o', 'o', 'l', 's'>;
 }
 
 // The tables' texts, each once (`text` takes one out by offset).
