@@ -1,25 +1,5 @@
-mod manifest {
-    use carnet::__private as rt;
-    include!(env!("CARNET_UI_MANIFEST_RS"));
-}
-
-#[carnet::toolset("math")]
-pub mod math {
-    #[carnet::tool]
-    pub fn add(a: i64, b: i64) -> i64 {
-        a + b
-    }
-
-    #[carnet::tool]
-    pub fn negate(x: i64) -> i64 {
-        -x
-    }
-
-    #[carnet::tool]
-    pub fn ping() -> &'static str {
-        "pong"
-    }
-}
+// The manifest, toolset `math` and `any()`.
+include!("common/math.rs");
 
 #[carnet::toolset("files")]
 pub mod files {
