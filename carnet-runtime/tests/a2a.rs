@@ -112,6 +112,18 @@ async fn start(limits: Limits) -> Running {
 
 /// One HTTP/1.1 request; the status and the body.
 async fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let (status, _, body) = exchange(addr, method, path, headers, body).await;
+    (status, body)
+}
+
+/// One HTTP/1.1 request; the status, the head (lowercase) and the body.
+async fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String, String) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -128,12 +140,13 @@ async fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str
     let text = String::from_utf8_lossy(&response).into_owned();
     let status = text[9..12].parse().unwrap();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let head = head.to_ascii_lowercase();
+    let body = if head.contains("transfer-encoding: chunked") {
         dechunk(body)
     } else {
         body.to_owned()
     };
-    (status, body)
+    (status, head, body)
 }
 
 fn dechunk(mut body: &str) -> String {
@@ -574,6 +587,45 @@ async fn sizes_counts_and_origins_are_bounded() {
             .unwrap()
             .contains("unfinished tasks")
     );
+}
+
+#[tokio::test]
+async fn a_full_store_asks_the_client_to_come_back_later() {
+    let server = start(Limits::default().with_max_tasks(1)).await;
+    let waiting = json!({"message": message("wait", None), "configuration": {"returnImmediately": true}});
+    let (status, text) = http(
+        server.addr,
+        "POST",
+        "/message:send",
+        &[JSON, V1],
+        waiting.to_string().as_bytes(),
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+
+    // HTTP+JSON: 503 with Retry-After, the status a client and a balancer act on.
+    let body = json!({"message": message("hello", None)}).to_string();
+    let (status, head, text) = exchange(server.addr, "POST", "/message:send", &[JSON, V1], body.as_bytes()).await;
+    assert_eq!(status, 503, "{text}");
+    assert!(
+        head.contains("\r\nretry-after: 5\r\n") || head.ends_with("\r\nretry-after: 5"),
+        "{head}"
+    );
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["status"], "UNAVAILABLE", "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("unfinished tasks"));
+    let details = error["error"]["details"].as_array().unwrap();
+    assert!(details.iter().any(|d| d["retryDelay"] == "5s"), "{error}");
+
+    // JSON-RPC: its error (in a 200) carries the same delay.
+    let refused = rpc(server.addr, "SendMessage", json!({"message": message("hello", None)})).await;
+    assert_eq!(code(&refused), -32603);
+    let data = refused["error"]["data"].as_array().unwrap();
+    let retry = data
+        .iter()
+        .find(|d| d["@type"] == "type.googleapis.com/google.rpc.RetryInfo")
+        .unwrap_or_else(|| panic!("no RetryInfo: {refused}"));
+    assert_eq!(retry["retryDelay"], "5s");
 }
 
 #[tokio::test]

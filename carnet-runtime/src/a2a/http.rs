@@ -15,7 +15,7 @@ use a2a_types::{A2AError, StreamResponse};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
-use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, ORIGIN};
+use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, ORIGIN, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 
 use super::methods::Events;
 use super::shared::Shared;
-use super::{jsonrpc, rest};
+use super::{jsonrpc, rest, retry};
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -303,7 +303,15 @@ async fn serve(context: &Context, request: Request<Incoming>, path: &str, is_res
     let shared = &context.shared;
     if is_rest {
         match rest::handle(shared, &method, path, query.as_deref(), version.as_deref(), &body).await {
-            rest::Answer::Json(status, body) => json(status, body),
+            rest::Answer::Json(status, body) => {
+                let mut response = json(status, body);
+                if status == StatusCode::SERVICE_UNAVAILABLE {
+                    response
+                        .headers_mut()
+                        .insert(RETRY_AFTER, HeaderValue::from(retry::DELAY.as_secs()));
+                }
+                response
+            }
             rest::Answer::Stream(events) => sse(events, |event| serde_json::to_vec(event).unwrap_or_default()),
         }
     } else {

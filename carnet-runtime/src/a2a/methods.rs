@@ -13,6 +13,7 @@ use a2a_types::{
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use super::retry;
 use super::shared::Shared;
 use super::store::{StoreError, TaskEvents, TaskQuery};
 use super::worker::{self, ends, ends_stream, status};
@@ -381,7 +382,8 @@ async fn load(shared: &Shared, id: &str) -> Result<Task, A2AError> {
 fn store_error(error: &StoreError) -> A2AError {
     match error {
         StoreError::BadPageToken => A2AError::invalid_params(error.to_string()),
-        _ => A2AError::internal(error.to_string()),
+        // Both pass: tasks finish, a shared store comes back.
+        StoreError::Full { .. } | StoreError::Unavailable(_) => retry::later(error.to_string()),
     }
 }
 

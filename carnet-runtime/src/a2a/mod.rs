@@ -55,7 +55,13 @@
 //!   after 30 idle minutes), a time limit per message (10 min) and a step limit (12 model
 //!   calls), an `Origin` allow-list (loopback by default; CORS for those origins on
 //!   request). The server binds loopback addresses only: it has no authentication of its
-//!   own.
+//!   own. A request refused for now (the task store full or, shared, out of reach; every
+//!   conversation it may hold busy) is one a client can retry: `503 Service Unavailable`
+//!   with `Retry-After: 5` and the status `UNAVAILABLE` over HTTP+JSON, and over JSON-RPC an
+//!   internal error (-32603) whose `data` carries a `google.rpc.RetryInfo` (`retryDelay: 5s`).
+//! - **Secrets.** A failed task says what failed, never a remote toolset's resolved URL or
+//!   headers: its tools name their server as written (`${VAR}` unresolved), so a model
+//!   quoting them or failing on them shows the client no secret.
 //! - **Tasks are kept** in a [`TaskStore`]: [`MemoryStore`] by default; what runs a task
 //!   (its conversation, model call and events) stays in the process that runs it.
 //!
@@ -117,6 +123,7 @@ mod redis;
 #[cfg(feature = "a2a-redis")]
 mod resp;
 mod rest;
+mod retry;
 mod server;
 mod shared;
 mod store;

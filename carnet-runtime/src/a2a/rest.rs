@@ -8,6 +8,7 @@ use hyper::{Method, StatusCode};
 use serde_json::{Map, Value, json};
 
 use super::methods::{self, Events, Reply};
+use super::retry;
 use super::shared::Shared;
 
 /// What the HTTP layer sends back.
@@ -191,6 +192,7 @@ fn percent_decode(text: &str) -> String {
 /// `ErrorInfo` detail carries the A2A reason (`TASK_NOT_FOUND`, ...).
 pub(super) fn error(error: &A2AError) -> (StatusCode, Vec<u8>) {
     let (status, name) = match error.code {
+        _ if retry::is_later(error) => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
         error_code::TASK_NOT_FOUND | error_code::METHOD_NOT_FOUND => (StatusCode::NOT_FOUND, "NOT_FOUND"),
         error_code::TASK_NOT_CANCELABLE
         | error_code::PUSH_NOTIFICATION_NOT_SUPPORTED

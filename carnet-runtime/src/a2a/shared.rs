@@ -11,6 +11,7 @@ use a2a_types::{A2AError, StreamResponse};
 use tokio::sync::broadcast;
 
 use super::limits::Limits;
+use super::retry;
 use super::store::TaskStore;
 use crate::Cancellation;
 use crate::chat::{ChatModel, Message, ModelError};
@@ -104,7 +105,7 @@ impl Shared {
                 .min_by_key(|(_, c)| c.last_used())
                 .map(|(id, _)| id.clone());
             let Some(oldest) = oldest else {
-                return Err(A2AError::internal(format!(
+                return Err(retry::later(format!(
                     "the server holds {} conversations, all busy, as many as it may; try again later",
                     self.limits.max_contexts
                 )));
