@@ -330,8 +330,8 @@ pub(crate) enum McpCommand {
     /// Sign in to the server of a remote toolset that requires OAuth: prints the
     /// authorization URL to open in a browser, waits for the redirect on a loopback port and
     /// stores the token (`$CARNET_OAUTH_DIR/tokens.json`, else
-    /// `~/.config/carnet/oauth/tokens.json`, mode 0600), where `mcp pin`, `serve-mcp` and
-    /// programs find it.
+    /// `~/.config/carnet/oauth/tokens.json`, mode 0600; or the OS keyring), where `mcp pin`,
+    /// `serve-mcp` and programs find it.
     Login {
         /// The remote toolset.
         toolset: String,
@@ -349,11 +349,19 @@ pub(crate) enum McpCommand {
         /// A scope to ask for (repeatable; default: what the server names).
         #[arg(long = "scope", value_name = "SCOPE")]
         scopes: Vec<String>,
+        /// Where to keep the token: `file` or `keyring` (the OS keyring). Default:
+        /// `CARNET_TOKEN_STORE`, else `file`; the other commands read only the variable.
+        #[arg(long, value_name = "STORE")]
+        store: Option<String>,
     },
     /// Forget the stored tokens of a remote toolset's server.
     Logout {
         /// The remote toolset.
         toolset: String,
+        /// The store to remove them from: `file` or `keyring`. Default:
+        /// `CARNET_TOKEN_STORE`, else `file`.
+        #[arg(long, value_name = "STORE")]
+        store: Option<String>,
     },
 }
 

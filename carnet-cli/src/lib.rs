@@ -470,6 +470,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             port,
             client_id,
             scopes,
+            store,
         }) => {
             let report = Config::new().dir(&cli.dir).check();
             let request = login::Login {
@@ -478,12 +479,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 port: *port,
                 client_id: client_id.as_deref(),
                 scopes,
+                store: store.as_deref(),
             };
             login::login(&report, &request)
         }
-        Command::Mcp(McpCommand::Logout { toolset }) => {
+        Command::Mcp(McpCommand::Logout { toolset, store }) => {
             let report = Config::new().dir(&cli.dir).check();
-            login::logout(&report, toolset)
+            login::logout(&report, toolset, store.as_deref())
         }
         Command::A2a(A2aCommand::Pin {
             toolsets,

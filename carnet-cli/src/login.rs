@@ -1,8 +1,9 @@
 //! `carnet mcp login TOOLSET`: signs a person in to the server of a remote toolset that
 //! requires OAuth (the browser flow, a loopback redirect), and `carnet mcp logout TOOLSET`.
-//! The tokens go to the token store (`$CARNET_OAUTH_DIR/tokens.json`, else
-//! `~/.config/carnet/oauth/tokens.json`), where `carnet mcp pin`, `carnet serve-mcp` and
-//! programs built with `remote-oauth` find them.
+//! The tokens go to the token store `--store` or `CARNET_TOKEN_STORE` names: the file
+//! (`$CARNET_OAUTH_DIR/tokens.json`, else `~/.config/carnet/oauth/tokens.json`, the default)
+//! or the OS keyring, where `carnet mcp pin`, `carnet serve-mcp` and programs built with
+//! `remote-oauth` find them (given the same `CARNET_TOKEN_STORE`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use std::time::Duration;
 use carnet_codegen::{RemoteProtocol, RemoteToolset, Report};
 use carnet_runtime::RemoteOptions;
 use carnet_runtime::remote::Server;
-use carnet_runtime::remote::oauth::{Client, FileStore, Loopback, OAuth, ServerSession, TokenStore as _};
+use carnet_runtime::remote::oauth::{Client, Loopback, OAuth, ServerSession, StoreKind, TokenStore};
 
 use crate::{Failure, printable};
 
@@ -21,6 +22,8 @@ pub(crate) struct Login<'a> {
     pub(crate) port: u16,
     pub(crate) client_id: Option<&'a str>,
     pub(crate) scopes: &'a [String],
+    /// `--store`: `file` or `keyring` (default: `CARNET_TOKEN_STORE`, else `file`).
+    pub(crate) store: Option<&'a str>,
 }
 
 /// The remote toolset `name` over HTTP, its server description and its URL (`${VAR}`s
@@ -46,17 +49,29 @@ fn http_toolset(report: &Report, name: &str) -> Result<(Server, String), Failure
     }
 }
 
-fn store() -> Result<FileStore, Failure> {
-    FileStore::default_dir()
-        .map(FileStore::new)
-        .ok_or_else(|| Failure::content("error: no place for tokens: set CARNET_OAUTH_DIR (or HOME)"))
+/// The store `--store` names, else `CARNET_TOKEN_STORE`; and a note when the two differ
+/// (the other commands read only the variable).
+fn store(flag: Option<&str>) -> Result<(Arc<dyn TokenStore>, Option<String>), Failure> {
+    let error = |e: String| Failure::content(format!("error: {e}"));
+    let configured = StoreKind::from_env();
+    let kind = match flag {
+        Some(name) => name.parse::<StoreKind>().map_err(|e| error(format!("--store: {e}")))?,
+        None => configured.clone().map_err(error)?,
+    };
+    let note = (configured != Ok(kind)).then(|| {
+        let name = if kind == StoreKind::Keyring { "keyring" } else { "file" };
+        format!(
+            "note: the other carnet commands and programs look for it there with {}={name}",
+            StoreKind::ENV
+        )
+    });
+    Ok((kind.open().map_err(error)?, note))
 }
 
 /// `carnet mcp login`: signs in (again) and lists the server's tools with the new token.
 pub(crate) fn login(report: &Report, request: &Login<'_>) -> Result<(), Failure> {
     let (server, url) = http_toolset(report, request.toolset)?;
-    let store = store()?;
-    let path = store.path();
+    let (store, note) = store(request.store)?;
     // A new sign-in replaces what was stored.
     store
         .save(&url, None)
@@ -65,7 +80,7 @@ pub(crate) fn login(report: &Report, request: &Login<'_>) -> Result<(), Failure>
         eprintln!("Open this URL in a browser to sign in (carnet waits for the redirect):\n\n  {url}\n");
     })
     .map_err(|e| Failure::content(format!("error: cannot listen on 127.0.0.1:{}: {e}", request.port)))?;
-    let mut oauth = OAuth::new(Arc::new(store))
+    let mut oauth = OAuth::new(Arc::clone(&store))
         .authorizer(Arc::new(authorizer))
         .scopes(request.scopes.iter().cloned());
     if let Some(id) = request.client_id {
@@ -90,18 +105,21 @@ pub(crate) fn login(report: &Report, request: &Login<'_>) -> Result<(), Failure>
         ))
     })?;
     outln!(
-        "signed in: `{}` ({url}): {} tools; the token is in `{}`",
+        "signed in: `{}` ({url}): {} tools; the token is in {}",
         request.toolset,
         tools.len(),
-        path.display()
+        store.location()
     );
+    if let Some(note) = note {
+        outln!("{note}");
+    }
     Ok(())
 }
 
 /// `carnet mcp logout`: forgets the tokens of the toolset's server.
-pub(crate) fn logout(report: &Report, toolset: &str) -> Result<(), Failure> {
+pub(crate) fn logout(report: &Report, toolset: &str, flag: Option<&str>) -> Result<(), Failure> {
     let (_, url) = http_toolset(report, toolset)?;
-    let store = store()?;
+    let (store, _) = store(flag)?;
     let had = store
         .load(&url)
         .map_err(|e| Failure::content(format!("error: {e}")))?
@@ -111,11 +129,11 @@ pub(crate) fn logout(report: &Report, toolset: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::content(format!("error: {e}")))?;
     if had {
         outln!(
-            "signed out: `{toolset}` ({url}): its tokens were removed from `{}`",
-            store.path().display()
+            "signed out: `{toolset}` ({url}): its tokens were removed from {}",
+            store.location()
         );
     } else {
-        outln!("`{toolset}` ({url}) had no stored tokens");
+        outln!("`{toolset}` ({url}) had no stored tokens in {}", store.location());
     }
     Ok(())
 }

@@ -22,7 +22,8 @@
 //! (SEP-1933).
 //!
 //! Tokens live in a [`TokenStore`] keyed by the server's URL: by default a [`FileStore`]
-//! (`tokens.json`, mode 0600, in `$CARNET_OAUTH_DIR`, else `~/.config/carnet/oauth`).
+//! (`tokens.json`, mode 0600, in `$CARNET_OAUTH_DIR`, else `~/.config/carnet/oauth`), or the
+//! OS keyring ([`KeyringStore`]) when `CARNET_TOKEN_STORE=keyring` ([`StoreKind`]).
 //! No token is ever written into a pin, a manifest, a log line, a span or an error.
 
 mod authorizer;
@@ -30,6 +31,7 @@ pub(super) mod client;
 mod enterprise;
 mod jwt;
 mod key;
+mod keyring;
 pub(crate) mod options;
 mod session;
 mod store;
@@ -37,6 +39,7 @@ mod store;
 pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
 pub use enterprise::{Enterprise, IdentityProvider, TokenSource, Workload};
 pub use key::{Algorithm, PrivateKey};
-pub use options::{Client, OAuth};
+pub use self::keyring::{KEYRING_SERVICE, KeyringStore};
+pub use options::{Client, OAuth, StoreKind};
 pub use session::{ElicitationHandler, ServerSession};
 pub use store::{FileStore, MemoryStore, TOKEN_FILE, TokenStore};

@@ -1,5 +1,5 @@
-//! How carnet signs in ([`OAuth`], part of [`RemoteOptions`](crate::RemoteOptions)) and the
-//! clients registered beforehand ([`Client`]).
+//! How carnet signs in ([`OAuth`], part of [`RemoteOptions`](crate::RemoteOptions)), the
+//! clients registered beforehand ([`Client`]) and where tokens are kept ([`StoreKind`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -7,7 +7,61 @@ use std::sync::Arc;
 
 use super::authorizer::Authorizer;
 use super::key::PrivateKey;
-use super::store::{FileStore, MemoryStore, TokenStore};
+use super::keyring::{KEYRING_SERVICE, KeyringStore};
+use super::store::{FileStore, MemoryStore, TokenStore, Unavailable};
+
+/// Where the operator keeps tokens: `CARNET_TOKEN_STORE`, or `carnet mcp login --store`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// `file`: [`FileStore`] in [`FileStore::default_dir`] (the default).
+    File,
+    /// `keyring`: [`KeyringStore`], the OS keyring, service [`KEYRING_SERVICE`].
+    Keyring,
+}
+
+impl StoreKind {
+    /// The environment variable that chooses the store: `file` or `keyring`.
+    pub const ENV: &'static str = "CARNET_TOKEN_STORE";
+
+    /// The kind `$CARNET_TOKEN_STORE` names; [`StoreKind::File`] when it is unset or empty.
+    ///
+    /// # Errors
+    ///
+    /// It names neither `file` nor `keyring`.
+    pub fn from_env() -> Result<Self, String> {
+        match std::env::var(Self::ENV) {
+            Ok(value) if !value.is_empty() => value.parse().map_err(|e| format!("{}: {e}", Self::ENV)),
+            _ => Ok(StoreKind::File),
+        }
+    }
+
+    /// The store of this kind.
+    ///
+    /// # Errors
+    ///
+    /// A file store has no directory (none of `CARNET_OAUTH_DIR`, `XDG_CONFIG_HOME`, `HOME`
+    /// is set), or this system has no keyring carnet can use.
+    pub fn open(self) -> Result<Arc<dyn TokenStore>, String> {
+        match self {
+            StoreKind::File => FileStore::default_dir()
+                .map(|dir| Arc::new(FileStore::new(dir)) as Arc<dyn TokenStore>)
+                .ok_or_else(|| "no place for the token file: set CARNET_OAUTH_DIR (or HOME)".to_owned()),
+            StoreKind::Keyring => Ok(Arc::new(KeyringStore::new(KEYRING_SERVICE)?)),
+        }
+    }
+}
+
+impl std::str::FromStr for StoreKind {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name {
+            "file" => Ok(StoreKind::File),
+            "keyring" => Ok(StoreKind::Keyring),
+            other => Err(format!("`{other}` is not a token store: `file` or `keyring`")),
+        }
+    }
+}
 
 /// A client registered with an authorization server beforehand: its ID and, for a
 /// confidential client, its secret (never shown by `Debug`).
@@ -38,8 +92,8 @@ impl fmt::Debug for Client {
 /// How carnet signs in to the remote toolsets that require OAuth (part of
 /// [`RemoteOptions`](crate::RemoteOptions)).
 ///
-/// The default reads tokens from [`FileStore::default_dir`] and signs in to nothing by
-/// itself: a server with no valid token is refused until someone runs
+/// The default reads tokens from the store `CARNET_TOKEN_STORE` names ([`StoreKind`]:
+/// [`FileStore::default_dir`] unless it says `keyring`) and signs in to nothing by itself: a server with no valid token is refused until someone runs
 /// `carnet mcp login TOOLSET` (or the program sets an [`Authorizer`] or client
 /// credentials).
 #[derive(Clone)]
@@ -56,15 +110,22 @@ pub struct OAuth {
     pub(crate) max_step_ups: u32,
 }
 
-/// The default store, one per process (read from the environment on first use).
+/// The default store, one per process (read from the environment on first use): the file
+/// store when it has a directory, else memory; a store that cannot be had (an unknown
+/// `CARNET_TOKEN_STORE`, no keyring) holds no token and refuses to keep one, saying why.
 static DEFAULT_STORE: std::sync::LazyLock<Arc<dyn TokenStore>> =
-    std::sync::LazyLock::new(|| match FileStore::default_dir() {
-        Some(dir) => Arc::new(FileStore::new(dir)),
-        None => Arc::new(MemoryStore::default()),
+    std::sync::LazyLock::new(|| match StoreKind::from_env() {
+        Ok(StoreKind::File) => match FileStore::default_dir() {
+            Some(dir) => Arc::new(FileStore::new(dir)),
+            None => Arc::new(MemoryStore::default()),
+        },
+        Ok(kind) => kind.open().unwrap_or_else(|e| Arc::new(Unavailable::new(e))),
+        Err(e) => Arc::new(Unavailable::new(e)),
     });
 
 impl Default for OAuth {
-    /// The default store ([`FileStore::default_dir`], else memory), no sign-in of its own.
+    /// The default store ([`StoreKind::from_env`]; a file store without a directory: memory),
+    /// no sign-in of its own.
     fn default() -> Self {
         OAuth::new(Arc::clone(&DEFAULT_STORE))
     }
@@ -207,6 +268,14 @@ impl Eq for OAuth {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn store_kinds_are_named_file_or_keyring() {
+        assert_eq!("file".parse(), Ok(StoreKind::File));
+        assert_eq!("keyring".parse(), Ok(StoreKind::Keyring));
+        let error = "vault".parse::<StoreKind>().unwrap_err();
+        assert!(error.contains("`vault`") && error.contains("`keyring`"), "{error}");
+    }
 
     #[test]
     fn defaults_are_equal_and_debug_shows_no_secret() {

@@ -1,11 +1,12 @@
 //! Where tokens live: a [`TokenStore`] keyed by the server's URL. [`FileStore`], the
-//! default, is one JSON file with owner-only permissions; a keyring or a secrets manager
-//! plugs in through the trait.
+//! default, is one JSON file with owner-only permissions; [`KeyringStore`](super::KeyringStore)
+//! keeps them in the OS keyring; a secrets manager plugs in through the trait.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 
@@ -15,12 +16,22 @@ pub const TOKEN_FILE: &str = "tokens.json";
 /// The largest token file read (a bigger one is refused, not loaded into memory).
 const MAX_FILE_BYTES: u64 = 4 << 20;
 
+/// How to recover from a token file carnet cannot use.
+const FILE_FIX: &str = "delete it (the tokens in it are lost) and sign in again with `carnet mcp login TOOLSET`";
+
 /// Keeps what an authorization server granted for each MCP server: the client ID, the
 /// access and refresh tokens, the scopes. Entries are opaque JSON text, keyed by the
 /// server's URL.
 ///
-/// Implement it to keep tokens in an OS keyring or a secrets manager; errors are
-/// messages that must never include an entry's text.
+/// Implement it to keep tokens in a secrets manager; errors are messages that must never
+/// include an entry's text.
+///
+/// carnet loads a server's entry when it connects, before it knows whether the server needs a
+/// token at all, and an error from [`load`](TokenStore::load) fails that connection. A store
+/// whose trouble is not the entry itself (an unreadable file, an unreachable keyring) should
+/// answer `None` there and report the trouble from [`save`](TokenStore::save), where a token
+/// is actually needed: the stores here do, so a corrupt store fails only the servers that
+/// require OAuth.
 pub trait TokenStore: Send + Sync + std::fmt::Debug {
     /// The entry of `server`, if any.
     ///
@@ -34,15 +45,40 @@ pub trait TokenStore: Send + Sync + std::fmt::Debug {
     ///
     /// The store cannot be written.
     fn save(&self, server: &str, entry: Option<&str>) -> Result<(), String>;
+    /// Where the tokens are, for people: a path, a keyring's name.
+    fn location(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+/// Answers `None` for a store that cannot be read, with one warning (no entry's text in it)
+/// the first time: see [`TokenStore`] on why `load` tolerates what `save` reports.
+pub(super) fn unusable_as_none(loaded: Result<Option<String>, String>, warned: &AtomicBool) -> Option<String> {
+    match loaded {
+        Ok(entry) => entry,
+        Err(message) => {
+            if !warned.swap(true, Ordering::AcqRel) {
+                tracing::warn!(target: "carnet::oauth", "the token store is not used: {message}");
+            }
+            None
+        }
+    }
 }
 
 /// Tokens in one JSON file, `tokens.json`, readable and writable by its owner only (mode
 /// 0600, in a directory of mode 0700 on Unix), replaced atomically on each write.
+///
+/// A file carnet cannot use (not JSON, not an object of entries, over 4 MiB, unreadable)
+/// holds no token for [`load`](TokenStore::load), so servers that need none still work;
+/// [`save`](TokenStore::save) refuses to replace it, with its path, what is wrong and how
+/// to recover.
 #[derive(Debug)]
 pub struct FileStore {
     dir: PathBuf,
     /// Serializes this process's read-modify-write cycles.
     lock: std::sync::Mutex<()>,
+    /// Whether an unusable file was warned about.
+    warned: AtomicBool,
 }
 
 impl FileStore {
@@ -51,6 +87,7 @@ impl FileStore {
         FileStore {
             dir: dir.into(),
             lock: std::sync::Mutex::new(()),
+            warned: AtomicBool::new(false),
         }
     }
 
@@ -70,21 +107,43 @@ impl FileStore {
         self.dir.join(TOKEN_FILE)
     }
 
+    /// Every entry of the file (none when there is no file).
     fn read(&self) -> Result<BTreeMap<String, String>, String> {
         let path = self.path();
         let file = match std::fs::File::open(&path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-            Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
+            Err(e) => return Err(format!("cannot read the token file `{}`: {e}", path.display())),
         };
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut text)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        if text.len() as u64 > MAX_FILE_BYTES {
-            return Err(format!("`{}` is over {MAX_FILE_BYTES} bytes", path.display()));
+        let too_big = |bytes: u64| {
+            format!(
+                "the token file `{}` is {bytes} bytes, over the {MAX_FILE_BYTES} carnet reads: {FILE_FIX}",
+                path.display()
+            )
+        };
+        if let Ok(metadata) = file.metadata()
+            && metadata.len() > MAX_FILE_BYTES
+        {
+            return Err(too_big(metadata.len()));
         }
-        // The parser's message may quote the text: it is not repeated.
-        serde_json::from_str(&text).map_err(|_| format!("`{}` is not a carnet token file", path.display()))
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut bytes)
+            .map_err(|e| format!("cannot read the token file `{}`: {e}", path.display()))?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_big(bytes.len() as u64));
+        }
+        // What is wrong, by position: the parser's own message may quote the text.
+        serde_json::from_slice(&bytes).map_err(|e| {
+            let what = match e.classify() {
+                serde_json::error::Category::Data => "not an object of text entries".to_owned(),
+                serde_json::error::Category::Eof => "JSON that ends too soon".to_owned(),
+                _ => format!("not JSON (line {}, column {})", e.line(), e.column()),
+            };
+            format!(
+                "the token file `{}` is not a carnet token file ({what}): {FILE_FIX}",
+                path.display()
+            )
+        })
     }
 
     fn write(&self, entries: &BTreeMap<String, String>) -> Result<(), String> {
@@ -121,7 +180,8 @@ fn create_private_dir(dir: &Path) -> Result<(), String> {
 impl TokenStore for FileStore {
     fn load(&self, server: &str) -> Result<Option<String>, String> {
         let _guard = self.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(self.read()?.remove(server))
+        let read = self.read().map(|mut entries| entries.remove(server));
+        Ok(unusable_as_none(read, &self.warned))
     }
 
     fn save(&self, server: &str, entry: Option<&str>) -> Result<(), String> {
@@ -132,6 +192,10 @@ impl TokenStore for FileStore {
             None => entries.remove(server).is_some(),
         };
         if changed { self.write(&entries) } else { Ok(()) }
+    }
+
+    fn location(&self) -> String {
+        format!("`{}`", self.path().display())
     }
 }
 
@@ -157,6 +221,37 @@ impl TokenStore for MemoryStore {
             None => entries.remove(server),
         };
         Ok(())
+    }
+}
+
+/// A store that could not be had (an unknown `CARNET_TOKEN_STORE`, no keyring on this
+/// system): it holds no token, and keeping one fails with the reason.
+#[derive(Debug)]
+pub(super) struct Unavailable {
+    why: String,
+    warned: AtomicBool,
+}
+
+impl Unavailable {
+    pub(super) fn new(why: String) -> Self {
+        Unavailable {
+            why,
+            warned: AtomicBool::new(false),
+        }
+    }
+}
+
+impl TokenStore for Unavailable {
+    fn load(&self, _: &str) -> Result<Option<String>, String> {
+        Ok(unusable_as_none(Err(self.why.clone()), &self.warned))
+    }
+
+    fn save(&self, _: &str, _: Option<&str>) -> Result<(), String> {
+        Err(format!("no token store: {}", self.why))
+    }
+
+    fn location(&self) -> String {
+        format!("nowhere ({})", self.why)
     }
 }
 
@@ -215,9 +310,48 @@ mod tests {
         store.save("http://a/mcp", None).unwrap();
         assert_eq!(store.load("http://a/mcp").unwrap(), None);
         assert!(store.load("http://b/mcp").unwrap().is_some());
-        std::fs::write(store.path(), "secret-token-not-json").unwrap();
-        let error = store.load("http://b/mcp").unwrap_err();
-        assert!(!error.contains("secret-token"), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file carnet cannot use holds no token, and writing says where it is, what is wrong
+    /// and how to recover, never what the file holds.
+    #[test]
+    fn an_unusable_file_holds_no_token_and_refuses_writes_with_its_path() {
+        let dir = std::env::temp_dir().join(format!("carnet-oauth-corrupt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = FileStore::new(&dir);
+        let path = store.path().display().to_string();
+        for (text, what) in [
+            ("secret-token-not-json", "not JSON (line 1, column 1)"),
+            ("{\"http://a/mcp\": \"secret-token", "ends too soon"),
+            ("[\"secret-token\"]", "not an object of text entries"),
+            (
+                "{\"http://a/mcp\": {\"secret-token\": 1}}",
+                "not an object of text entries",
+            ),
+        ] {
+            std::fs::write(store.path(), text).unwrap();
+            assert_eq!(store.load("http://a/mcp").unwrap(), None, "{text}");
+            for error in [
+                store.save("http://a/mcp", Some("{}")).unwrap_err(),
+                store.save("http://a/mcp", None).unwrap_err(),
+            ] {
+                assert!(error.contains(&path) && error.contains(what), "{error}");
+                assert!(
+                    error.contains("delete it") && error.contains("carnet mcp login"),
+                    "{error}"
+                );
+                assert!(!error.contains("secret-token"), "{error}");
+            }
+            assert_eq!(std::fs::read_to_string(store.path()).unwrap(), text, "left as it was");
+        }
+        // A huge file is refused by its size, not read.
+        let file = std::fs::File::create(store.path()).unwrap();
+        file.set_len(MAX_FILE_BYTES + 1).unwrap();
+        assert_eq!(store.load("http://a/mcp").unwrap(), None);
+        let error = store.save("http://a/mcp", None).unwrap_err();
+        assert!(error.contains(&path) && error.contains("over the 4194304"), "{error}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
