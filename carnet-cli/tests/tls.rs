@@ -241,3 +241,61 @@ fn an_upstream_over_https_is_pinned_and_called_when_its_ca_is_trusted_and_refuse
         text(&loaded.stderr)
     );
 }
+
+#[test]
+fn an_a2a_agent_over_https_is_pinned_when_its_ca_is_trusted_and_refused_otherwise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let certs = tmp.path().join("certs");
+    fs::create_dir_all(&certs).unwrap();
+    certificates(&certs);
+    // `carnet serve-a2a` on a free port of loopback, a scripted model (never asked here).
+    let script = tmp.path().join("script.json");
+    fs::write(&script, r#"{"replies": [{"steps": [{"text": "done"}]}]}"#).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let content = repo().join("tests/a2a/carnet");
+    let server = Command::new(env!("CARGO_BIN_EXE_carnet"))
+        .args(["--dir", content.to_str().unwrap(), "serve-a2a", "helper", "--http"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--model")
+        .arg(format!("scripted:{}", script.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = Killed(server);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
+        assert!(std::time::Instant::now() < deadline, "serve-a2a did not listen");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (_proxy, https) = proxy(&certs, &port);
+
+    let consumer = tmp.path().join("consumer");
+    write_all(
+        &consumer,
+        &[(
+            "toolsets/helper/TOOLSET.md",
+            "---\nname: helper\ndescription: An agent over HTTPS\na2a:\n  url: \"${CARNET_TEST_HTTPS}\"\n---\n",
+        )],
+    );
+    let dir = consumer.to_str().unwrap();
+    let pin = |roots: &str| carnet(&["--dir", dir, "a2a", "pin"], &https, &certs.join(roots), tmp.path());
+
+    let refused = pin("other-ca.pem");
+    assert!(!refused.status.success(), "{}", text(&refused.stdout));
+    let why = text(&refused.stderr);
+    assert!(why.contains("certificate") && why.contains("UnknownIssuer"), "{why}");
+    assert!(!why.contains(&https), "named as written: {why}");
+
+    let pinned = pin("ca.pem");
+    assert!(pinned.status.success(), "{}", text(&pinned.stderr));
+    let lock = fs::read_to_string(consumer.join("toolsets/helper/a2a.lock.json")).unwrap();
+    let lock: serde_json::Value = serde_json::from_str(&lock).unwrap();
+    assert_eq!(lock["serverInfo"]["name"], "helper", "{lock}");
+    assert!(!lock["tools"].as_array().unwrap().is_empty(), "{lock}");
+}
