@@ -419,33 +419,19 @@ async fn echo(session: &mut carnet_runtime::Session, dispatcher: bool) -> ToolOu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn execute_tool_spans_name_the_upstream_server() {
-    use std::sync::{Arc, Mutex};
-    use tracing::field::{Field, Visit};
-    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+    use tracing_subscriber::layer::SubscriberExt as _;
 
-    #[derive(Clone, Default)]
-    struct Servers(Arc<Mutex<Vec<String>>>);
-    struct Find<'a>(&'a mut Vec<String>);
-    impl Visit for Find<'_> {
-        fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
-        fn record_str(&mut self, field: &Field, value: &str) {
-            if field.name() == "carnet.mcp.server" {
-                self.0.push(value.to_owned());
-            }
-        }
-    }
-    impl<S: tracing::Subscriber> Layer<S> for Servers {
-        fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
-            values.record(&mut Find(&mut self.0.lock().unwrap()));
-        }
-    }
-
-    let servers = Servers::default();
-    let subscriber = tracing_subscriber::Registry::default().with(servers.clone());
+    let spans = common::Spans::default();
+    let subscriber = tracing_subscriber::Registry::default().with(spans.clone());
     let carnet = engine("ok", json!({}), options()).await;
     let mut session = loaded(&carnet).await;
     let _guard = tracing::subscriber::set_default(subscriber);
     let out = session.call("echo", json!({"text": "hi"})).await;
     assert!(!out.is_error, "{out:?}");
-    assert_eq!(*servers.0.lock().unwrap(), ["standin"]);
+    let servers: Vec<String> = spans
+        .said()
+        .into_iter()
+        .filter(|said| said.starts_with("carnet.mcp.server="))
+        .collect();
+    assert_eq!(servers, ["carnet.mcp.server=standin"]);
 }

@@ -318,40 +318,15 @@ async fn an_a2a_agent_s_toolset_has_a_handle_that_refuses_every_request() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_request_is_a_span_naming_the_toolset_the_server_and_the_failure() {
-    use std::sync::{Arc, Mutex};
-    use tracing::field::{Field, Visit};
-    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+    use tracing_subscriber::layer::SubscriberExt as _;
 
-    /// Every string field of every span, as `name=value`.
-    #[derive(Clone, Default)]
-    struct Fields(Arc<Mutex<Vec<String>>>);
-    struct Push<'a>(&'a mut Vec<String>);
-    impl Visit for Push<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            self.0.push(format!("{}={value:?}", field.name()));
-        }
-        fn record_str(&mut self, field: &Field, value: &str) {
-            self.0.push(format!("{}={value}", field.name()));
-        }
-    }
-    impl<S: tracing::Subscriber> Layer<S> for Fields {
-        fn on_new_span(&self, attributes: &tracing::span::Attributes<'_>, _: &tracing::span::Id, _: Context<'_, S>) {
-            let mut fields = self.0.lock().unwrap();
-            fields.push(format!("span={}", attributes.metadata().name()));
-            attributes.record(&mut Push(&mut fields));
-        }
-        fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
-            values.record(&mut Push(&mut self.0.lock().unwrap()));
-        }
-    }
-
-    let fields = Fields::default();
+    let spans = common::Spans::default();
     let carnet = engine(&standin("ok"), &standin("ok"), options()).await;
     let t = carnet.remote("t").unwrap();
-    let _guard = tracing::subscriber::set_default(tracing_subscriber::Registry::default().with(fields.clone()));
+    let _guard = tracing::subscriber::set_default(tracing_subscriber::Registry::default().with(spans.clone()));
     t.call_tool("echo", json!({"text": "hi"})).await.unwrap();
     t.list_prompts().await.unwrap_err();
-    let fields = fields.0.lock().unwrap().clone();
+    let fields = spans.said();
     for expected in [
         "span=remote_request",
         "otel.name=tools/call t",

@@ -1,11 +1,15 @@
 //! What the remote toolset tests share: the stand-in MCP server `tests/remote/standin.py`
-//! (one that misbehaves on purpose, in the mode it is started with) and the tool definitions
-//! a manifest gives a remote toolset, made from a pin.
+//! (one that misbehaves on purpose, in the mode it is started with), the tool definitions a
+//! manifest gives a remote toolset, made from a pin, and a layer that keeps what spans say.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use carnet_runtime::remote::Pin;
 use serde_json::{Value, json};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing_subscriber::layer::{Context, Layer};
 
 /// The stand-in's script, as an absolute path.
 pub(crate) fn script() -> String {
@@ -40,4 +44,41 @@ pub(crate) fn remote_tools(pin: &Pin) -> Vec<Value> {
             json!({"name": t["name"], "description": t["description"], "remote": remote})
         })
         .collect()
+}
+
+/// A tracing layer that keeps what every span says: `span=NAME` when it opens, then
+/// `FIELD=VALUE` for each field recorded, at its opening or later.
+#[derive(Clone, Default)]
+pub(crate) struct Spans(Arc<Mutex<Vec<String>>>);
+
+impl Spans {
+    /// What the spans said so far, in order.
+    pub(crate) fn said(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// Writes each field as `name=value` (strings unquoted).
+struct Push<'a>(&'a mut Vec<String>);
+
+impl Visit for Push<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push(format!("{}={value:?}", field.name()));
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push(format!("{}={value}", field.name()));
+    }
+}
+
+impl<S: tracing::Subscriber> Layer<S> for Spans {
+    fn on_new_span(&self, attributes: &Attributes<'_>, _: &Id, _: Context<'_, S>) {
+        let mut said = self.0.lock().unwrap();
+        said.push(format!("span={}", attributes.metadata().name()));
+        attributes.record(&mut Push(&mut said));
+    }
+
+    fn on_record(&self, _: &Id, values: &Record<'_>, _: Context<'_, S>) {
+        values.record(&mut Push(&mut self.0.lock().unwrap()));
+    }
 }
