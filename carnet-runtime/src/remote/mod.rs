@@ -51,7 +51,7 @@ pub mod handle;
 pub mod oauth;
 mod pin;
 mod server;
-mod tls;
+pub(crate) mod tls;
 mod upstream;
 
 use std::collections::HashMap;
