@@ -153,9 +153,11 @@ impl TokenStore for KeyringStore {
     }
 }
 
-#[cfg(test)]
 #[cfg(target_os = "linux")]
+#[cfg(test)]
 mod tests {
+    use std::io::Write as _;
+
     use super::*;
 
     /// The kernel refuses keyctl in some sandboxes (a container's seccomp profile): then the
@@ -165,7 +167,11 @@ mod tests {
         match store.read("http://probe/mcp") {
             Ok(_) => Some(store),
             Err(e) => {
-                println!("SKIPPED: the kernel keyring cannot be used here: {e}");
+                // Past libtest's capture, so that a CI log shows the skip.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED keyring round trip: the kernel keyring cannot be used here: {e}"
+                );
                 None
             }
         }

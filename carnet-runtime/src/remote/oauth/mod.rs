@@ -36,10 +36,10 @@ pub(crate) mod options;
 mod session;
 mod store;
 
+pub use self::keyring::{KEYRING_SERVICE, KeyringStore};
 pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
 pub use enterprise::{Enterprise, IdentityProvider, TokenSource, Workload};
 pub use key::{Algorithm, PrivateKey};
-pub use self::keyring::{KEYRING_SERVICE, KeyringStore};
 pub use options::{Client, OAuth, StoreKind};
 pub use session::{ElicitationHandler, ServerSession};
 pub use store::{FileStore, MemoryStore, TOKEN_FILE, TokenStore};
