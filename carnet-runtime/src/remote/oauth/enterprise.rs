@@ -183,11 +183,13 @@ impl Enterprise {
         let token = self.exchange(&resource, server, &scopes).await?;
         let mut granted: Vec<String> = token.scopes.into_iter().collect();
         granted.sort();
-        let response = serde_json::json!({
+        let mut response = serde_json::json!({
             "access_token": token.access_token.secret(),
             "token_type": "bearer",
-            "expires_in": token.expires_in.map(|d| d.as_secs()),
         });
+        if let Some(lifetime) = token.expires_in {
+            response["expires_in"] = lifetime.as_secs().into();
+        }
         store(oauth, server, &self.client.id, response, granted, resource.issuer).await
     }
 

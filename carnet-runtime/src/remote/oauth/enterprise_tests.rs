@@ -246,3 +246,47 @@ async fn a_workload_token_is_not_sent_in_clear_off_loopback() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_token_is_stored_where_the_engine_finds_it() {
+    use crate::remote::oauth::MemoryStore;
+    let oauth = OAuth::new(std::sync::Arc::new(MemoryStore::default()));
+    let server = "http://127.0.0.1:3/mcp";
+    for response in [
+        json!({ "access_token": "at-1", "token_type": "bearer", "expires_in": 60 }),
+        json!({ "access_token": "at-2", "token_type": "bearer" }),
+    ] {
+        let granted = store(
+            &oauth,
+            server,
+            "ci-job",
+            response,
+            vec!["tools".into()],
+            "http://127.0.0.1:2/as".into(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(granted, ["tools"]);
+        let entry = Entry {
+            store: std::sync::Arc::clone(&oauth.store),
+            server: server.to_owned(),
+        };
+        let stored = entry.load().await.unwrap().expect("a stored token");
+        let shown: serde_json::Value = serde_json::to_value(&stored).unwrap();
+        assert_eq!(shown["client_id"], "ci-job");
+        assert_eq!(shown["issuer"], "http://127.0.0.1:2/as");
+        assert!(shown["token_response"]["refresh_token"].is_null(), "{shown}");
+        assert!(oauth.store.load(server).unwrap().is_some());
+    }
+    let error = store(
+        &oauth,
+        server,
+        "c",
+        json!({ "token_type": "bearer" }),
+        vec![],
+        "i".into(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.contains("cannot be stored"), "{error}");
+}
