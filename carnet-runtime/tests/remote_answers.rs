@@ -6,7 +6,6 @@
 //! hosts) is `tests/remote/relay.py`'s.
 #![cfg(feature = "remote")]
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,45 +13,15 @@ use carnet_runtime::remote::{Pin, Server};
 use carnet_runtime::{Carnet, DriftPolicy, Manifest, RemoteOptions, ToolOutput};
 use serde_json::{Value, json};
 
+mod common;
+
 const NAME: &str = "Ada Lovelace";
 const SAMPLED: &str = "Sampled by the program: forty-two";
-
-/// The official `everything` server: `CARNET_TEST_EVERYTHING_SERVER` (which must exist), else
-/// the wrapper `tests/remote/setup.sh` installs; `None` (the test skips, saying why) when it is
-/// not installed.
-fn everything() -> Option<Value> {
-    let set = std::env::var("CARNET_TEST_EVERYTHING_SERVER").ok();
-    let path = set.as_ref().map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/remote/bin/everything-server"),
-        PathBuf::from,
-    );
-    if path.is_file() {
-        return Some(json!({"command": path.display().to_string()}));
-    }
-    assert!(
-        set.is_none(),
-        "CARNET_TEST_EVERYTHING_SERVER names no file: {}",
-        path.display()
-    );
-    eprintln!(
-        "SKIP: no everything server at {} (run tests/remote/setup.sh, or set CARNET_TEST_EVERYTHING_SERVER)",
-        path.display()
-    );
-    None
-}
 
 /// A manifest with agent `a` and skill `s` bringing remote toolset `t`: every tool of `pin`,
 /// served by `server`.
 fn manifest(pin: &Pin, server: &Value) -> Manifest {
-    let tools: Vec<Value> = pin.json()["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            let remote = json!({"inputSchema": t["inputSchema"]});
-            json!({"name": t["name"], "description": t["description"], "remote": remote})
-        })
-        .collect();
+    let tools = common::remote_tools(pin);
     let mcp =
         json!({"server": server, "pin": {"serverInfo": pin.json()["serverInfo"], "digest": pin.json()["digest"]}});
     Manifest::from_json(
@@ -101,7 +70,7 @@ fn not_offered(out: &ToolOutput) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_handler_the_client_declares_neither_capability() {
-    let Some(server) = everything() else { return };
+    let Some(server) = common::everything() else { return };
     let (pin, mut session) = loaded(&server, RemoteOptions::default()).await;
     let pinned: Vec<&str> = pin.json()["tools"]
         .as_array()
@@ -131,7 +100,7 @@ async fn without_a_handler_the_client_declares_neither_capability() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_program_s_handlers_answer_the_server_s_requests() {
-    let Some(server) = everything() else { return };
+    let Some(server) = common::everything() else { return };
     let asked: Arc<Mutex<Vec<Value>>> = Arc::default();
     let (elicited, sampled) = (Arc::clone(&asked), Arc::clone(&asked));
     let options = RemoteOptions::default()
@@ -175,7 +144,7 @@ async fn a_program_s_handlers_answer_the_server_s_requests() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handler_s_failure_reaches_the_server_and_one_capability_is_declared_alone() {
-    let Some(server) = everything() else { return };
+    let Some(server) = common::everything() else { return };
     let options = RemoteOptions::default().on_elicitation(|_| async { Err("nobody is at the keyboard".to_owned()) });
     let (_, mut session) = loaded(&server, options).await;
     let elicit = session.call("trigger-elicitation-request", json!({})).await;

@@ -5,7 +5,6 @@
 //! says so and skips when it is not there).
 #![cfg(feature = "remote")]
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use carnet_runtime::remote::handle::ResourceBody;
@@ -208,33 +207,9 @@ fn outside_a_tokio_runtime_a_request_is_unavailable() {
     assert!(!t.started(), "nothing started");
 }
 
-/// The official `everything` server: `CARNET_TEST_EVERYTHING_SERVER` (which must exist), else
-/// the wrapper `tests/remote/setup.sh` installs; `None` (the test skips, saying why) when it is
-/// not installed.
-fn everything() -> Option<Value> {
-    let set = std::env::var("CARNET_TEST_EVERYTHING_SERVER").ok();
-    let path = set.as_ref().map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/remote/bin/everything-server"),
-        PathBuf::from,
-    );
-    if path.is_file() {
-        return Some(json!({"command": path.display().to_string()}));
-    }
-    assert!(
-        set.is_none(),
-        "CARNET_TEST_EVERYTHING_SERVER names no file: {}",
-        path.display()
-    );
-    eprintln!(
-        "SKIP: no everything server at {} (run tests/remote/setup.sh, or set CARNET_TEST_EVERYTHING_SERVER)",
-        path.display()
-    );
-    None
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_everything_server_s_resources_prompts_and_tools_through_a_handle() {
-    let Some(server) = everything() else { return };
+    let Some(server) = common::everything() else { return };
     let carnet = engine(&server, &server, options().call_timeout(Duration::from_secs(20))).await;
     let t = carnet.remote("t").unwrap();
 

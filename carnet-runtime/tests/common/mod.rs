@@ -1,6 +1,8 @@
 //! What the remote toolset tests share: the stand-in MCP server `tests/remote/standin.py`
 //! (one that misbehaves on purpose, in the mode it is started with), the tool definitions a
-//! manifest gives a remote toolset, made from a pin, and a layer that keeps what spans say.
+//! manifest gives a remote toolset, made from a pin, a layer that keeps what spans say, and
+//! where the official everything server is.
+#![allow(dead_code, reason = "each test file uses a part of it")]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -28,6 +30,30 @@ pub(crate) fn python() -> String {
 /// The server description (a toolset's `mcp.server`) of the stand-in in `mode`.
 pub(crate) fn standin(mode: &str) -> Value {
     json!({"command": python(), "args": [script(), "--mode", mode]})
+}
+
+/// The official `everything` server (`@modelcontextprotocol/server-everything`):
+/// `CARNET_TEST_EVERYTHING_SERVER` (which must exist), else the wrapper `tests/remote/setup.sh`
+/// installs; `None` (the test skips, saying why) when it is not installed.
+pub(crate) fn everything() -> Option<Value> {
+    let set = std::env::var("CARNET_TEST_EVERYTHING_SERVER").ok();
+    let path = set.as_ref().map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/remote/bin/everything-server"),
+        PathBuf::from,
+    );
+    if path.is_file() {
+        return Some(json!({"command": path.display().to_string()}));
+    }
+    assert!(
+        set.is_none(),
+        "CARNET_TEST_EVERYTHING_SERVER names no file: {}",
+        path.display()
+    );
+    eprintln!(
+        "SKIP: no everything server at {} (run tests/remote/setup.sh, or set CARNET_TEST_EVERYTHING_SERVER)",
+        path.display()
+    );
+    None
 }
 
 /// The `toolDefinitions` of a remote toolset whose server listed the tools `pin` recorded.
