@@ -139,6 +139,10 @@ impl TokenStore for KeyringStore {
     fn location(&self) -> String {
         format!("the OS keyring (service `{}`)", self.service)
     }
+
+    fn unusable(&self, server: &str) -> Option<String> {
+        self.read(server).err()
+    }
 }
 
 /// No keyring on this target: [`KeyringStore::new`] refuses, so no store exists to call.
@@ -211,6 +215,8 @@ mod tests {
         let error = store.read(b).unwrap_err();
         assert!(error.contains("not UTF-8") && error.contains(b), "{error}");
         assert_eq!(store.load(b).unwrap(), None);
+        assert!(store.unusable(b).is_some_and(|why| why.contains("not UTF-8")));
+        assert_eq!(store.unusable(a), None);
         store.save(b, None).unwrap();
         assert!(store.location().contains(store.service()));
         assert!(KeyringStore::new("").is_err());

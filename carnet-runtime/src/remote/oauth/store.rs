@@ -49,6 +49,12 @@ pub trait TokenStore: Send + Sync + std::fmt::Debug {
     fn location(&self) -> String {
         format!("{self:?}")
     }
+    /// Why the store, or the entry of `server`, cannot be used, if it cannot: what a refusal
+    /// for want of a token adds, since [`load`](TokenStore::load) answered `None` for it.
+    fn unusable(&self, server: &str) -> Option<String> {
+        let _ = server;
+        None
+    }
 }
 
 /// Answers `None` for a store that cannot be read, with one warning (no entry's text in it)
@@ -197,6 +203,11 @@ impl TokenStore for FileStore {
     fn location(&self) -> String {
         format!("`{}`", self.path().display())
     }
+
+    fn unusable(&self, _: &str) -> Option<String> {
+        let _guard = self.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.read().err()
+    }
 }
 
 /// Tokens in memory only, lost when the process ends (a program that signs in with client
@@ -253,6 +264,10 @@ impl TokenStore for Unavailable {
     fn location(&self) -> String {
         format!("nowhere ({})", self.why)
     }
+
+    fn unusable(&self, _: &str) -> Option<String> {
+        Some(self.why.clone())
+    }
 }
 
 /// rmcp's view of one server's entry in a [`TokenStore`].
@@ -297,6 +312,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let store = FileStore::new(dir.join("nested"));
         assert_eq!(store.load("http://a/mcp").unwrap(), None);
+        assert_eq!(store.unusable("http://a/mcp"), None, "no file is an empty store");
         store.save("http://a/mcp", Some("{\"x\":1}")).unwrap();
         store.save("http://b/mcp", Some("{\"y\":2}")).unwrap();
         assert_eq!(store.load("http://a/mcp").unwrap().as_deref(), Some("{\"x\":1}"));
@@ -333,6 +349,8 @@ mod tests {
         ] {
             std::fs::write(store.path(), text).unwrap();
             assert_eq!(store.load("http://a/mcp").unwrap(), None, "{text}");
+            let why = store.unusable("http://a/mcp").expect("unusable");
+            assert!(why.contains(&path) && why.contains(what), "{why}");
             for error in [
                 store.save("http://a/mcp", Some("{}")).unwrap_err(),
                 store.save("http://a/mcp", None).unwrap_err(),
