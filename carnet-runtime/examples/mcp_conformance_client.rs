@@ -11,10 +11,8 @@
 //! request's schema gives. Tokens stay in memory.
 //!
 //! The enterprise-managed authorization scenario (SEP-990) gives an identity provider and an
-//! ID token: the client signs in ahead with [`Enterprise::sign_in`] (token exchange at the
-//! identity provider, then the JWT bearer grant), and the session finds the token stored. So
-//! does the workload identity federation scenario, with [`Workload::sign_in`] and the
-//! workload's JWT.
+//! ID token, the workload identity federation scenario a workload's JWT: the client signs in
+//! with them on the server's `401` ([`OAuth::enterprise`], [`OAuth::workload`]).
 //!
 //! Run by `tests/conformance/run.sh`; by hand:
 //!
@@ -88,30 +86,28 @@ async fn run(url: &str) -> Result<(), String> {
     if let (Some(issuer), Some(endpoint), Some(id_token)) =
         (field("idp_issuer"), field("idp_token_endpoint"), field("idp_id_token"))
     {
+        // Enterprise-managed authorization: signs in on the server's 401.
         let idp = IdentityProvider::new(
             issuer,
             endpoint,
             Client::new(field("idp_client_id").unwrap_or_default(), None),
         );
         let client = Client::new(field("client_id").unwrap_or_default(), field("client_secret"));
-        let granted = Enterprise::new(idp, TokenSource::new(id_token), client)
-            .sign_in(&oauth, url)
-            .await?;
-        eprintln!("signed in through the identity provider: scopes {granted:?}");
+        oauth = oauth.enterprise(TOOLSET, Enterprise::new(idp, TokenSource::new(id_token), client));
     }
     if let (Some(id), Some(jwt)) = (field("client_id"), field("valid_jwt")) {
         // Workload identity federation: the workload's JWT is the grant.
-        let granted = Workload::new(id, TokenSource::new(jwt)).sign_in(&oauth, url).await?;
-        eprintln!("signed in with the workload's token: scopes {granted:?}");
+        oauth = oauth.workload(TOOLSET, Workload::new(id, TokenSource::new(jwt)));
     }
     let options = RemoteOptions::default()
         .connect_timeout(Duration::from_secs(20))
         .call_timeout(Duration::from_secs(20))
-        .oauth(oauth);
+        .oauth(oauth)
+        .on_elicitation(|params: Value| async move {
+            Ok(json!({ "action": "accept", "content": defaults(&params["requestedSchema"]) }))
+        });
     let server = Server::from_json(&json!({ "url": url })).map_err(|e| e.to_string())?;
-    let session = ServerSession::new(TOOLSET, server, options).on_elicitation(Arc::new(|params: Value| {
-        Box::pin(async move { Ok(json!({ "action": "accept", "content": defaults(&params["requestedSchema"]) })) })
-    }));
+    let session = ServerSession::new(TOOLSET, server, options);
     let tools = session.tools().await?;
     eprintln!("listed {} tools", tools.len());
     for tool in &tools {

@@ -170,6 +170,21 @@ impl Flow {
         let issuer = resolution.metadata.issuer.clone();
         manager.set_metadata(resolution.metadata);
         let explicit: Vec<&str> = self.oauth.scopes.iter().map(String::as_str).collect();
+        if let Some(federated) = self.oauth.federated.get(&self.toolset) {
+            // rmcp's client, with no secret, only for its expiry check: the token comes with
+            // no refresh token, so an expired token leads back here, to a new sign-in.
+            manager.configure_client_credentials(&ClientCredentialsConfig::ClientSecret {
+                client_id: federated.client_id().to_owned(),
+                client_secret: String::new(),
+                scopes: Vec::new(),
+                resource: Some(self.server.clone()),
+            })?;
+            federated
+                .sign_in(&self.oauth, &self.server)
+                .await
+                .map_err(|e| self.refused(e))?;
+            return Ok(());
+        }
         if let Some((client_id, key)) = self.oauth.jwt_credentials.get(&self.toolset) {
             let scopes = manager.select_initial_scopes(&explicit).await;
             // rmcp's client, with no secret, only for its expiry check: the token response
@@ -213,10 +228,16 @@ impl Flow {
             return Ok(());
         }
         let Some(authorizer) = &self.oauth.authorizer else {
+            let store = self
+                .oauth
+                .store
+                .unusable(&self.server)
+                .map(|why| format!(" (the token store cannot be used: {why})"))
+                .unwrap_or_default();
             return Err(self.refused(format!(
-                "carnet holds no valid token for it; sign in with {} (or give `RemoteOptions` an \
-                 authorizer or client credentials, or sign in with an identity provider's ID \
-                 token: `Enterprise::sign_in`)",
+                "carnet holds no valid token for it{store}; sign in with {} (or give `RemoteOptions` an \
+                 authorizer or client credentials, or a token it holds: `OAuth::enterprise`, \
+                 `OAuth::workload`)",
                 self.login_hint()
             )));
         };

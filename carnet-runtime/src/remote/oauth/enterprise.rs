@@ -44,10 +44,10 @@ const MAX_TOKEN_BYTES: usize = 64 << 10;
 /// [`Enterprise`], a workload's JWT for [`Workload`]); read again at each sign-in, so a token
 /// file kept fresh by someone else (a mounted secret, a sidecar's output) is picked up as it
 /// changes. `Debug` names the source, never the token.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct TokenSource(Source);
 
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 enum Source {
     Value(String),
     Env(String),
@@ -144,7 +144,7 @@ impl IdentityProvider {
 /// The token obtained goes to [`OAuth`]'s store, keyed by the server's URL, where the engine
 /// and [`ServerSession`](super::ServerSession) find it. It comes with no refresh token (the
 /// grant is the ID-JAG, used once): when it expires, sign in again with a fresh ID token.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Enterprise {
     idp: IdentityProvider,
     id_token: TokenSource,
@@ -253,7 +253,7 @@ impl Enterprise {
 ///
 /// Like [`Enterprise`], the token obtained goes to [`OAuth`]'s store, with no refresh token:
 /// when it expires, sign in again with a fresh workload token.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Workload {
     client_id: String,
     token: TokenSource,
@@ -379,6 +379,52 @@ impl Workload {
             fields.remove("refresh_token");
         }
         Ok(json)
+    }
+}
+
+/// A sign-in with a token the program holds, set for a toolset ([`OAuth::enterprise`],
+/// [`OAuth::workload`]): made when the server answers `401`, so again whenever the token it
+/// gave has expired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Federated {
+    Enterprise(Enterprise),
+    Workload(Workload),
+}
+
+impl Federated {
+    /// The client the token is issued to.
+    pub(crate) fn client_id(&self) -> &str {
+        match self {
+            Federated::Enterprise(enterprise) => &enterprise.client.id,
+            Federated::Workload(workload) => &workload.client_id,
+        }
+    }
+
+    /// Signs in to `server`, the token stored in `oauth`'s store.
+    pub(crate) async fn sign_in(&self, oauth: &OAuth, server: &str) -> Result<Vec<String>, String> {
+        match self {
+            Federated::Enterprise(enterprise) => enterprise.sign_in(oauth, server).await,
+            Federated::Workload(workload) => workload.sign_in(oauth, server).await,
+        }
+    }
+}
+
+impl OAuth {
+    /// Signs in to the server of `toolset` with `enterprise` (SEP-990) whenever it answers
+    /// `401`: at the first request, and again when the token has expired (the ID token is read
+    /// again each time). Takes the place of the toolset's other sign-ins.
+    #[must_use]
+    pub fn enterprise(mut self, toolset: impl Into<String>, enterprise: Enterprise) -> Self {
+        self.federated.insert(toolset.into(), Federated::Enterprise(enterprise));
+        self
+    }
+
+    /// Signs in to the server of `toolset` with `workload`'s JWT (SEP-1933) whenever it
+    /// answers `401`, as [`OAuth::enterprise`] does.
+    #[must_use]
+    pub fn workload(mut self, toolset: impl Into<String>, workload: Workload) -> Self {
+        self.federated.insert(toolset.into(), Federated::Workload(workload));
+        self
     }
 }
 

@@ -41,5 +41,5 @@ pub use authorizer::{Authorizer, BoxFuture, Loopback, Redirects};
 pub use enterprise::{Enterprise, IdentityProvider, TokenSource, Workload};
 pub use key::{Algorithm, PrivateKey};
 pub use options::{Client, OAuth, StoreKind};
-pub use session::{ElicitationHandler, ServerSession};
+pub use session::ServerSession;
 pub use store::{FileStore, MemoryStore, TOKEN_FILE, TokenStore};

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::authorizer::Authorizer;
+use super::enterprise::Federated;
 use super::key::PrivateKey;
 use super::keyring::{KEYRING_SERVICE, KeyringStore};
 use super::store::{FileStore, MemoryStore, TokenStore, Unavailable};
@@ -106,6 +107,8 @@ pub struct OAuth {
     pub(crate) credentials: BTreeMap<String, Client>,
     /// Client credentials with a private-key JWT: the client ID and its key, per toolset.
     pub(crate) jwt_credentials: BTreeMap<String, (String, PrivateKey)>,
+    /// Sign-ins with a token the program holds (enterprise-managed, workload), per toolset.
+    pub(crate) federated: BTreeMap<String, Federated>,
     pub(crate) scopes: Vec<String>,
     pub(crate) max_step_ups: u32,
 }
@@ -142,6 +145,7 @@ impl OAuth {
             preregistered: BTreeMap::new(),
             credentials: BTreeMap::new(),
             jwt_credentials: BTreeMap::new(),
+            federated: BTreeMap::new(),
             scopes: Vec::new(),
             max_step_ups: 2,
         }
@@ -240,6 +244,7 @@ impl fmt::Debug for OAuth {
             .field("preregistered", &self.preregistered)
             .field("credentials", &self.credentials)
             .field("jwt_credentials", &self.jwt_credentials)
+            .field("federated", &self.federated)
             .field("scopes", &self.scopes)
             .field("max_step_ups", &self.max_step_ups)
             .finish()
@@ -258,6 +263,7 @@ impl PartialEq for OAuth {
             && self.preregistered == other.preregistered
             && self.credentials == other.credentials
             && self.jwt_credentials == other.jwt_credentials
+            && self.federated == other.federated
             && self.scopes == other.scopes
             && self.max_step_ups == other.max_step_ups
     }
