@@ -141,20 +141,30 @@ mod roots {
 mod tests {
     use super::check;
 
+    fn built_with_tls() -> bool {
+        cfg!(feature = "remote-tls")
+    }
+
     #[test]
     fn https_is_refused_without_the_feature_and_named_as_written() {
-        let checked = check("https://example.test/mcp?key=secret", &"${SERVER_URL}");
-        if cfg!(feature = "remote-tls") {
-            assert!(checked.is_ok());
-        } else {
-            let message = checked.unwrap_err();
-            assert!(
-                message.contains("`remote-tls`") && message.contains("${SERVER_URL}"),
-                "{message}"
-            );
-            assert!(!message.contains("secret"));
+        for url in ["https://example.test/mcp?key=secret", "HTTPS://EXAMPLE.TEST"] {
+            match check(url, &"${SERVER_URL}") {
+                // With `remote-tls`, only a machine with no root certificate refuses it.
+                Ok(()) => assert!(built_with_tls(), "{url} passed without `remote-tls`"),
+                Err(message) => {
+                    let why = if built_with_tls() {
+                        "no root certificate to trust"
+                    } else {
+                        "turn on feature `remote-tls`"
+                    };
+                    assert!(
+                        message.contains(why) && message.starts_with("${SERVER_URL}"),
+                        "{message}"
+                    );
+                    assert!(!message.contains("secret") && !message.contains("EXAMPLE"), "{message}");
+                }
+            }
         }
         assert!(check("http://127.0.0.1:1/mcp", &"x").is_ok());
-        assert!(check("HTTPS://", &"x").is_ok() == cfg!(feature = "remote-tls"));
     }
 }
