@@ -93,6 +93,10 @@
 //! - `a2a`: `carnet::a2a`, an agent served as an A2A 1.0 agent over HTTP, on a model you
 //!   give.
 //! - `remote`: `carnet::remote`, toolsets whose tools an MCP server serves.
+//! - `remote-tls`: HTTPS for remote toolsets (rustls with ring, the platform's roots or
+//!   `SSL_CERT_FILE`).
+//! - `remote-oauth`: `carnet::remote::oauth`, signing in to remote toolsets' servers (OAuth
+//!   2.1, enterprise-managed authorization, tokens in a file or the OS keyring).
 //! - `remote-a2a`: `carnet::remote::a2a`, toolsets whose tools are the skills of a remote A2A
 //!   agent (docs/a2a.md).
 //! - `openai`, `anthropic`, `gemini`: `carnet::models`, clients for real models (`OpenAI`

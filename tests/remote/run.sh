@@ -62,6 +62,12 @@ out="$(cargo test -q --workspace --test remote_handle the_everything_server 2>&1
     || { echo "FAIL: the remote handle against the everything server (cargo test --workspace --test remote_handle):"$'\n'"$out" >&2; exit 1; }
 echo "PASS remote handle: the everything server's resources, templates, prompts and echo through Carnet::remote"
 
+# A program's own answers to the server's requests (issue 53): nothing declared without a
+# handler; its elicitation and sampling handlers answer the everything server.
+out="$(cargo test -q --workspace --test remote_answers 2>&1)" && grep -q '3 passed' <<<"$out" \
+    || { echo "FAIL: a program's elicitation/sampling handlers against the everything server (cargo test --workspace --test remote_answers):"$'\n'"$out" >&2; exit 1; }
+echo "PASS remote answers: nothing declared without a handler; a program's handlers answer the everything server's elicitation and sampling"
+
 # The gateway's pass-through (issue 53): the official SDK as the host receives the everything
 # server's progress, logs, elicitation and sampling requests, resource subscriptions and list
 # changes through carnet, over stdio and HTTP.

@@ -137,6 +137,9 @@ where
             return Err(OtlpError::Protocol { variable, value });
         }
     }
+    // The exporter builds its own HTTP client (see `tls::default_provider_if_none`).
+    #[cfg(feature = "remote-tls")]
+    crate::remote::tls::default_provider_if_none();
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)

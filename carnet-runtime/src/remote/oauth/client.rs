@@ -54,6 +54,9 @@ pub(crate) struct OAuthClient {
 ///
 /// The URL is not valid, or the stored token's authorization server cannot be found.
 pub(crate) async fn http_client(server: &str, oauth: &OAuth, toolset: &str) -> Result<OAuthClient, String> {
+    // rmcp's manager builds HTTP clients of its own (see `tls::default_provider_if_none`).
+    #[cfg(feature = "remote-tls")]
+    crate::remote::tls::default_provider_if_none();
     let mut manager = AuthorizationManager::new(server)
         .await
         .map_err(|e| format!("`{server}` is not a URL OAuth can use: {e}"))?;
@@ -68,8 +71,12 @@ pub(crate) async fn http_client(server: &str, oauth: &OAuth, toolset: &str) -> R
     if stored && let Err(e) = manager.initialize_from_store().await {
         return Err(format!("the stored authorization for `{server}` cannot be used: {e}"));
     }
+    let http = crate::remote::tls::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .map_err(|e| format!("no HTTP client: {e}"))?;
     Ok(OAuthClient {
-        inner: AuthClient::new(reqwest::Client::default(), manager),
+        inner: AuthClient::new(http, manager),
         flow: Arc::new(Flow {
             oauth: oauth.clone(),
             toolset: toolset.to_owned(),

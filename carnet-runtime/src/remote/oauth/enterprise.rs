@@ -206,6 +206,9 @@ impl Enterprise {
             .with_client_authentication(authentication(&self.idp.client, None));
         let resource_as = EmaAuthorizationServer::new(&resource.issuer, &resource.token_endpoint, &self.client.id)
             .with_client_authentication(authentication(&self.client, resource.auth_methods.as_deref()));
+        // rmcp's client (see `tls::default_provider_if_none`).
+        #[cfg(feature = "remote-tls")]
+        crate::remote::tls::default_provider_if_none();
         let http = default_oauth_http_client().map_err(|e| format!("no HTTP client: {e}"))?;
         EmaExchangeRequest::new_with_id_token(idp, resource_as, server, &id_token)
             .with_scopes(scopes.iter().cloned())
@@ -328,7 +331,7 @@ impl Workload {
             }
             form.finish()
         };
-        let client = reqwest::Client::builder()
+        let client = crate::remote::tls::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(GRANT_TIMEOUT)
             .build()
@@ -432,6 +435,8 @@ impl OAuth {
 /// [`OAuth::scopes`], else the server's `scopes_supported`, without `offline_access` (these
 /// grants bring no refresh token).
 async fn discover(oauth: &OAuth, server: &str) -> Result<(ResourceServer, Vec<String>), String> {
+    #[cfg(feature = "remote-tls")]
+    crate::remote::tls::default_provider_if_none();
     let manager = AuthorizationManager::new(server)
         .await
         .map_err(|e| format!("`{server}` is not a URL OAuth can use: {e}"))?;

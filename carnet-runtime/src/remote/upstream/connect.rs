@@ -125,11 +125,15 @@ pub(crate) async fn connect_with(
             if !config.custom_headers.contains_key(&http::header::AUTHORIZATION) {
                 #[cfg(feature = "remote-tls")]
                 tls::default_provider_if_none();
-                let client = crate::remote::oauth::client::http_client(url, access.oauth, access.toolset).await?;
+                // A sign-in's messages name the server by its URL: as written here too.
+                let as_written = |message: String| message.replace(url.as_str(), &written.to_string());
+                let client = crate::remote::oauth::client::http_client(url, access.oauth, access.toolset)
+                    .await
+                    .map_err(as_written)?;
                 let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
                 let service = rmcp::serve_client(handler, transport)
                     .await
-                    .map_err(|e| client.failure().unwrap_or_else(|| handshake(e)))?;
+                    .map_err(|e| client.failure().map_or_else(|| handshake(e), as_written))?;
                 return Ok((service, None));
             }
             // No idle connection kept: reusing one whose last answer was not read to its end
