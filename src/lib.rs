@@ -207,7 +207,7 @@ pub mod tools {
     //! `#[carnet::toolset]` generates the [`BoundToolset`] of a compiled manifest's toolset;
     //! [`ToolImpl`] and [`ToolsetImpl`] are for content read at run time.
 
-    pub use carnet_runtime::binding::Letter;
+    pub use carnet_runtime::binding::ToolsetNamed;
     pub use carnet_runtime::hook::{Before, CallInfo, Hook, confirm_destructive};
     pub use carnet_runtime::schema;
     pub use carnet_runtime::tool::*;

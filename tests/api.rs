@@ -155,8 +155,8 @@ fn modules_hold_the_rest() {
     };
     use carnet::tools::schema::{SchemaError, validate};
     use carnet::tools::{
-        Before, BoundToolset, BoxFuture, CallInfo, Cancellation, Cancelled, Context, Hook, Letter, ToolCall, ToolError,
-        ToolHandler, ToolImpl, ToolKind, ToolOutput, ToolSpec, ToolsetImpl, block_on,
+        Before, BoundToolset, BoxFuture, CallInfo, Cancellation, Cancelled, Context, Hook, ToolCall, ToolError,
+        ToolHandler, ToolImpl, ToolKind, ToolOutput, ToolSpec, ToolsetImpl, ToolsetNamed, block_on,
     };
     use carnet::{chat, providers, telemetry};
 

@@ -186,10 +186,6 @@ pub fn state<T: Clone + 'static>(context: &Context<'_>) -> Result<crate::state::
         })
 }
 
-/// One character of a toolset's name, as the generated code spelled it before
-/// [`ToolsetNamed`]; nothing generates it now (the facade still re-exports it).
-pub struct Letter<const X: char>;
-
 /// The arguments of a call, taken field by field.
 #[derive(Debug)]
 pub struct Args(Map<String, Value>);
