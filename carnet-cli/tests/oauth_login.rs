@@ -14,23 +14,13 @@ use std::fs;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use carnet_runtime::remote::oauth::{KEYRING_SERVICE, KeyringStore, TokenStore as _};
 
 mod common;
-use common::repo;
-
-/// Kills the child when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::{Killed, endpoint, first_line, repo};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -207,10 +197,7 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
         .stderr(fs::File::create(&grants).unwrap())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let line = first_line(&mut server);
     let _server = Killed(server);
     let url = line.trim().to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{line}");
@@ -303,19 +290,12 @@ fn a_toolset_behind_oauth_is_signed_in_pinned_called_and_refreshed() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(gateway.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let endpoint = endpoint(&mut gateway);
     let gateway_log = gateway.stderr.take().unwrap();
     let gateway = Killed(gateway);
-    let endpoint = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("the endpoint first");
     let hosted = Command::new(&python)
         .arg(repo().join("tests/conformance/client_oauth_host.py"))
-        .args([endpoint, "through the gateway"])
+        .args([&endpoint, "through the gateway"])
         .output()
         .unwrap();
     assert!(hosted.status.success(), "{}", text(&hosted.stderr));
@@ -467,16 +447,9 @@ fn a_corrupt_token_file_fails_only_the_servers_that_need_a_token() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let url = endpoint(&mut server);
     let _server = Killed(server);
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("the endpoint first");
-    let dir = content(tmp.path(), url);
+    let dir = content(tmp.path(), &url);
     fs::write(
         dir.join("toolsets/secured/TOOLSET.md"),
         format!("---\nname: secured\ndescription: Open\nmcp:\n  url: \"{url}\"\ntools: []\n---\n"),

@@ -4,12 +4,11 @@
 //! operator gives a private CA: `SSL_CERT_FILE`.
 
 use std::fs;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::repo;
+use common::{Killed, endpoint, first_line, repo};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -17,16 +16,6 @@ fn text(bytes: &[u8]) -> String {
 
 fn python() -> String {
     std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
-
-/// A child process killed when the test ends, however it ends.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn openssl(dir: &Path, args: &[&str]) {
@@ -131,12 +120,8 @@ fn upstream(root: &Path) -> (Killed, String) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let line = first_line(&mut child);
+    let url = endpoint(&mut child);
     let server = Killed(child);
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("the endpoint's URL first");
     let port = url
         .trim_start_matches("http://")
         .split(['/', ':'])
@@ -158,14 +143,6 @@ fn proxy(dir: &Path, port: &str) -> (Killed, String) {
         .unwrap();
     let line = first_line(&mut child);
     (Killed(child), line.trim().to_owned())
-}
-
-fn first_line(child: &mut Child) -> String {
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    line
 }
 
 /// `carnet ARGS` with the server at `https`, trusting the roots of file `roots` only.
