@@ -77,8 +77,15 @@ pub(crate) trait Host: Send + Sync {
     /// The progress token the host gave the call (`_meta.progressToken`), if any: progress is
     /// relayed only under it.
     fn progress_token(&self) -> Option<Value>;
-    /// Whether the host declared client capability `name` (`sampling`, `elicitation`).
+    /// Whether requests of client capability `name` (`sampling`, `elicitation`) can be sent
+    /// to the host: it declared the capability, and [`Host::request`] reaches it.
     fn declares(&self, name: &str) -> bool;
+    /// Whether the host declared client capability `name`, whether or not a request can reach
+    /// it: at the stateless revision none can, and the MCP server asks for the input with an
+    /// `input_required` result instead (`crate::mcp`'s waiting calls).
+    fn declared(&self, name: &str) -> bool {
+        self.declares(name)
+    }
     /// The least severe log level the host wants (`logging/setLevel`); `None`: no log messages.
     fn log_level(&self) -> Option<usize>;
     /// Sends notification `method` with `params` to the host.

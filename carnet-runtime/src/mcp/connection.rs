@@ -83,19 +83,31 @@ impl Connection {
     ) -> Result<CallToolResponse, ErrorData> {
         let output = if is_stateless(&context) {
             let cancelled = context.ct.cancelled();
-            methods::call_stateless(
-                &self.shared,
-                None,
-                &request.name,
-                request.arguments,
-                &call_id,
-                cancelled,
-            )
-            .await?
+            let answer = match request.request_state.as_deref() {
+                Some(state) => {
+                    let responses = request
+                        .input_responses
+                        .map(|responses| Value::Object(responses.into_iter().collect()));
+                    let name = &request.name;
+                    methods::call_resumed(&self.shared, None, name, state, responses.as_ref(), cancelled).await?
+                }
+                None => {
+                    let (name, arguments) = (&request.name, request.arguments);
+                    methods::call_stateless(&self.shared, None, name, arguments, &call_id, cancelled).await?
+                }
+            };
+            match answer {
+                methods::Answer::Complete(output) => output,
+                methods::Answer::InputRequired(result) => {
+                    return typed::<rmcp::model::InputRequiredResult>(result).map(Into::into);
+                }
+            }
         } else {
             let request = CallParams {
                 name: request.name.into_owned(),
                 arguments: request.arguments,
+                input_responses: None,
+                request_state: None,
             };
             let session = self.session.lock().await;
             let cancelled = context.ct.cancelled();

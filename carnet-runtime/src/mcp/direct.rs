@@ -37,7 +37,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::messages;
-use super::methods::{call_stateless, stateless_tools, tool_result, write_tool_result};
+use super::methods::{Answer, call_stateless, stateless_tools, tool_result, write_tool_result};
 use super::rpc::RpcError as ErrorData;
 use super::shared::Shared;
 use crate::ToolOutput;
@@ -88,10 +88,16 @@ impl Direct {
             ("tools/call", Some(name)) => {
                 let call_id = request.id.to_string();
                 // Never cancelled but by dropping this future (the client went away).
-                let output = call_stateless(shared, None, &name, arguments, &call_id, std::future::pending()).await;
-                let written = output.and_then(|output| {
+                let answer = call_stateless(shared, None, &name, arguments, &call_id, std::future::pending()).await;
+                let written = answer.and_then(|answer| {
                     open_response(&mut frame, &request.id);
-                    write_call_result(&mut frame, &output)
+                    match answer {
+                        Answer::Complete(output) => write_call_result(&mut frame, &output),
+                        // Not on this path (a server that passes remote toolsets through does
+                        // not take it), but written as rmcp would.
+                        Answer::InputRequired(result) => serde_json::to_writer(&mut frame, &result)
+                            .map_err(|e| messages::unencodable("the result", e)),
+                    }
                 });
                 if let Err(error) = written {
                     // The call ran: answer its failure here, as rmcp answers a handler's.

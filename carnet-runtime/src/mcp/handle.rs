@@ -231,9 +231,7 @@ impl SessionKeys {
             state: state.clone(),
         })
         .expect("a session state serialises");
-        let signed = format!("{VERSION}.{}.{}", self.current.id, URL_SAFE_NO_PAD.encode(payload));
-        let tag = URL_SAFE_NO_PAD.encode(self.current.mac(signed.as_bytes()));
-        format!("{signed}.{tag}")
+        self.seal_bytes(VERSION, &payload)
     }
 
     /// The state `handle` holds, once its tag, expiry, agent and manifest are checked.
@@ -244,26 +242,7 @@ impl SessionKeys {
         fingerprint: &str,
         now: SystemTime,
     ) -> Result<SessionState, HandleError> {
-        if handle.len() > MAX_HANDLE_BYTES {
-            return Err(HandleError::Malformed);
-        }
-        let (signed, tag) = handle.rsplit_once('.').ok_or(HandleError::Malformed)?;
-        let mut parts = signed.split('.');
-        let (Some(VERSION), Some(id), Some(payload), None) = (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(HandleError::Malformed);
-        };
-        let key = [Some(&self.current), self.previous.as_ref()]
-            .into_iter()
-            .flatten()
-            .find(|k| k.id == id)
-            .ok_or(HandleError::UnknownKey)?;
-        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| HandleError::Malformed)?;
-        if !equal_in_constant_time(&key.mac(signed.as_bytes()), &tag) {
-            return Err(HandleError::Forged);
-        }
-        // Authentic from here on: what follows was written by a holder of the key.
-        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| HandleError::Malformed)?;
+        let payload = self.open_bytes(VERSION, handle)?;
         let sealed: Sealed = serde_json::from_slice(&payload).map_err(|_| HandleError::Malformed)?;
         if unix(now) >= sealed.exp {
             return Err(HandleError::Expired);
@@ -275,6 +254,43 @@ impl SessionKeys {
             return Err(HandleError::OtherManifest);
         }
         Ok(sealed.state)
+    }
+
+    /// `payload` sealed with the current key as `<version>.<key id>.<payload>.<tag>` (the
+    /// format of the module's documentation; `version` tells what it seals).
+    pub(crate) fn seal_bytes(&self, version: &str, payload: &[u8]) -> String {
+        let signed = format!("{version}.{}.{}", self.current.id, URL_SAFE_NO_PAD.encode(payload));
+        let tag = URL_SAFE_NO_PAD.encode(self.current.mac(signed.as_bytes()));
+        format!("{signed}.{tag}")
+    }
+
+    /// The payload [`SessionKeys::seal_bytes`] sealed as `version`, once its tag is checked
+    /// against the current or the previous key. Anything longer than 16 KiB is refused before
+    /// it is decoded.
+    pub(crate) fn open_bytes(&self, version: &str, sealed: &str) -> Result<Vec<u8>, HandleError> {
+        if sealed.len() > MAX_HANDLE_BYTES {
+            return Err(HandleError::Malformed);
+        }
+        let (signed, tag) = sealed.rsplit_once('.').ok_or(HandleError::Malformed)?;
+        let mut parts = signed.split('.');
+        let (Some(found), Some(id), Some(payload), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(HandleError::Malformed);
+        };
+        if found != version {
+            return Err(HandleError::Malformed);
+        }
+        let key = [Some(&self.current), self.previous.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|k| k.id == id)
+            .ok_or(HandleError::UnknownKey)?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| HandleError::Malformed)?;
+        if !equal_in_constant_time(&key.mac(signed.as_bytes()), &tag) {
+            return Err(HandleError::Forged);
+        }
+        // Authentic from here on: what follows was written by a holder of the key.
+        URL_SAFE_NO_PAD.decode(payload).map_err(|_| HandleError::Malformed)
     }
 }
 

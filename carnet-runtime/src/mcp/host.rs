@@ -6,9 +6,9 @@
 //!   stateless revision the request's `io.modelcontextprotocol/logLevel`); none before it set
 //!   one.
 //! - Sampling and elicitation requests go out when the host declared the capability, in a
-//!   revision with sessions only (the stateless revision has servers return an
-//!   `input_required` result instead, which this gateway does not make): otherwise they are
-//!   refused as a client without the capability refuses them (`-32601`).
+//!   revision with sessions; otherwise they are refused as a client without the capability
+//!   refuses them (`-32601`). At the stateless revision no request reaches a host: the call
+//!   waits and the host is asked with an `input_required` result ([`super::waiting`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -101,7 +101,11 @@ impl Host for RmcpHost {
     }
 
     fn declares(&self, name: &str) -> bool {
-        !self.stateless && self.capabilities.get(name).is_some_and(Value::is_object)
+        !self.stateless && self.declared(name)
+    }
+
+    fn declared(&self, name: &str) -> bool {
+        self.capabilities.get(name).is_some_and(Value::is_object)
     }
 
     fn relays(&self) -> bool {
@@ -215,7 +219,11 @@ impl Host for StreamHost {
     }
 
     fn declares(&self, name: &str) -> bool {
-        !self.stateless && self.capabilities.get(name).is_some_and(Value::is_object)
+        !self.stateless && self.declared(name)
+    }
+
+    fn declared(&self, name: &str) -> bool {
+        self.capabilities.get(name).is_some_and(Value::is_object)
     }
 
     fn relays(&self) -> bool {

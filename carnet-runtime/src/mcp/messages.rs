@@ -183,3 +183,45 @@ pub(super) fn too_many_running(max: usize) -> ErrorData {
         "this connection has {max} requests running, the most it takes at once; send more once answers come back"
     ))
 }
+
+/// A call's task ended without its output (it panicked, or was stopped).
+pub(super) fn call_stopped(tool: &str) -> ErrorData {
+    ErrorData::internal(format!("the call of `{tool}` stopped before it gave a result"))
+}
+
+/// Why a server's request for input was refused: too many calls wait already.
+pub(super) fn too_many_waiting(max: usize) -> String {
+    format!("this server has {max} calls waiting for their client's input, the most it keeps; the request is refused")
+}
+
+/// Why a retry of a call waiting for input (`requestState`, `inputResponses`) is refused.
+#[derive(Debug)]
+pub(super) enum InputRefused<'a> {
+    /// Altered, sealed with another key, or not a state at all.
+    NotOurs,
+    /// Sealed here, by another process (a replica, or this one before a restart).
+    Elsewhere,
+    /// The call stopped waiting after this long.
+    GivenUp(std::time::Duration),
+    /// The call waiting is not the tool's the retry calls.
+    OtherTool { waiting: &'a str, called: &'a str },
+    /// Answered already (or given up and forgotten).
+    NotWaiting,
+    /// `inputResponses` is not an object.
+    Responses,
+    /// An answer to a request asked is not an object.
+    Response(&'a str),
+}
+
+pub(super) fn input_refused(why: &InputRefused<'_>) -> ErrorData {
+    let problem = match why {
+        InputRefused::NotOurs => "the `requestState` is not one this server gave (altered, or sealed with another key)".to_owned(),
+        InputRefused::Elsewhere => "the call waiting for this input runs in another process (a replica of this server, or one since restarted): a call's retries must reach the replica that answered it".to_owned(),
+        InputRefused::GivenUp(wait) => format!("the call waiting for this input was given up after {} s: call the tool again", wait.as_secs()),
+        InputRefused::OtherTool { waiting, called } => format!("the `requestState` is of a call of `{waiting}`, not `{called}`"),
+        InputRefused::NotWaiting => "no call waits for this input: it was answered already, or given up".to_owned(),
+        InputRefused::Responses => "`inputResponses` must be an object".to_owned(),
+        InputRefused::Response(key) => format!("`inputResponses.{key}` must be the client's result (an object)"),
+    };
+    invalid_params("tools/call", problem)
+}

@@ -14,7 +14,7 @@ use crate::{ExposureMode, Session, Variables};
 
 mod calls;
 
-pub(super) use calls::{call_in_session, call_opened, session_of, write_tool_result};
+pub(super) use calls::{Answer, call_in_session, call_opened, call_resumed, session_of, write_tool_result};
 #[cfg(feature = "mcp-http")]
 pub(super) use calls::{call_stateless, tool_result};
 
@@ -115,6 +115,12 @@ pub(super) struct CallParams {
     pub(super) name: String,
     #[serde(default)]
     pub(super) arguments: Option<Map<String, Value>>,
+    /// The stateless revision's answers to a waiting call's requests ([`super::waiting`]).
+    #[serde(default, rename = "inputResponses")]
+    pub(super) input_responses: Option<Value>,
+    /// The waiting call a retry answers.
+    #[serde(default, rename = "requestState")]
+    pub(super) request_state: Option<String>,
 }
 
 /// `prompts/get`'s params.

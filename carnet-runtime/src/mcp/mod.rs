@@ -170,6 +170,7 @@ mod rpc;
 mod server;
 mod shared;
 mod stdio;
+mod waiting;
 
 pub use card::{A2A_PROTOCOL_VERSION, agent_card};
 #[cfg(feature = "mcp-http")]
@@ -182,3 +183,4 @@ pub use limits::HttpLimits;
 pub use resources::SKILL_URI_SCHEME;
 pub use server::Server;
 pub use shared::DEFAULT_MAX_MESSAGE_BYTES;
+pub use waiting::InputWait;

@@ -15,6 +15,7 @@ use super::http::HttpServer;
 #[cfg(feature = "mcp-http")]
 use super::limits::HttpLimits;
 use super::shared::{DEFAULT_MAX_MESSAGE_BYTES, Info, Shared};
+use super::waiting::{InputWait, Waiting};
 use super::{resources, stdio};
 use crate::engine::{Carnet, ExposureMode};
 use crate::session::SessionError;
@@ -75,10 +76,13 @@ impl Server {
                 hints: Hints::new(carnet.manifest(), agent),
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
                 keys: Arc::new(SessionKeys::random()),
+                waiting: Arc::new(Waiting::new(InputWait::default())),
                 #[cfg(feature = "mcp-http")]
                 limits: HttpLimits::default(),
+                // A call through a remote toolset's server may need the relay, which the
+                // direct path has not.
                 #[cfg(feature = "mcp-http")]
-                direct_http: true,
+                direct_http: !super::shared::passes_through(carnet.manifest()),
             }),
         })
     }
@@ -111,6 +115,16 @@ impl Server {
     #[must_use]
     pub fn session_keys(mut self, keys: SessionKeys) -> Self {
         Arc::make_mut(&mut self.shared).keys = Arc::new(keys);
+        self
+    }
+
+    /// Sets how many calls of the stateless revision (`2026-07-28`) may wait for their
+    /// client's input at once, and for how long ([`InputWait`]): a remote tool's server asking
+    /// for input in the middle of a call (elicitation, sampling) has the client asked with an
+    /// `input_required` result, and the call waits for the client's retry with the answers.
+    #[must_use]
+    pub fn input_wait(mut self, wait: InputWait) -> Self {
+        Arc::make_mut(&mut self.shared).waiting = Arc::new(Waiting::new(wait));
         self
     }
 

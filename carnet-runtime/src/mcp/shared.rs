@@ -36,6 +36,8 @@ pub(super) struct Shared {
     pub(super) max_message_bytes: usize,
     /// The keys sealing the session handles of the stateless revision.
     pub(super) keys: Arc<SessionKeys>,
+    /// The stateless revision's calls waiting for their client's input.
+    pub(super) waiting: Arc<super::waiting::Waiting>,
     /// Limits of [`Server::bind_http`](super::Server::bind_http).
     #[cfg(feature = "mcp-http")]
     pub(super) limits: HttpLimits,

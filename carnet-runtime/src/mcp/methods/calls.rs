@@ -10,7 +10,8 @@ use super::super::handle::HandleError;
 use super::super::listener::SessionListener;
 use super::super::messages;
 use super::super::rpc::RpcError;
-use super::super::shared::Shared;
+use super::super::shared::{Shared, passes_through};
+use super::super::waiting::{Round, Running};
 use super::{CallParams, SESSION_ARGUMENT, finish};
 use crate::providers::{Aliases, json_text};
 use crate::{ExposureMode, Session, SessionState, ToolOutput};
@@ -77,6 +78,16 @@ fn canonical(shared: &Shared, session: &Session, wire_name: &str) -> String {
         .map_or_else(|| wire_name.to_owned(), |spec| spec.name.clone())
 }
 
+/// How a `tools/call` of the stateless revision is answered.
+#[derive(Debug)]
+pub(in crate::mcp) enum Answer {
+    /// The call's result.
+    Complete(ToolOutput),
+    /// The call waits for the client's input: the `input_required` result asking for it
+    /// ([`super::super::waiting`]).
+    InputRequired(Value),
+}
+
 /// `tools/call` in the stateless revision: the conversation's state comes in as the
 /// `session` argument and, when the call changed it, goes back out as the result's `session`
 /// field. `held` is the connection's session on a byte stream (a call without a handle
@@ -90,13 +101,15 @@ pub(in crate::mcp) async fn call_stateless(
     arguments: Option<Map<String, Value>>,
     call_id: &str,
     cancelled: impl Future<Output = ()>,
-) -> Result<ToolOutput, RpcError> {
+) -> Result<Answer, RpcError> {
     let mut arguments = arguments.unwrap_or_default();
     let opened = session_of(shared, held, &mut arguments).await;
     call_opened(shared, held, opened, name, arguments, call_id, cancelled).await
 }
 
-/// The rest of [`call_stateless`], once the session is open (or refused).
+/// The rest of [`call_stateless`], once the session is open (or refused). Where the server
+/// passes remote toolsets through, the call runs on a task of its own, which may wait for the
+/// client's input ([`super::super::waiting`]).
 pub(in crate::mcp) async fn call_opened(
     shared: &Shared,
     held: Option<&Mutex<Session>>,
@@ -105,17 +118,30 @@ pub(in crate::mcp) async fn call_opened(
     arguments: Map<String, Value>,
     call_id: &str,
     cancelled: impl Future<Output = ()>,
-) -> Result<ToolOutput, RpcError> {
-    let mut cancelled = std::pin::pin!(cancelled);
+) -> Result<Answer, RpcError> {
     let (mut session, before) = match opened {
         Ok(found) => found,
-        Err(refused) => return Ok(refused),
+        Err(refused) => return Ok(Answer::Complete(refused)),
     };
     let arguments = Value::Object(arguments);
     let name = canonical(shared, &session, name);
+    if passes_through(shared.carnet.manifest()) {
+        let call_id = call_id.to_owned();
+        let tool = name.clone();
+        let call = async move {
+            // The JSON-RPC request's id is the call's id (`Context::call_id`).
+            let output = match session.call_detached_with_id(&tool, &arguments, Some(&call_id)) {
+                Some(call) => call.await,
+                None => session.call_with_id(tool.as_str(), arguments, Some(&call_id)).await,
+            };
+            (session, before, output)
+        };
+        let running = Running::start(name, call);
+        return answer(shared, held, running, cancelled).await;
+    }
+    let mut cancelled = std::pin::pin!(cancelled);
     let refuse = || messages::cancelled(&name);
-    // The JSON-RPC request's id is the call's id (`Context::call_id`).
-    let mut output = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(call_id)) {
+    let output = if let Some(call) = session.call_detached_with_id(&name, &arguments, Some(call_id)) {
         crate::cancel::unless(cancelled.as_mut(), call)
             .await
             .ok_or_else(refuse)?
@@ -127,8 +153,49 @@ pub(in crate::mcp) async fn call_opened(
         .await
         .ok_or_else(refuse)?
     };
+    Ok(Answer::Complete(ended(shared, held, session, &before, output).await))
+}
+
+/// A retry of tool `name`'s call waiting for the client's input: `state` its
+/// `requestState`, `responses` its `inputResponses`.
+pub(in crate::mcp) async fn call_resumed(
+    shared: &Shared,
+    held: Option<&Mutex<Session>>,
+    name: &str,
+    state: &str,
+    responses: Option<&Value>,
+    cancelled: impl Future<Output = ()>,
+) -> Result<Answer, RpcError> {
+    let running = shared.waiting.resume(&shared.keys, state, name, responses)?;
+    answer(shared, held, running, cancelled).await
+}
+
+/// One round of `running`: its result, or the input it waits for.
+async fn answer(
+    shared: &Shared,
+    held: Option<&Mutex<Session>>,
+    running: Running,
+    cancelled: impl Future<Output = ()>,
+) -> Result<Answer, RpcError> {
+    Ok(match shared.waiting.round(&shared.keys, running, cancelled).await? {
+        Round::InputRequired(result) => Answer::InputRequired(result),
+        Round::Ended((session, before, output)) => {
+            Answer::Complete(ended(shared, held, session, &before, output).await)
+        }
+    })
+}
+
+/// `output` of a call that changed `session`'s state from `before`: with the new state sealed
+/// into its `session` field (and kept as the connection's, `held`) when it changed.
+async fn ended(
+    shared: &Shared,
+    held: Option<&Mutex<Session>>,
+    session: Session,
+    before: &SessionState,
+    mut output: ToolOutput,
+) -> ToolOutput {
     let after = session.state();
-    if before != after {
+    if *before != after {
         if let Value::Object(fields) = &mut output.value {
             let handle = shared.keys.seal(&after, std::time::SystemTime::now());
             fields.insert(SESSION_ARGUMENT.to_owned(), Value::String(handle));
@@ -137,7 +204,7 @@ pub(in crate::mcp) async fn call_opened(
             *held.lock().await = session;
         }
     }
-    Ok(output)
+    output
 }
 
 /// `tools/call` in a revision with sessions, on the connection's `session` (its turn taken).

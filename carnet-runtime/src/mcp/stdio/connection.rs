@@ -138,7 +138,11 @@ impl Connection<Writer> {
                 .and_then(|m| m.get("io.modelcontextprotocol/logLevel"))
                 .and_then(Value::as_str)
                 .and_then(crate::relay::log_rank);
-            (Value::Null, level)
+            let capabilities = meta
+                .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            (capabilities, level)
         } else {
             let capabilities = self.capabilities.lock().unwrap_or_else(PoisonError::into_inner).clone();
             (capabilities, self.log_level.get())

@@ -68,11 +68,24 @@ impl Request<'_> {
                 let cancelled = std::future::pending();
                 turn.wait().await;
                 let output = if self.stateless {
-                    let mut arguments = request.arguments.unwrap_or_default();
-                    let opened = methods::session_of(shared, Some(&connection.session), &mut arguments).await;
-                    turn.pass();
                     let held = Some(&connection.session);
-                    methods::call_opened(shared, held, opened, &request.name, arguments, &call_id, cancelled).await?
+                    let answer = if let Some(state) = &request.request_state {
+                        turn.pass();
+                        let responses = request.input_responses.as_ref();
+                        methods::call_resumed(shared, held, &request.name, state, responses, cancelled).await?
+                    } else {
+                        let mut arguments = request.arguments.unwrap_or_default();
+                        let opened = methods::session_of(shared, held, &mut arguments).await;
+                        turn.pass();
+                        methods::call_opened(shared, held, opened, &request.name, arguments, &call_id, cancelled)
+                            .await?
+                    };
+                    match answer {
+                        methods::Answer::Complete(output) => output,
+                        methods::Answer::InputRequired(result) => {
+                            return Ok(Reply::Line(rpc::result_line(self.id, &result)));
+                        }
+                    }
                 } else {
                     let session = connection.session.lock().await;
                     turn.pass();
