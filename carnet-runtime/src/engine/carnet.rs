@@ -55,6 +55,11 @@ pub(crate) trait RemoteServer: Send + Sync {
     fn warm(self: Arc<Self>);
     /// Whether a start was ever attempted.
     fn started(&self) -> bool;
+    /// The engine is served over MCP (the gateway): connect to the server as the hosts'
+    /// client, declaring the capabilities whose requests they answer, whatever request
+    /// connects first (a stateless host's list, a load without a session).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "the MCP gateway calls it"))]
+    fn serve_hosts(&self) {}
     /// Reads skill `skill`'s `SKILL.md` at `uri` and checks it against `digest`: the
     /// skill's instructions (its body), or the error result the model reads.
     fn read_skill(

@@ -56,6 +56,13 @@ impl Server {
 
     /// [`Server::new`]'s body, compiled once here rather than in each program.
     fn for_agent(carnet: &Carnet, agent: &str) -> Result<Self, SessionError> {
+        // Remote MCP toolsets' servers are the hosts' to answer (`crate::relay`), from the
+        // first connection on (the session below may start them: its initial skills).
+        for toolset in carnet.manifest().toolsets.iter().filter(|t| t.mcp.is_some()) {
+            if let Some(server) = carnet.remote_server(&toolset.name) {
+                server.serve_hosts();
+            }
+        }
         let session = carnet.session(agent)?;
         let resources = resources::Index::new(carnet.manifest(), agent);
         let info = Info::new(

@@ -85,6 +85,10 @@ impl RemoteServer for McpServer {
         self.upstream.started()
     }
 
+    fn serve_hosts(&self) {
+        self.upstream.serve_hosts();
+    }
+
     fn forward(
         self: Arc<Self>,
         method: &'static str,

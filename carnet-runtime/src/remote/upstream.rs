@@ -131,6 +131,12 @@ impl Upstream {
         }
     }
 
+    /// Connects (from the next connection on) as a gateway's client: see
+    /// [`RemoteServer::serve_hosts`](crate::engine::carnet::RemoteServer::serve_hosts).
+    pub(crate) fn serve_hosts(&self) {
+        self.relays.store(true, Ordering::Release);
+    }
+
     /// Whether the server was ever started (or a start was attempted).
     pub(crate) fn started(&self) -> bool {
         self.started.load(Ordering::Acquire)

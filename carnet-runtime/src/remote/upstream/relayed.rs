@@ -35,9 +35,9 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode, Implementation, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, ServerResult,
+    ProgressNotificationParam, ProgressToken, RequestId, ResourceUpdatedNotificationParam, ServerResult,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RoleClient};
+use rmcp::service::{InboundStreamOrigin, NotificationContext, PeerRequestOptions, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData, Peer};
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -54,6 +54,9 @@ struct Call {
     host: Arc<dyn Host>,
     /// The progress token rmcp gave the request (as JSON), once it was sent.
     token: std::sync::OnceLock<String>,
+    /// The request's JSON-RPC id, once it was sent: a server over streamable HTTP sends its
+    /// requests for the call on the call's own response stream, which rmcp names by it.
+    request: std::sync::OnceLock<RequestId>,
     /// Notifications being relayed for it.
     relaying: AtomicUsize,
     idle: Notify,
@@ -105,6 +108,7 @@ impl Calls {
         let call = Arc::new(Call {
             host,
             token: std::sync::OnceLock::new(),
+            request: std::sync::OnceLock::new(),
             relaying: AtomicUsize::new(0),
             idle: Notify::new(),
         });
@@ -118,9 +122,10 @@ impl Calls {
         )
     }
 
-    /// Gives `call` the progress token rmcp gave its request.
-    fn name(&self, call: &Call, token: &ProgressToken) {
+    /// Gives `call` the progress token and the id rmcp gave its request.
+    fn name(&self, call: &Call, token: &ProgressToken, request: &RequestId) {
         let _ = call.token.set(serde_json::to_string(token).unwrap_or_default());
+        let _ = call.request.set(request.clone());
         self.named.notify_waiters();
     }
 
@@ -136,10 +141,28 @@ impl Calls {
     /// The call holding `token`, waiting (at most [`NAMING_LIMIT`]) while calls being sent
     /// have not learnt theirs yet: a token no call holds is never guessed.
     async fn call_named(&self, token: &Value) -> Option<Arc<Call>> {
+        self.call_learnt(|calls| calls.call_of(token)).await
+    }
+
+    /// The call whose request has the JSON-RPC id `request`, waiting as [`Calls::call_named`].
+    async fn call_sent_as(&self, request: &RequestId) -> Option<Arc<Call>> {
+        self.call_learnt(|calls| {
+            calls
+                .in_flight()
+                .values()
+                .find(|call| call.request.get() == Some(request))
+                .cloned()
+        })
+        .await
+    }
+
+    /// The call `find` finds, waiting (at most [`NAMING_LIMIT`]) while calls being sent have
+    /// not learnt their progress token and id yet.
+    async fn call_learnt(&self, find: impl Fn(&Self) -> Option<Arc<Call>>) -> Option<Arc<Call>> {
         let waited = async {
             loop {
                 let named = self.named.notified();
-                if let Some(call) = self.call_of(token) {
+                if let Some(call) = find(self) {
                     return Some(call);
                 }
                 if self.in_flight().values().all(|call| call.token.get().is_some()) {
@@ -188,7 +211,7 @@ pub(super) async fn call(
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await?;
     // rmcp gave the request its progress token: the call's progress is known by it.
-    calls.name(&call, &handle.progress_token);
+    calls.name(&call, &handle.progress_token, &handle.id);
     let response = handle.await_response().await;
     // Handlers of notifications received before the response may not have run yet.
     for _ in 0..4 {
@@ -230,10 +253,24 @@ impl Handler {
         }
     }
 
-    /// Answers request `method` of the server: relayed to the host of the one call in flight
-    /// when it declared `capability`, else the program's handler's answer, else refused.
-    async fn answer(&self, method: &'static str, capability: &str, params: Value) -> Result<Value, ErrorData> {
-        let call = self.calls.only_call();
+    /// Answers request `method` of the server, which came on the stream `origin` names (over
+    /// streamable HTTP): relayed to the host of its call (the call whose response stream
+    /// carried it, else the one call in flight) when it declared `capability`, else the
+    /// program's handler's answer, else refused.
+    async fn answer(
+        &self,
+        method: &'static str,
+        capability: &str,
+        params: Value,
+        origin: Option<&InboundStreamOrigin>,
+    ) -> Result<Value, ErrorData> {
+        let call = match origin {
+            Some(InboundStreamOrigin::OutboundRequest(request)) => match self.calls.call_sent_as(request).await {
+                Some(call) => Ok(call),
+                None => self.calls.only_call(),
+            },
+            _ => self.calls.only_call(),
+        };
         if let Ok(call) = &call
             && call.host.declares(capability)
         {
@@ -339,20 +376,24 @@ impl ClientHandler for Handler {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let params = serde_json::to_value(params).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let result = self.answer("sampling/createMessage", "sampling", params).await?;
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let result = self
+            .answer("sampling/createMessage", "sampling", params, origin)
+            .await?;
         parsed(result, "sampling result")
     }
 
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let params = serde_json::to_value(request).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let result = self.answer("elicitation/create", "elicitation", params).await?;
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let result = self.answer("elicitation/create", "elicitation", params, origin).await?;
         parsed(result, "elicitation result")
     }
 
@@ -432,37 +473,65 @@ mod tests {
         };
         let handler = Handler::new(Arc::default(), answers);
         // No call in flight (a program's own loop calls without a host): the program answers.
-        let answer = handler.answer("elicitation/create", "elicitation", ask("name?")).await;
+        let answer = handler
+            .answer("elicitation/create", "elicitation", ask("name?"), None)
+            .await;
         assert_eq!(answer.unwrap(), json!({ "answeredBy": "program", "asked": "name?" }));
-        let failed = handler.answer("elicitation/create", "elicitation", ask("fail")).await;
+        let failed = handler
+            .answer("elicitation/create", "elicitation", ask("fail"), None)
+            .await;
         let failed = failed.unwrap_err();
         assert_eq!(
             (failed.code, failed.message.as_ref()),
             (ErrorCode::INTERNAL_ERROR, "the program gave up")
         );
         // Nothing answers sampling here.
-        let refused = handler.answer("sampling/createMessage", "sampling", json!({})).await;
+        let refused = handler
+            .answer("sampling/createMessage", "sampling", json!({}), None)
+            .await;
         assert_eq!(refused.unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
         {
             // A host that declared the capability takes the request of its call.
             let (_call, _guard) = handler.calls.enter(Arc::new(Named("host")));
-            let answer = handler.answer("elicitation/create", "elicitation", ask("name?")).await;
+            let answer = handler
+                .answer("elicitation/create", "elicitation", ask("name?"), None)
+                .await;
             assert_eq!(answer.unwrap(), json!({ "answeredBy": "host" }));
         }
         {
             // One that did not leaves it to the program.
             let (_call, _guard) = handler.calls.enter(Arc::new(Bare));
-            let answer = handler.answer("elicitation/create", "elicitation", ask("name?")).await;
+            let answer = handler
+                .answer("elicitation/create", "elicitation", ask("name?"), None)
+                .await;
             assert_eq!(answer.unwrap()["answeredBy"], "program");
         }
         // A gateway without a program's handler: two calls in flight, nobody's request.
         let gateway = Handler::new(Arc::default(), Answers::gateway());
-        let (_a, _a_guard) = gateway.calls.enter(Arc::new(Named("a")));
-        let (_b, _b_guard) = gateway.calls.enter(Arc::new(Named("b")));
-        let unknown = gateway.answer("elicitation/create", "elicitation", ask("?")).await;
+        let (call_a, _a_guard) = gateway.calls.enter(Arc::new(Named("a")));
+        let (call_b, _b_guard) = gateway.calls.enter(Arc::new(Named("b")));
+        let unknown = gateway
+            .answer("elicitation/create", "elicitation", ask("?"), None)
+            .await;
         let unknown = unknown.unwrap_err();
         assert_eq!(unknown.code, ErrorCode::INTERNAL_ERROR);
         assert!(unknown.message.contains("2 calls in flight"), "{}", unknown.message);
+        // Over streamable HTTP a request comes on its call's response stream: it is that call's.
+        gateway.calls.name(&call_a, &token(1), &RequestId::Number(7));
+        gateway.calls.name(&call_b, &token(2), &RequestId::Number(8));
+        for (request, host) in [(7, "a"), (8, "b")] {
+            let origin = InboundStreamOrigin::OutboundRequest(RequestId::Number(request));
+            let answer = gateway
+                .answer("elicitation/create", "elicitation", ask("?"), Some(&origin))
+                .await;
+            assert_eq!(answer.unwrap(), json!({ "answeredBy": host }));
+        }
+        // A stream of no call in flight (the standalone stream): nobody's while two are.
+        let origin = InboundStreamOrigin::Unassociated;
+        let unknown = gateway
+            .answer("elicitation/create", "elicitation", ask("?"), Some(&origin))
+            .await;
+        assert!(unknown.unwrap_err().message.contains("2 calls in flight"));
     }
 
     fn token(n: i64) -> ProgressToken {
@@ -478,9 +547,9 @@ mod tests {
         let (call_a, a) = calls.enter(Arc::new(Named("a")));
         let only = calls.only_call().ok().map(|c| c.host.progress_token());
         assert_eq!(only, Some(Some(json!("a"))));
-        calls.name(&call_a, &token(1));
+        calls.name(&call_a, &token(1), &RequestId::Number(1));
         let (call_b, b) = calls.enter(Arc::new(Named("b")));
-        calls.name(&call_b, &token(2));
+        calls.name(&call_b, &token(2), &RequestId::Number(2));
         assert!(
             matches!(calls.only_call(), Err(2)),
             "two calls: a log or a request is nobody's"
@@ -515,7 +584,7 @@ mod tests {
     async fn progress_arriving_before_its_call_learnt_its_token_waits_for_it() {
         let calls = Arc::new(Calls::default());
         let (other, _other) = calls.enter(Arc::new(Named("b")));
-        calls.name(&other, &token(1));
+        calls.name(&other, &token(1), &RequestId::Number(1));
         // A token no call holds, while none is being sent: nobody's, at once.
         assert!(calls.call_named(&json!(9)).await.is_none());
         let (call, _guard) = calls.enter(Arc::new(Named("a")));
@@ -524,7 +593,7 @@ mod tests {
             tokio::spawn(async move { calls.call_named(&json!(2)).await.map(|c| c.host.progress_token()) })
         };
         tokio::task::yield_now().await;
-        calls.name(&call, &token(2));
+        calls.name(&call, &token(2), &RequestId::Number(2));
         assert_eq!(waiting.await.unwrap(), Some(Some(json!("a"))));
         // A call being sent does not make a stranger's token its own.
         let (_pending, _pending_guard) = calls.enter(Arc::new(Named("c")));
