@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use carnet_runtime::mcp::{HttpLimits, SESSION_KEY_ENV, Server, SessionKeys};
+use carnet_runtime::mcp::{HttpLimits, InputWait, SESSION_KEY_ENV, Server, SessionKeys};
 use carnet_runtime::{Carnet, ExposureMode, Manifest};
 
 use crate::Failure;
@@ -79,7 +79,8 @@ pub(crate) fn serve_on(
     let shared_key = keys.is_some();
     let mut server = Server::new(carnet, agent)
         .map_err(|_| crate::unknown("agent", agent, manifest.agents.iter().map(|a| &a.name)))?
-        .http_limits(options.limits());
+        .http_limits(options.limits())
+        .input_wait(options.input_wait());
     if let Some(keys) = keys {
         server = server.session_keys(keys);
     }
@@ -143,6 +144,14 @@ pub(crate) struct HttpOptions {
     /// Seconds after which an unused session of the 2025 revisions ends.
     #[arg(long, value_name = "SECS", default_value_t = HttpLimits::default().session_idle.as_secs())]
     session_idle: u64,
+    /// Calls of the stateless revision (2026-07-28) waiting at once for their client's input
+    /// (a remote toolset's server asking for elicitation or sampling during a call).
+    #[arg(long, value_name = "N", default_value_t = InputWait::default().max_calls)]
+    max_waiting_calls: usize,
+    /// Seconds a call of the stateless revision waits for its client's input before it is
+    /// stopped.
+    #[arg(long, value_name = "SECS", default_value_t = InputWait::default().wait.as_secs())]
+    input_wait: u64,
 }
 
 impl HttpOptions {
@@ -155,6 +164,12 @@ impl HttpOptions {
             limits = limits.with_allowed_origins(self.allow_origins.iter().cloned());
         }
         limits
+    }
+
+    fn input_wait(&self) -> InputWait {
+        InputWait::default()
+            .with_max_calls(self.max_waiting_calls)
+            .with_wait(Duration::from_secs(self.input_wait))
     }
 }
 
