@@ -8,14 +8,17 @@ npm package (`dist/index.js`, "Server Implementation Requirements"). This server
 that the suite can be run against `carnet serve-mcp` with this server behind it as a remote
 toolset (tests/conformance/content): what the suite then judges is the gateway's pass-through.
 
-    python fixture.py        # stdio
+    python fixture.py          # stdio
+    python fixture.py --http   # streamable HTTP on a free loopback port; prints its URL first
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import socket
 import struct
+import sys
 from typing import Any
 
 import anyio
@@ -77,6 +80,16 @@ TOOLS = [
     tool("test_elicitation_sep1034_defaults", "Asks the user, with defaults for every primitive type"),
     tool("test_elicitation_sep1330_enums", "Asks the user, with every kind of enum"),
     tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features", SCHEMA_2020_12),
+    # The multi round-trip scenarios (SEP-2322) of the suite's next version, at 2026-07-28: this
+    # server speaks the 2025 revisions to carnet and asks in the middle of the call; carnet asks
+    # its host with `input_required` results (docs/mcp-gateway.md, "Input at the stateless
+    # revision"). No roots tool: carnet does not relay `roots/list` (tests/conformance/run.sh).
+    tool("test_input_required_result_elicitation", "Asks the user's name"),
+    tool("test_input_required_result_sampling", "Asks the client's model a question"),
+    tool("test_input_required_result_request_state", "Asks the user to confirm"),
+    tool("test_input_required_result_multi_round", "Asks the user twice, one question after the other"),
+    tool("test_input_required_result_tampered_state", "Asks the user to confirm"),
+    tool("test_input_required_result_capabilities", "Asks the user, or the client's model when it cannot ask the user"),
 ]
 
 
@@ -141,9 +154,55 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         content = json.dumps(result.content or {}, sort_keys=True)
         prefix = "User response" if name == "test_elicitation" else "Elicitation completed"
         return types.CallToolResult(content=[text(f"{prefix}: action={result.action}, content={content}")])
+    if name.startswith("test_input_required_result_"):
+        return await input_required(ctx, name.removeprefix("test_input_required_result_"))
     if name == "json_schema_2020_12_tool":
         return types.CallToolResult(content=[text(f"Received: {json.dumps(arguments, sort_keys=True)}")])
     return types.CallToolResult(content=[text(f"unknown tool {name}")], is_error=True)
+
+
+def asking(*fields: tuple[str, str]) -> dict[str, Any]:
+    """A form asking for `fields` (name, JSON type), all required."""
+    return {
+        "type": "object",
+        "properties": {field: {"type": kind} for field, kind in fields},
+        "required": [field for field, _ in fields],
+    }
+
+
+async def input_required(ctx: Any, case: str) -> types.CallToolResult:
+    """The `test_input_required_result_*` tools: what each asks, as the scenarios describe it."""
+    session, request = ctx.session, ctx.request_id
+
+    async def elicit(message: str, *fields: tuple[str, str]) -> dict[str, Any]:
+        result = await session.elicit(message=message, requested_schema=asking(*fields), related_request_id=request)
+        return result.content or {}
+
+    async def sample(question: str, max_tokens: int) -> str:
+        message = types.SamplingMessage(role="user", content=text(question))
+        result = await session.create_message(messages=[message], max_tokens=max_tokens, related_request_id=request)
+        return getattr(result.content, "text", "")
+
+    if case == "elicitation":
+        answer = await elicit("What is your name?", ("name", "string"))
+        return types.CallToolResult(content=[text(f"Hello, {answer.get('name')}!")])
+    if case == "sampling":
+        return types.CallToolResult(content=[text(await sample("What is the capital of France?", 100))])
+    if case in ("request_state", "tampered_state"):
+        answer = await elicit("Please confirm", ("ok", "boolean"))
+        return types.CallToolResult(content=[text(f"state-ok: confirmed={answer.get('ok')}")])
+    if case == "multi_round":
+        name = (await elicit("Step 1: What is your name?", ("name", "string"))).get("name")
+        color = (await elicit("Step 2: What is your favorite color?", ("color", "string"))).get("color")
+        return types.CallToolResult(content=[text(f"{name} likes {color}")])
+    if case == "capabilities":
+        try:
+            answer = await elicit("What is your name?", ("name", "string"))
+            return types.CallToolResult(content=[text(f"Hello, {answer.get('name')}!")])
+        except MCPError:
+            # The client cannot ask its user: its model answers instead.
+            return types.CallToolResult(content=[text(await sample("Pick a name", 20))])
+    return types.CallToolResult(content=[text(f"unknown tool test_input_required_result_{case}")], is_error=True)
 
 
 ELICITATION_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -319,6 +378,15 @@ async def main() -> None:
         on_get_prompt=get_prompt,
         on_completion=complete,
     )
+    if "--http" in sys.argv[1:]:
+        import uvicorn
+
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        print(f"http://127.0.0.1:{listener.getsockname()[1]}/mcp", flush=True)
+        config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+        await uvicorn.Server(config).serve(sockets=[listener])
+        return
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 

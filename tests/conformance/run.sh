@@ -8,7 +8,10 @@
 #      the official Python SDK) offering the `test_*` tools the scenarios call. What the suite
 #      judges is what passes through carnet.
 #   2. 0.2.0-alpha.12 (`conformance-next`), `--requirements 2026-07-28`, against carnet's own
-#      server (the research agent, dispatcher mode: the stateless revision).
+#      server (the research agent, dispatcher mode: the stateless revision), and against the
+#      gateway at that revision: `carnet serve-mcp conformance --mode dispatcher` on
+#      tests/conformance/content-http, the same fixture reached over streamable HTTP
+#      (`fixture.py --http`), whose requests for input become `input_required` results.
 #
 #   3. Both versions' client scenarios (0.1.16: 26, 0.2.0-alpha.12: 48) against carnet's own MCP
 #      client: carnet-runtime/examples/mcp_conformance_client.rs (feature `remote-oauth`),
@@ -62,15 +65,26 @@ out="$dest/results"
 rm -rf "$out" && mkdir -p "$out"
 log="$out/servers.log"
 
-# The fixture's pin still matches it (the build reads the pin; nothing drifted).
-timeout 120 "$carnet" --dir tests/conformance/content mcp pin --check >>"$log" 2>&1 \
-    || { echo "FAIL: tests/conformance/content's pin no longer matches the fixture server (see $log)" >&2; exit 1; }
-
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+
+# The fixture over streamable HTTP, for tests/conformance/content-http: its URL is its first line.
+fixture_url="$out/fixture.url"
+"$venv/bin/python" tests/conformance/fixture.py --http >"$fixture_url" 2>>"$log" &
+pids+=("$!")
+for _ in $(seq 100); do [ -s "$fixture_url" ] && break; sleep 0.1; done
+CARNET_CONFORMANCE_FIXTURE_URL="$(head -n1 "$fixture_url")"
+export CARNET_CONFORMANCE_FIXTURE_URL
+[ -n "$CARNET_CONFORMANCE_FIXTURE_URL" ] || { echo "FAIL: fixture.py --http printed no URL (see $log)" >&2; exit 1; }
+
+# The fixture's pins still match it (the build reads the pin; nothing drifted).
+for content in content content-http; do
+    timeout 120 "$carnet" --dir "tests/conformance/$content" mcp pin --check >>"$log" 2>&1 \
+        || { echo "FAIL: tests/conformance/$content's pin no longer matches the fixture server (see $log)" >&2; exit 1; }
+done
 
 # `carnet serve-mcp ... --http 127.0.0.1:0` in the background; its endpoint (first stdout line)
 # in $url.
@@ -142,4 +156,7 @@ judge gateway @modelcontextprotocol/conformance tests/conformance/expected-failu
 
 serve --dir examples/research-agent/carnet serve-mcp researcher --mode dispatcher
 judge stateless conformance-next tests/conformance/expected-failures-2026-07-28.yml --requirements 2026-07-28
+
+serve --dir tests/conformance/content-http serve-mcp conformance --mode dispatcher
+judge gateway-next conformance-next tests/conformance/expected-failures-gateway-2026-07-28.yml --requirements 2026-07-28
 echo "PASS conformance: every scenario passes or is an expected failure listed with its reason"

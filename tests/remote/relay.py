@@ -28,8 +28,18 @@ session that loaded the skill but asked the server nothing receives the list cha
 update, and a third that did not load it receives nothing at all.
 
 Then a host that declares neither capability gets the tools' requests refused (the server's
-result says so) and nothing hangs. Every check prints `PASS`; the first failure prints `FAIL`
-and exits 1. Environment: CARNET_TEST_EVERYTHING_SERVER (set by run.sh).
+result says so) and nothing hangs.
+
+At the stateless revision (2026-07-28, `--mode dispatcher`), where no request reaches a host, the
+same tools ask the host with `input_required` results (SEP-2322): the SDK, which drives the rounds
+itself, answers the elicitation and the sampling request through its callbacks and the server's
+result quotes the answers; driven by hand, a round names the request (`elicitation-1`) and a
+sealed `requestState`, and a retry with an altered state, another tool's name or no answer is
+refused `-32602` or asked again; an answered state is refused afterwards; a host that declared
+neither capability has the server's request refused.
+
+Every check prints `PASS`; the first failure prints `FAIL` and exits 1. Environment:
+CARNET_TEST_EVERYTHING_SERVER (set by run.sh).
 """
 
 from __future__ import annotations
@@ -233,6 +243,90 @@ async def scenario(transport: Any, label: str) -> None:
         )
 
 
+async def stateless(transport: Any, label: str) -> None:
+    host = Host()
+    async with Client(
+        transport,
+        read_timeout_seconds=TIMEOUT,
+        elicitation_callback=host.on_elicit,
+        sampling_callback=host.on_sample,
+    ) as c:
+        check(c.protocol_version == "2026-07-28", f"{label}: the host speaks 2026-07-28", c.protocol_version)
+        loaded = await c.call_tool("loadSkill", {"skillName": "everything"})
+        session = (loaded.structured_content or {}).get("session")
+        check(not loaded.is_error and session, f"{label}: loadSkill everything gives a session handle", texts(loaded))
+        elicit = {"session": session}
+
+        # The SDK drives the rounds: its callbacks answer, the server's result quotes the answers.
+        r = await c.call_tool("trigger-elicitation-request", elicit)
+        check(len(host.elicited) == 1, f"{label}: the upstream's elicitation reached the host as an input request", texts(r))
+        check(not r.is_error and NAME in texts(r), f"{label}: the host's answer reached the upstream", texts(r))
+        sample = {"prompt": "What is six times seven?", "maxTokens": 20, "session": session}
+        r = await c.call_tool("trigger-sampling-request", sample)
+        check(len(host.sampled) == 1, f"{label}: the upstream's sampling request reached the host", texts(r))
+        check("six times seven" in str(host.sampled[0].messages[0].content), f"{label}: it is the upstream's", host.sampled)
+        check(not r.is_error and SAMPLED in texts(r), f"{label}: the host's completion reached the upstream", texts(r))
+
+        # By hand: what a round says, and what a retry may bring.
+        s = c.session
+        name = "trigger-elicitation-request"
+        first = await s.call_tool(name, elicit, allow_input_required=True)
+        check(
+            isinstance(first, types.InputRequiredResult)
+            and list(first.input_requests or {}) == ["elicitation-1"]
+            and first.input_requests["elicitation-1"].method == "elicitation/create"
+            and (first.request_state or "").startswith("cr1."),
+            f"{label}: a round names the upstream's request and a sealed requestState",
+            first,
+        )
+        accept = types.ElicitResult(action="accept", content={"name": NAME, "check": True})
+
+        async def refused(tool: str, state: str, responses: Any, what: str, says: str) -> None:
+            try:
+                got: Any = await s.call_tool(
+                    tool, elicit, input_responses=responses, request_state=state, allow_input_required=True
+                )
+            except MCPError as e:
+                got = e
+            check(
+                isinstance(got, MCPError) and got.code == -32602 and says in str(got),
+                f"{label}: {what} is refused -32602 ({got})",
+                got,
+            )
+
+        state = first.request_state
+        await refused(name, state + "-TAMPERED", {"elicitation-1": accept}, "an altered requestState", "not one this server gave")
+        await refused("echo", state, {"elicitation-1": accept}, "another tool's retry", "not `echo`")
+        again = await s.call_tool(
+            name, elicit, input_responses={"unrelated": accept}, request_state=state, allow_input_required=True
+        )
+        check(
+            isinstance(again, types.InputRequiredResult)
+            and list(again.input_requests or {}) == ["elicitation-1"]
+            and again.request_state != state,
+            f"{label}: a retry without the answer is asked again, under a new requestState",
+            again,
+        )
+        await refused(name, state, {"elicitation-1": accept}, "a requestState already answered", "no call waits")
+        done = await s.call_tool(name, elicit, input_responses={"elicitation-1": accept}, request_state=again.request_state)
+        check(
+            isinstance(done, types.CallToolResult) and not done.is_error and NAME in texts(done),
+            f"{label}: the answer given by hand reaches the upstream",
+            done,
+        )
+
+    # A host that declares neither capability: the server's request is refused, nothing hangs.
+    async with Client(transport_again(label), read_timeout_seconds=TIMEOUT) as c:
+        loaded = await c.call_tool("loadSkill", {"skillName": "everything"})
+        started = time.monotonic()
+        r = await c.call_tool("trigger-elicitation-request", {"session": loaded.structured_content["session"]})
+        check(
+            r.is_error and "elicitation" in texts(r) and NAME not in texts(r) and time.monotonic() - started < 20,
+            f"{label}: without the host's `elicitation`, the upstream's request is refused at once",
+            texts(r),
+        )
+
+
 # A resource of the everything server's.
 WATCHED = "demo://resource/static/document/architecture.md"
 RESOURCES_CHANGED = "notifications/resources/list_changed"
@@ -309,14 +403,14 @@ def transport_again(label: str) -> Any:
     return _transports[label]()
 
 
-def stdio_transport(carnet: str, env: dict[str, str], errlog: Any) -> Any:
-    params = StdioServerParameters(command=carnet, args=["--dir", str(CONTENT), "serve-mcp", AGENT], env=env)
+def stdio_transport(carnet: str, env: dict[str, str], errlog: Any, *mode: str) -> Any:
+    params = StdioServerParameters(command=carnet, args=["--dir", str(CONTENT), "serve-mcp", AGENT, *mode], env=env)
     return stdio_client(params, errlog=errlog)
 
 
-def start_http(carnet: str, env: dict[str, str], errlog: Any) -> tuple[subprocess.Popen[bytes], str]:
+def start_http(carnet: str, env: dict[str, str], errlog: Any, *mode: str) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen(
-        [carnet, "--dir", str(CONTENT), "serve-mcp", AGENT, "--http", "127.0.0.1:0"],
+        [carnet, "--dir", str(CONTENT), "serve-mcp", AGENT, *mode, "--http", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=errlog,
@@ -333,7 +427,7 @@ def start_http(carnet: str, env: dict[str, str], errlog: Any) -> tuple[subproces
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--carnet", default=str(ROOT / "target" / "debug" / "carnet"))
-    parser.add_argument("--only", choices=["stdio", "http"])
+    parser.add_argument("--only", choices=["stdio", "http", "stateless"])
     args = parser.parse_args()
     env = dict(os.environ)
     if not env.get("CARNET_TEST_EVERYTHING_SERVER"):
@@ -352,6 +446,19 @@ async def main() -> int:
                     _transports["http"] = lambda: url
                     with anyio.fail_after(180):
                         await scenario(url, "http")
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=10)
+            if args.only in (None, "stateless"):
+                dispatcher = ("--mode", "dispatcher")
+                _transports["stateless stdio"] = lambda: stdio_transport(args.carnet, env, errlog, *dispatcher)
+                with anyio.fail_after(120):
+                    await stateless(transport_again("stateless stdio"), "stateless stdio")
+                proc, url = start_http(args.carnet, env, errlog, *dispatcher)
+                try:
+                    _transports["stateless http"] = lambda: url
+                    with anyio.fail_after(120):
+                        await stateless(url, "stateless http")
                 finally:
                     proc.terminate()
                     proc.wait(timeout=10)
