@@ -20,6 +20,10 @@
 //! `Accept` of both media types, a JSON `Content-Type` and a `Host` rmcp allows. Anything
 //! else, and every other method, goes to rmcp, which refuses or serves it. The tests compare
 //! both paths' bytes request by request (`tests/mcp_http.rs`).
+//!
+//! A server that passes remote toolsets through does not take this path: a call of a remote
+//! tool relays what its server sends (progress, log messages, requests for input answered
+//! with `input_required` results, [`super::waiting`]) through rmcp's request context.
 
 use std::borrow::Cow;
 use std::convert::Infallible;

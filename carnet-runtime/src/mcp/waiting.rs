@@ -296,7 +296,7 @@ impl<T: Send + 'static> Waiting<T> {
         Waiting {
             calls: Mutex::default(),
             next: AtomicU64::new(1),
-            process: process.iter().map(|b| format!("{b:02x}")).collect(),
+            process: format!("{:016x}", u64::from_le_bytes(process)),
             limits,
         }
     }
