@@ -141,6 +141,10 @@
 //! # }
 //! ```
 
+// These docs link to the HTTP server, which only the feature `mcp-http` brings (docs.rs
+// builds with every feature).
+#![cfg_attr(not(feature = "mcp-http"), allow(rustdoc::broken_intra_doc_links))]
+
 pub(crate) mod card;
 mod completion;
 #[cfg(feature = "mcp-http")]
