@@ -435,33 +435,31 @@ async def main() -> int:
         return 2
     log = ROOT / "target" / "remote" / "relay.log"
     with open(log, "w") as errlog:
+
+        async def over_stdio(label: str, run: Any, seconds: float, *mode: str) -> None:
+            _transports[label] = lambda: stdio_transport(args.carnet, env, errlog, *mode)
+            with anyio.fail_after(seconds):
+                await run(transport_again(label), label)
+
+        async def over_http(label: str, run: Any, seconds: float, *mode: str) -> None:
+            proc, url = start_http(args.carnet, env, errlog, *mode)
+            try:
+                _transports[label] = lambda: url
+                with anyio.fail_after(seconds):
+                    await run(url, label)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=10)
+
         try:
             if args.only in (None, "stdio"):
-                _transports["stdio"] = lambda: stdio_transport(args.carnet, env, errlog)
-                with anyio.fail_after(180):
-                    await scenario(stdio_transport(args.carnet, env, errlog), "stdio")
+                await over_stdio("stdio", scenario, 180)
             if args.only in (None, "http"):
-                proc, url = start_http(args.carnet, env, errlog)
-                try:
-                    _transports["http"] = lambda: url
-                    with anyio.fail_after(180):
-                        await scenario(url, "http")
-                finally:
-                    proc.terminate()
-                    proc.wait(timeout=10)
+                await over_http("http", scenario, 180)
             if args.only in (None, "stateless"):
                 dispatcher = ("--mode", "dispatcher")
-                _transports["stateless stdio"] = lambda: stdio_transport(args.carnet, env, errlog, *dispatcher)
-                with anyio.fail_after(120):
-                    await stateless(transport_again("stateless stdio"), "stateless stdio")
-                proc, url = start_http(args.carnet, env, errlog, *dispatcher)
-                try:
-                    _transports["stateless http"] = lambda: url
-                    with anyio.fail_after(120):
-                        await stateless(url, "stateless http")
-                finally:
-                    proc.terminate()
-                    proc.wait(timeout=10)
+                await over_stdio("stateless stdio", stateless, 120, *dispatcher)
+                await over_http("stateless http", stateless, 120, *dispatcher)
         except (Failed, TimeoutError) as e:
             print(f"FAIL {e}\n(carnet's and the servers' stderr: {log})", flush=True)
             return 1

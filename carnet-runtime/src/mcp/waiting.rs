@@ -530,12 +530,19 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_call_asks_its_host_round_by_round_and_ends_with_the_answers() {
-        let (keys, waiting) = (SessionKeys::random(), waiting(InputWait::default()));
+    /// Calls waiting under `limits`, and a call of `greet` ([`asking_twice`]) run until it
+    /// asks: the keys, the calls, the flag set when the call stops, its first round's result.
+    async fn first_round(limits: InputWait) -> (SessionKeys, Arc<Waiting<Value>>, Arc<AtomicBool>, Value) {
+        let (keys, waiting) = (SessionKeys::random(), waiting(limits));
         let dropped = Arc::default();
         let running = hosted(async { Running::start("greet".to_owned(), asking_twice(&dropped)) }).await;
         let first = asked(hosted(waiting.round(&keys, running, std::future::pending())).await);
+        (keys, waiting, dropped, first)
+    }
+
+    #[tokio::test]
+    async fn a_call_asks_its_host_round_by_round_and_ends_with_the_answers() {
+        let (keys, waiting, _, first) = first_round(InputWait::default()).await;
         assert_eq!(first["resultType"], "input_required");
         assert_eq!(
             first["inputRequests"],
@@ -564,10 +571,7 @@ mod tests {
 
     #[tokio::test]
     async fn retries_that_cannot_be_taken_are_refused_and_the_call_still_waits() {
-        let (keys, waiting) = (SessionKeys::random(), waiting(InputWait::default()));
-        let dropped = Arc::default();
-        let running = hosted(async { Running::start("greet".to_owned(), asking_twice(&dropped)) }).await;
-        let first = asked(hosted(waiting.round(&keys, running, std::future::pending())).await);
+        let (keys, waiting, dropped, first) = first_round(InputWait::default()).await;
         let state = state(&first);
         let answer = json!({ "elicitation-1": { "action": "accept", "content": { "name": "Ada" } } });
 
@@ -628,16 +632,10 @@ mod tests {
         assert!(matches!(cancelled, Err(e) if e.message.contains("cancelled")));
         until(&dropped).await;
 
-        let waiting = waiting_for(Duration::from_millis(50));
-        let dropped = Arc::new(AtomicBool::new(false));
-        let running = hosted(async { Running::start("greet".to_owned(), asking_twice(&dropped)) }).await;
-        let first = asked(hosted(waiting.round(&keys, running, std::future::pending())).await);
+        let (keys, waiting, dropped, first) =
+            first_round(InputWait::default().with_wait(Duration::from_millis(50))).await;
         until(&dropped).await;
         assert!(refused(waiting.resume(&keys, state(&first), "greet", None)).contains("given up after"));
-    }
-
-    fn waiting_for(wait: Duration) -> Arc<Waiting<Value>> {
-        waiting(InputWait::default().with_wait(wait))
     }
 
     /// Waits (5 s at most) until `flag` is set.
