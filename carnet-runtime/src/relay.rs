@@ -50,6 +50,8 @@ pub(crate) struct RelayError {
     pub(crate) message: String,
 }
 
+/// JSON-RPC's method-not-found.
+pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
 /// JSON-RPC's invalid-params.
 pub(crate) const INVALID_PARAMS: i32 = -32602;
 /// JSON-RPC's internal error.
@@ -112,4 +114,35 @@ pub(crate) trait Listener: Send + Sync {
     fn notify(&self, toolset: &str, method: &'static str, params: Value) -> BoxFuture<'static, ()>;
     /// Completes when the session ends (its connection closed), at once if it has.
     fn ended(&self) -> BoxFuture<'static, ()>;
+}
+
+/// The host of a request no MCP host made (a program's own call, or a request a host cannot be
+/// sent anything for): it declares nothing and receives nothing. Such a request is registered
+/// as a host's call is, so that what its server sends for it is never taken for another call's.
+pub(crate) struct Unhosted;
+
+impl Host for Unhosted {
+    fn progress_token(&self) -> Option<Value> {
+        None
+    }
+
+    fn declares(&self, _name: &str) -> bool {
+        false
+    }
+
+    fn log_level(&self) -> Option<usize> {
+        None
+    }
+
+    fn notify(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, ()> {
+        Box::pin(std::future::ready(()))
+    }
+
+    fn request(&self, method: &'static str, _params: Value) -> BoxFuture<'static, Result<Value, RelayError>> {
+        let refused = RelayError {
+            code: METHOD_NOT_FOUND,
+            message: format!("no client takes `{method}` here"),
+        };
+        Box::pin(std::future::ready(Err(refused)))
+    }
 }

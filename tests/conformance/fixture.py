@@ -325,6 +325,8 @@ PROMPTS = [
         arguments=[argument("resourceUri", "URI of the resource to embed")],
     ),
     types.Prompt(name="test_prompt_with_image", description="A prompt with an image"),
+    # Not a scenario's: tests/conformance/prompt_relay.py reads it through the gateway.
+    types.Prompt(name="test_prompt_asking", description="Asks the user for its topic while it answers"),
 ]
 
 
@@ -336,7 +338,7 @@ def user(content: Any) -> types.PromptMessage:
     return types.PromptMessage(role="user", content=content)
 
 
-async def get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
     arguments = params.arguments or {}
     if params.name == "test_simple_prompt":
         messages = [user(text("This is a simple prompt for testing."))]
@@ -352,6 +354,12 @@ async def get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.G
     elif params.name == "test_prompt_with_image":
         image = types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png")
         messages = [user(image), user(text("Please analyze the image above."))]
+    elif params.name == "test_prompt_asking":
+        # Asks in the middle of the request, as a server of the 2025 revisions does.
+        answer = await ctx.session.elicit(
+            message="Which topic?", requested_schema=asking(("topic", "string")), related_request_id=ctx.request_id
+        )
+        messages = [user(text(f"Write about {(answer.content or {}).get('topic')}."))]
     else:
         raise MCPError(code=-32602, message=f"no prompt named {params.name}")
     return types.GetPromptResult(messages=messages)

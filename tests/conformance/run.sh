@@ -153,10 +153,13 @@ echo "conformance oauth: $(grep -m1 '^test result' "$out/oauth_login.log")"
 
 serve --dir tests/conformance/content serve-mcp conformance
 judge gateway @modelcontextprotocol/conformance tests/conformance/expected-failures-gateway.yml
+# A prompt's server asking while it answers `prompts/get`: the host of a session is asked.
+timeout 60 "$venv/bin/python" tests/conformance/prompt_relay.py "$url" --legacy
 
 serve --dir examples/research-agent/carnet serve-mcp researcher --mode dispatcher
 judge stateless conformance-next tests/conformance/expected-failures-2026-07-28.yml --requirements 2026-07-28
 
 serve --dir tests/conformance/content-http serve-mcp conformance --mode dispatcher
 judge gateway-next conformance-next tests/conformance/expected-failures-gateway-2026-07-28.yml --requirements 2026-07-28
+timeout 60 "$venv/bin/python" tests/conformance/prompt_relay.py "$url" --stateless
 echo "PASS conformance: every scenario passes or is an expected failure listed with its reason"

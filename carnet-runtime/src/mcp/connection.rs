@@ -307,7 +307,9 @@ impl ServerHandler for Connection {
         let state = self.state_of(&context).await;
         let host = self.host_session(&context);
         let method = "prompts/get";
-        let result = passthrough::or_forward(
+        // What the prompt's server sends while it answers goes to this client.
+        let asking = RmcpHost::of(&context, &self.log_level, is_stateless(&context));
+        let forwarded = passthrough::or_forward(
             &self.shared,
             &state,
             host.as_ref(),
@@ -315,8 +317,8 @@ impl ServerHandler for Connection {
             params.as_ref(),
             theirs,
             own,
-        )
-        .await?;
+        );
+        let result = relay::HOST.scope(asking, forwarded).await?;
         typed::<rmcp::model::GetPromptResult>(result).map(Into::into)
     }
 
@@ -350,8 +352,10 @@ impl ServerHandler for Connection {
         let state = self.state_of(&context).await;
         let host = self.host_session(&context);
         let method = "resources/read";
-        let result =
-            passthrough::or_forward(&self.shared, &state, host.as_ref(), method, Some(&params), true, own).await?;
+        // What the resource's server sends while it answers goes to this client.
+        let asking = RmcpHost::of(&context, &self.log_level, is_stateless(&context));
+        let forwarded = passthrough::or_forward(&self.shared, &state, host.as_ref(), method, Some(&params), true, own);
+        let result = relay::HOST.scope(asking, forwarded).await?;
         typed::<rmcp::model::ReadResourceResult>(result).map(Into::into)
     }
 

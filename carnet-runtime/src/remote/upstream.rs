@@ -405,7 +405,11 @@ impl Upstream {
         let request =
             serde_json::from_value::<rmcp::model::ClientRequest>(json!({ "method": method, "params": params }))
                 .map_err(|e| (-32602, format!("invalid params for `{method}`: {e}")))?;
-        match tokio::time::timeout(self.options.call_timeout, peer.send_request(request)).await {
+        // In flight as a call is: what the server sends while it answers (an elicitation during
+        // `prompts/get`) goes to the host that asked, when one did, and to no other call's.
+        let host = relay::current().unwrap_or_else(|| Arc::new(relay::Unhosted));
+        let sent = relayed::send(&self.calls, &peer, request, host);
+        match tokio::time::timeout(self.options.call_timeout, sent).await {
             Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| (-32603, e.to_string())),
             Ok(Err(rmcp::ServiceError::McpError(error))) => Err((error.code.0, error.message.into_owned())),
             Ok(Err(error)) => Err((
@@ -443,12 +447,9 @@ impl Upstream {
         let generation = connection.generation;
         let peer = connection.peer().clone();
         drop(connection);
-        let call = async {
-            match relay::current() {
-                None => peer.call_tool(params).await,
-                Some(host) => relayed::call(&self.calls, &peer, params, host).await,
-            }
-        };
+        // A call no host made is in flight all the same: what its server sends is nobody's.
+        let host = relay::current().unwrap_or_else(|| Arc::new(relay::Unhosted));
+        let call = relayed::call(&self.calls, &peer, params, host);
         match tokio::time::timeout(self.options.call_timeout, call).await {
             Ok(Ok(result)) => {
                 if self.failing.swap(false, Ordering::AcqRel) {

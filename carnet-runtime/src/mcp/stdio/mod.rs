@@ -183,8 +183,10 @@ async fn serve_loop(shared: Arc<Shared>, read: Reader, write: Writer) -> io::Res
                 stateless,
             };
             // A remote tool's server sends its progress, logs and requests for the call to
-            // this client (`crate::relay`).
-            let host = (method == "tools/call").then(|| connection.stream_host(params.as_ref(), stateless));
+            // this client (`crate::relay`), and so does a server answering a prompt or a
+            // resource passed through.
+            let relayed = matches!(&*method, "tools/call" | "prompts/get" | "resources/read");
+            let host = relayed.then(|| connection.stream_host(params.as_ref(), stateless));
             let answering = request.answer(&connection, params, turn);
             let answer = match host {
                 Some(host) => crate::cancel::unless(cancelled, relay::HOST.scope(host, answering)).await,

@@ -206,6 +206,20 @@ pub(super) async fn call(
     host: Arc<dyn Host>,
 ) -> Result<CallToolResult, rmcp::ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    match send(calls, peer, request, host).await? {
+        ServerResult::CallToolResult(result) => Ok(result),
+        _ => Err(rmcp::ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Sends `request` to `peer` for `host` as a call in flight, relaying to `host` what the server
+/// sends for it: the server's answer, once the notifications received for it went out.
+pub(super) async fn send(
+    calls: &Arc<Calls>,
+    peer: &Peer<RoleClient>,
+    request: ClientRequest,
+    host: Arc<dyn Host>,
+) -> Result<ServerResult, rmcp::ServiceError> {
     let (call, _guard) = calls.enter(host);
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -227,10 +241,7 @@ pub(super) async fn call(
         }
     };
     let _ = tokio::time::timeout(DRAIN_LIMIT, drained).await;
-    match response? {
-        ServerResult::CallToolResult(result) => Ok(result),
-        _ => Err(rmcp::ServiceError::UnexpectedResponse),
-    }
+    response
 }
 
 /// Tells the connection its tool list changed upstream, relays to the hosts of the calls in
@@ -434,27 +445,6 @@ mod tests {
         }
     }
 
-    /// A host that declares nothing (and answers nothing).
-    struct Bare;
-
-    impl Host for Bare {
-        fn progress_token(&self) -> Option<Value> {
-            None
-        }
-        fn declares(&self, _name: &str) -> bool {
-            false
-        }
-        fn log_level(&self) -> Option<usize> {
-            None
-        }
-        fn notify(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, ()> {
-            Box::pin(async {})
-        }
-        fn request(&self, _method: &'static str, _params: Value) -> BoxFuture<'static, Result<Value, RelayError>> {
-            Box::pin(async { panic!("a host that declared nothing is never asked") })
-        }
-    }
-
     fn program() -> RequestHandler {
         RequestHandler::new(|params: Value| async move {
             match params["message"].as_str() {
@@ -500,7 +490,7 @@ mod tests {
         }
         {
             // One that did not leaves it to the program.
-            let (_call, _guard) = handler.calls.enter(Arc::new(Bare));
+            let (_call, _guard) = handler.calls.enter(Arc::new(relay::Unhosted));
             let answer = handler
                 .answer("elicitation/create", "elicitation", ask("name?"), None)
                 .await;
@@ -508,8 +498,8 @@ mod tests {
         }
         // A gateway without a program's handler: two calls in flight, nobody's request.
         let gateway = Handler::new(Arc::default(), Answers::gateway());
-        let (call_a, _a_guard) = gateway.calls.enter(Arc::new(Named("a")));
-        let (call_b, _b_guard) = gateway.calls.enter(Arc::new(Named("b")));
+        let (call_a, a_guard) = gateway.calls.enter(Arc::new(Named("a")));
+        let (call_b, b_guard) = gateway.calls.enter(Arc::new(Named("b")));
         let unknown = gateway
             .answer("elicitation/create", "elicitation", ask("?"), None)
             .await;
@@ -532,6 +522,22 @@ mod tests {
             .answer("elicitation/create", "elicitation", ask("?"), Some(&origin))
             .await;
         assert!(unknown.unwrap_err().message.contains("2 calls in flight"));
+        // A request no host made (a program's call, a prompt read for nobody) is in flight
+        // too: beside a host's call, what the server sends is nobody's, never that host's.
+        let (_unhosted, _unhosted_guard) = gateway.calls.enter(Arc::new(relay::Unhosted));
+        let unknown = gateway
+            .answer("elicitation/create", "elicitation", ask("?"), None)
+            .await;
+        assert!(unknown.unwrap_err().message.contains("3 calls in flight"));
+        drop((a_guard, b_guard));
+        let alone = gateway
+            .answer("elicitation/create", "elicitation", ask("?"), None)
+            .await;
+        assert_eq!(
+            alone.unwrap_err().code,
+            ErrorCode::METHOD_NOT_FOUND,
+            "its own request: refused"
+        );
     }
 
     fn token(n: i64) -> ProgressToken {
