@@ -124,6 +124,7 @@ pub(in crate::mcp) async fn call_opened(
         Err(refused) => return Ok(Answer::Complete(refused)),
     };
     let arguments = Value::Object(arguments);
+    let called = name;
     let name = canonical(shared, &session, name);
     if passes_through(shared.carnet.manifest()) {
         let call_id = call_id.to_owned();
@@ -136,7 +137,8 @@ pub(in crate::mcp) async fn call_opened(
             };
             (session, before, output)
         };
-        let running = Running::start(name, call);
+        // Named as the client called it: its retries call that name again.
+        let running = Running::start(called.to_owned(), call);
         return answer(shared, held, running, cancelled).await;
     }
     let mut cancelled = std::pin::pin!(cancelled);
